@@ -1,0 +1,78 @@
+/**
+ * The one catalog of diagnostic codes. Ranges:
+ * E1xxx IR and verifier, E2xxx serialization (.air, .om), E3xxx parsers, E4xxx ops and shape
+ * inference, E5xxx compiler, E6xxx runtime and executor, E7xxx CLI and options, E8xxx adapters/dflow.
+ * Message templates use `{name}` placeholders filled by `diagnostic()`.
+ */
+export const ErrorCatalog = {
+  // IR / verifier
+  'TSGE-E1001': 'node {node}: input {index} is linked to an anchor that does not link back',
+  'TSGE-E1002': 'node {node}: output {index} lists a peer that does not link back',
+  'TSGE-E1003': 'the graph has a cycle through nodes {nodes}',
+  'TSGE-E1004': 'node name {node} is used more than once',
+  'TSGE-E1005': 'node {node}: required input {index} is not connected',
+  'TSGE-E1006': 'node {node}: edge from {producer} crosses graphs',
+  'TSGE-E1007': 'the graph has {count} NetOutput nodes; exactly one is required',
+  'TSGE-E1008': 'Data node {node} has a missing or duplicate index {index}',
+  'TSGE-E1009': 'node {node}: input {index} has dtype {actual} but its producer gives {expected}',
+  'TSGE-E1010': 'node {node}: output {index} shape {actual} disagrees with inference {expected}',
+  'TSGE-E1011': 'node {node}: subgraph {subgraph} is not owned by the root graph',
+  'TSGE-E1012': 'subgraph {subgraph}: Data node {node} has _parent_node_index {index} outside the parent inputs',
+  'TSGE-E1013': 'Const node {node} has no tensor in attribute value, or it disagrees with its output desc',
+  'TSGE-E1014': 'node {node}: control edge anchor is inconsistent',
+  'TSGE-E1015': 'node {node}: op {op} is not registered',
+  'TSGE-E1016': 'node {node}: attribute {attr}: {reason}',
+  'TSGE-E1017': 'node {node} has {actual} {what}, but its op allows {expected}',
+  'TSGE-E1018': 'node {node}: output desc count {actual} differs from output anchors {expected}',
+  'TSGE-E1019': 'node {node}: subgraph {subgraph} has parent {actual}, expected {expected}',
+  'TSGE-E1099': '{message}',
+  // serialization
+  'TSGE-E2001': 'not a valid {format} file: {reason}',
+  'TSGE-E2002': 'unsupported {format} version {version}; this reader knows {known}',
+  'TSGE-E2003': '{format} file is truncated: {reason}',
+  'TSGE-E2004': '{format}: {what} {actual} exceeds the limit {limit}',
+  'TSGE-E2005': '{format}: checksum mismatch (stored {stored}, computed {computed})',
+  'TSGE-E2006': '{format}: {reason}',
+  // parsers
+  'TSGE-E3001': 'cannot read model file: {reason}',
+  'TSGE-E3002': 'unsupported op {op} (domain {domain}, opset {opset})',
+  'TSGE-E3003': 'malformed model: {reason}',
+  'TSGE-E3004': 'external data path {path} escapes the model folder',
+  'TSGE-E3005': 'no parser recognises this file: {reason}',
+  'TSGE-E3006': 'unsupported opset {opset} for domain {domain}',
+  // ops / inference
+  'TSGE-E4001': 'shape inference failed: {reason}',
+  'TSGE-E4002': 'input {index} has dtype {actual}; allowed: {expected}',
+  'TSGE-E4003': 'kernel failed: {reason}',
+  'TSGE-E4004': 'no kernel for op {op} with dtype {dtype}',
+  'TSGE-E4005': 'op {op} is already registered',
+  // compiler
+  'TSGE-E5001': 'pass {pass} failed: {reason}',
+  'TSGE-E5002': 'unknown pass {pass} in optimization switch',
+  'TSGE-E5003': 'memory plan invalid: {reason}',
+  'TSGE-E5004': 'output node {node} not found',
+  'TSGE-E5005': 'input shape option is invalid: {reason}',
+  // runtime / executor
+  'TSGE-E6001': 'input {input} is missing',
+  'TSGE-E6002': 'unknown input {input}; the model has inputs {expected}',
+  'TSGE-E6003': 'input {input} has dtype {actual}; expected {expected}',
+  'TSGE-E6004': 'input {input} has shape {actual}; expected {expected}',
+  'TSGE-E6005': 'the model needs {needed} bytes of device memory; the limit is {limit}',
+  'TSGE-E6006': 'the executor was released',
+  'TSGE-E6007': 'kernel {op} failed at node {node}: {reason}',
+  'TSGE-E6008': 'no gear matches the input shapes {actual}; gears are {expected}',
+  // CLI / options
+  'TSGE-E7001': 'unknown option {option}',
+  'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',
+  'TSGE-E7003': 'file not found: {path}',
+  'TSGE-E7004': 'missing required option {option}',
+  // adapters / dflow
+  'TSGE-E8001': '{message}',
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCatalog;
+
+/** Fills a catalog template; unknown placeholders stay visible so a missing argument is noticed. */
+export function formatMessage(code: ErrorCode, args: Readonly<Record<string, unknown>> = {}): string {
+  return ErrorCatalog[code].replace(/\{(\w+)\}/g, (whole, key: string) => (key in args ? String(args[key]) : whole));
+}

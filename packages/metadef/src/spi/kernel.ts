@@ -1,0 +1,55 @@
+import type { AttrReader } from '../types/attr.js';
+import type { DataType } from '../types/dtype.js';
+import type { HostTensor, RuntimeValue } from '../types/tensor.js';
+
+/**
+ * What a kernel sees while it runs. Inputs are tensors whose `data` may be views into device
+ * memory; outputs are requested with their dims and dtype, and the executor hands back a view at
+ * the planned offset (or fresh memory when the shape was not known at compile time).
+ */
+export interface KernelContextV1 {
+  readonly nodeName: string;
+  readonly opType: string;
+  readonly attrs: AttrReader;
+  readonly inputCount: number;
+  readonly outputCount: number;
+  /** Input i, or undefined when an optional input is omitted. */
+  input(index: number): RuntimeValue | undefined;
+  /** Input i as a tensor; undefined when omitted; throws when it is a sequence or optional. */
+  tensor(index: number): HostTensor | undefined;
+  /** A writable output tensor of these dims and dtype. */
+  output(index: number, dims: readonly number[], dtype: DataType): HostTensor;
+  /** Sets an output to a computed value (sequences, optionals, or a tensor made elsewhere). */
+  setOutput(index: number, value: RuntimeValue): void;
+  /** Runs a subgraph attribute (If/Loop/Scan bodies) synchronously on the given inputs. */
+  runSubgraph(attrName: string, inputs: readonly (RuntimeValue | undefined)[]): RuntimeValue[];
+  /** The opset version of the node's domain in its model (kernels of canonical ops may ignore it). */
+  readonly opsetVersion: number;
+}
+
+/**
+ * A kernel: one implementation of one op. Reference kernels (plain TypeScript) implement every
+ * op; faster ones (WebAssembly SIMD) implement some and are preferred by the compiler's placement.
+ */
+export interface KernelV1 {
+  readonly specVersion: 'v1';
+  readonly opType: string;
+  readonly domain: string;
+  /** Implementation name, e.g. 'reference' or 'wasm-simd'. */
+  readonly name: string;
+  /** Dtypes of input 0 this kernel handles; undefined = every dtype the op allows. */
+  readonly dtypes?: readonly DataType[];
+  /** [input, output] pairs that may share memory (the kernel tolerates aliasing). */
+  readonly inPlace?: readonly (readonly [number, number])[];
+  /** Whether the kernel can split work across threads. */
+  readonly parallel?: boolean;
+  compute(ctx: KernelContextV1): void;
+}
+
+/** A registry of kernels keyed by domain, op type and implementation name. */
+export interface KernelRegistry {
+  register(kernel: KernelV1): void;
+  /** Best kernel for an op and input-0 dtype; prefers implementation names in `preference` order. */
+  find(opType: string, domain: string, dtype: DataType | undefined, preference?: readonly string[]): KernelV1 | undefined;
+  list(): readonly KernelV1[];
+}
