@@ -1,0 +1,67 @@
+import type { AttrSpec, InferenceContextV1, KernelContextV1, KernelV1, OpDefinitionV1, ParamSpec, TypeConstraint } from '@tsge/metadef';
+import { ONNX_DOMAIN } from '@tsge/metadef';
+
+export interface OpSpec {
+  readonly type: string;
+  readonly domain?: string;
+  readonly sinceVersion: number;
+  readonly doc?: string;
+  readonly inputs?: readonly ParamSpec[];
+  readonly outputs?: readonly ParamSpec[];
+  readonly attributes?: readonly AttrSpec[];
+  readonly typeConstraints?: readonly TypeConstraint[];
+  readonly infer: (ctx: InferenceContextV1) => void;
+}
+
+/** Builds an op definition with empty defaults for omitted schema parts. */
+export function defineOp(spec: OpSpec): OpDefinitionV1 {
+  return {
+    specVersion: 'v1',
+    domain: spec.domain ?? ONNX_DOMAIN,
+    type: spec.type,
+    sinceVersion: spec.sinceVersion,
+    ...(spec.doc ? { doc: spec.doc } : {}),
+    inputs: spec.inputs ?? [],
+    outputs: spec.outputs ?? [],
+    attributes: spec.attributes ?? [],
+    typeConstraints: spec.typeConstraints ?? [],
+    infer: spec.infer,
+  };
+}
+
+export interface KernelSpec {
+  readonly opType: string;
+  readonly domain?: string;
+  readonly name?: string;
+  readonly dtypes?: KernelV1['dtypes'];
+  readonly inPlace?: KernelV1['inPlace'];
+  readonly parallel?: boolean;
+  readonly compute: (ctx: KernelContextV1) => void;
+}
+
+/** Builds a reference kernel (implementation name 'reference' unless given). */
+export function defineKernel(spec: KernelSpec): KernelV1 {
+  return {
+    specVersion: 'v1',
+    opType: spec.opType,
+    domain: spec.domain ?? ONNX_DOMAIN,
+    name: spec.name ?? 'reference',
+    ...(spec.dtypes ? { dtypes: spec.dtypes } : {}),
+    ...(spec.inPlace ? { inPlace: spec.inPlace } : {}),
+    ...(spec.parallel !== undefined ? { parallel: spec.parallel } : {}),
+    compute: spec.compute,
+  };
+}
+
+/** Shorthand param specs. */
+export const param = {
+  required: (name: string, type: string): ParamSpec => ({ name, option: 'required', type }),
+  optional: (name: string, type: string): ParamSpec => ({ name, option: 'optional', type }),
+  variadic: (name: string, type: string, minArity = 1, homogeneous = true): ParamSpec => ({
+    name,
+    option: 'variadic',
+    type,
+    minArity,
+    homogeneous,
+  }),
+} as const;
