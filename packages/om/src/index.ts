@@ -1,0 +1,21 @@
+// @tsge/om public API: the offline model file (see README.md for the byte layout).
+export { OM_MAGIC, OM_FORMAT_VERSION, OM_HEADER_SIZE, OM_ALIGNMENT } from './layout.js';
+export type {
+  PartitionType,
+  OmHeader,
+  TensorRef,
+  Task,
+  StreamInfo,
+  MemoryReport,
+  ExecutionPlan,
+  TaskInfo,
+  IoTensorInfo,
+  IoInfo,
+  KernelModule,
+  OmModel,
+  OmWriteInput,
+} from './types.js';
+export { writeOm } from './write-om.js';
+export { readOm, type ReadOmOptions, type ReadOmResult } from './read-om.js';
+export { omToJson } from './om-to-json.js';
+export { crc32 } from './crc32.js';

@@ -1,0 +1,240 @@
+import { type Diagnostic, type ErrorCode, type Graph, diagnostic, parseAir } from '@tsge/metadef';
+import { crc32 } from './crc32.js';
+import {
+  FLAG_DYNAMIC,
+  FLAG_GEARS,
+  HEADER,
+  LIMITS,
+  MAX_PARTITIONS,
+  MODEL_NAME_BYTES,
+  OM_FORMAT_VERSION,
+  OM_HEADER_SIZE,
+  OM_MAGIC,
+  PARTITION_ENTRY_SIZE,
+  PARTITION_TYPES,
+  TARGET_BYTES,
+} from './layout.js';
+import type { IoInfo, KernelModule, OmHeader, OmModel, PartitionType, TaskInfo } from './types.js';
+import { checkIoInfo, checkPlanBounds, checkTaskInfo } from './validate-json.js';
+
+const FORMAT = '.om';
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export interface ReadOmOptions {
+  readonly fileName?: string;
+}
+export interface ReadOmResult {
+  readonly model: OmModel | undefined;
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Thrown inside the reader only; turned into a diagnostic at the boundary. */
+class OmProblem extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly args: Record<string, unknown>,
+  ) {
+    super(code);
+  }
+}
+function fail(code: ErrorCode, args: Record<string, unknown>): never {
+  throw new OmProblem(code, { format: FORMAT, ...args });
+}
+const invalid = (reason: string): never => fail('TSGE-E2001', { reason });
+const problem = (reason: string): never => fail('TSGE-E2006', { reason });
+
+/**
+ * Reads and validates an .om file. Every length, offset and count is checked against the file
+ * before the data it describes is touched; a bad file gives diagnostics and no model, never a throw.
+ */
+export function readOm(bytes: Uint8Array, options: ReadOmOptions = {}): ReadOmResult {
+  const location = options.fileName !== undefined ? { file: options.fileName } : undefined;
+  try {
+    return { model: readChecked(bytes), diagnostics: [] };
+  } catch (e) {
+    if (e instanceof OmProblem) return { model: undefined, diagnostics: [diagnostic(e.code, e.args, location)] };
+    const reason = e instanceof Error ? e.message : String(e);
+    return { model: undefined, diagnostics: [diagnostic('TSGE-E2006', { format: FORMAT, reason: `unreadable: ${reason}` }, location)] };
+  }
+}
+
+function readChecked(bytes: Uint8Array): OmModel {
+  if (!(bytes instanceof Uint8Array)) invalid('input is not a byte array');
+  const header = readHeader(bytes);
+  const partitions = readPartitionTable(bytes, header.partitionCount);
+  const part = (type: PartitionType): Uint8Array => {
+    const p = partitions.get(type);
+    if (!p) return invalid(`partition ${type} is missing`);
+    return bytes.subarray(p.offset, p.offset + p.size);
+  };
+  const taskInfo = readJson(part('TASK_INFO'), 'TASK_INFO', checkTaskInfo) as TaskInfo;
+  const ioInfo = readJson(part('IO_INFO'), 'IO_INFO', checkIoInfo) as IoInfo;
+  const kernels = readKernels(part('KERNELS'));
+  const weights = part('WEIGHTS');
+  taskInfo.plans.forEach((plan, i) => {
+    const bad = checkPlanBounds(plan, weights.length, i);
+    if (bad) problem(bad);
+  });
+  if (taskInfo.dynamic !== header.flags.dynamic) problem('the dynamic flag of the header disagrees with TASK_INFO');
+  const graph = readGraph(part('MODEL_DEF'), header.modelName);
+  checkGraphAgainstPlans(graph, taskInfo, weights.length);
+  return { header, graph, weights, taskInfo, kernels, ioInfo };
+}
+
+function readHeader(bytes: Uint8Array): OmHeader {
+  if (bytes.length < OM_HEADER_SIZE) fail('TSGE-E2003', { reason: `${bytes.length} bytes, the header alone needs ${OM_HEADER_SIZE}` });
+  for (let i = 0; i < OM_MAGIC.length; i++) if (bytes[i] !== OM_MAGIC.charCodeAt(i)) invalid('bad magic');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const formatVersion = view.getUint32(HEADER.formatVersion, true);
+  if (formatVersion !== OM_FORMAT_VERSION) fail('TSGE-E2002', { version: formatVersion, known: OM_FORMAT_VERSION });
+  const headerSize = view.getUint32(HEADER.headerSize, true);
+  if (headerSize !== OM_HEADER_SIZE) invalid(`header size ${headerSize}, expected ${OM_HEADER_SIZE}`);
+  const bodyLength = view.getBigUint64(HEADER.bodyLength, true);
+  const actualBody = BigInt(bytes.length - OM_HEADER_SIZE);
+  if (bodyLength > actualBody) fail('TSGE-E2003', { reason: `body length ${bodyLength} but ${actualBody} bytes follow the header` });
+  if (bodyLength < actualBody) problem(`${actualBody - bodyLength} unexpected bytes after the body`);
+  const checksum = view.getUint32(HEADER.checksum, true);
+  const computed = crc32(bytes.subarray(OM_HEADER_SIZE));
+  if (checksum !== computed) fail('TSGE-E2005', { stored: hex(checksum), computed: hex(computed) });
+  const flagBits = view.getUint32(HEADER.flags, true);
+  if (flagBits & ~(FLAG_DYNAMIC | FLAG_GEARS)) invalid(`unknown flags 0x${flagBits.toString(16)}`);
+  const partitionCount = view.getUint32(HEADER.partitionCount, true);
+  if (partitionCount > MAX_PARTITIONS) fail('TSGE-E2004', { what: 'partition count', actual: partitionCount, limit: MAX_PARTITIONS });
+  for (let i = HEADER.target + TARGET_BYTES; i < OM_HEADER_SIZE; i++) if (bytes[i] !== 0) invalid('reserved header bytes are not zero');
+  return {
+    formatVersion,
+    headerSize,
+    checksum,
+    bodyLength: Number(bodyLength),
+    modelName: fixedString(bytes, HEADER.modelName, MODEL_NAME_BYTES, 'model name'),
+    target: fixedString(bytes, HEADER.target, TARGET_BYTES, 'target'),
+    flags: { dynamic: (flagBits & FLAG_DYNAMIC) !== 0, gears: (flagBits & FLAG_GEARS) !== 0 },
+    partitionCount,
+  };
+}
+
+function readPartitionTable(bytes: Uint8Array, count: number): Map<PartitionType, { offset: number; size: number }> {
+  const tableEnd = OM_HEADER_SIZE + count * PARTITION_ENTRY_SIZE;
+  if (tableEnd > bytes.length) fail('TSGE-E2003', { reason: `the partition table needs ${tableEnd} bytes, the file has ${bytes.length}` });
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const result = new Map<PartitionType, { offset: number; size: number }>();
+  const ranges: [number, number, PartitionType][] = [];
+  for (let i = 0; i < count; i++) {
+    const entry = OM_HEADER_SIZE + i * PARTITION_ENTRY_SIZE;
+    const code = view.getUint32(entry, true);
+    const type = PARTITION_TYPES[code];
+    if (type === undefined) invalid(`partition ${i} has unknown type ${code}`);
+    if (view.getUint32(entry + 4, true) !== 0) invalid(`partition ${i} has non-zero reserved bits`);
+    const offset = view.getBigUint64(entry + 8, true);
+    const size = view.getBigUint64(entry + 16, true);
+    if (offset < BigInt(tableEnd) || offset + size > BigInt(bytes.length))
+      invalid(`partition ${type} (offset ${offset}, size ${size}) lies outside the file body`);
+    if (result.has(type as PartitionType)) invalid(`partition ${type} appears twice`);
+    result.set(type as PartitionType, { offset: Number(offset), size: Number(size) });
+    ranges.push([Number(offset), Number(offset + size), type as PartitionType]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < ranges.length; i++) {
+    const prev = ranges[i - 1] as [number, number, PartitionType];
+    const cur = ranges[i] as [number, number, PartitionType];
+    if (cur[0] < prev[1]) invalid(`partitions ${prev[2]} and ${cur[2]} overlap`);
+  }
+  return result;
+}
+
+function readJson(bytes: Uint8Array, what: string, check: (v: unknown) => string | undefined): unknown {
+  if (bytes.length > LIMITS.jsonBytes) fail('TSGE-E2004', { what: `${what} size`, actual: bytes.length, limit: LIMITS.jsonBytes });
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(bytes));
+  } catch {
+    return invalid(`${what} is not valid UTF-8 JSON`);
+  }
+  const bad = check(value);
+  if (bad) {
+    if (/version/.test(bad) && typeof value === 'object' && value !== null && 'version' in value)
+      fail('TSGE-E2002', { format: `${FORMAT} ${what}`, version: String((value as { version: unknown }).version), known: 1 });
+    problem(bad);
+  }
+  return value;
+}
+
+function readKernels(bytes: Uint8Array): KernelModule[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 4) fail('TSGE-E2003', { reason: 'KERNELS partition has no module count' });
+  const count = view.getUint32(0, true);
+  if (count > LIMITS.kernelModules) fail('TSGE-E2004', { what: 'kernel module count', actual: count, limit: LIMITS.kernelModules });
+  const modules: KernelModule[] = [];
+  let p = 4;
+  const take = (n: number, what: string): Uint8Array => {
+    if (n > bytes.length - p) fail('TSGE-E2003', { reason: `KERNELS: ${what} runs past the partition` });
+    const out = bytes.subarray(p, p + n);
+    p += n;
+    return out;
+  };
+  const u32 = (what: string): number => {
+    const b = take(4, what);
+    return new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
+  };
+  for (let i = 0; i < count; i++) {
+    const nameLength = u32(`module ${i} name length`);
+    if (nameLength > LIMITS.kernelNameBytes)
+      fail('TSGE-E2004', { what: `kernel module ${i} name length`, actual: nameLength, limit: LIMITS.kernelNameBytes });
+    let name: string;
+    try {
+      name = decoder.decode(take(nameLength, `module ${i} name`));
+    } catch {
+      return invalid(`kernel module ${i} name is not UTF-8`);
+    }
+    const size = u32(`module ${i} size`);
+    modules.push({ name, bytes: take(size, `module ${i} bytes`) });
+  }
+  if (p !== bytes.length) problem('KERNELS partition has trailing bytes');
+  return modules;
+}
+
+function readGraph(bytes: Uint8Array, modelName: string): Graph {
+  const parsed = parseAir(bytes, { fileName: `${modelName}:MODEL_DEF` });
+  const error = parsed.diagnostics.find((d) => d.severity === 'error');
+  if (error || !parsed.graph) problem(`MODEL_DEF: ${error?.message ?? 'no graph'}`);
+  return parsed.graph as Graph;
+}
+
+/** Every kernel task names a node of the graph; Const weights lie inside WEIGHTS. */
+function checkGraphAgainstPlans(graph: Graph, taskInfo: TaskInfo, weightsBytes: number): void {
+  const names = new Set<string>();
+  for (const node of graph.nodes) {
+    names.add(node.name);
+    const offset = node.opDesc.attrs.get('_weight_offset');
+    const size = node.opDesc.attrs.get('_weight_bytes');
+    if (offset === undefined && size === undefined) continue;
+    if (offset?.kind !== 'int' || size?.kind !== 'int' || offset.value < 0 || size.value < 0 || offset.value + size.value > weightsBytes)
+      problem(`Const node ${node.name} has weights outside the WEIGHTS partition`);
+  }
+  for (const plan of taskInfo.plans)
+    for (const stream of plan.streams)
+      for (const task of stream.tasks)
+        if (task.kind === 'kernel' && !names.has(task.node) && !hasSubgraphNode(graph, task.node))
+          problem(`a task names node ${task.node}, which is not in MODEL_DEF`);
+}
+
+function hasSubgraphNode(graph: Graph, name: string): boolean {
+  for (const sub of graph.subgraphs.values()) if (sub.findNode(name)) return true;
+  return false;
+}
+
+function fixedString(bytes: Uint8Array, offset: number, size: number, what: string): string {
+  const field = bytes.subarray(offset, offset + size);
+  const end = field.indexOf(0);
+  if (end < 0) invalid(`${what} is not NUL-terminated`);
+  for (let i = end; i < size; i++) if (field[i] !== 0) invalid(`${what} has bytes after its terminator`);
+  try {
+    return decoder.decode(field.subarray(0, end));
+  } catch {
+    return invalid(`${what} is not UTF-8`);
+  }
+}
+
+function hex(value: number): string {
+  return `0x${value.toString(16).padStart(8, '0')}`;
+}

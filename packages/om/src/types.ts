@@ -1,0 +1,106 @@
+import type { DataType, Dim, Graph } from '@tsge/metadef';
+
+/** Partitions of an .om file (GE's ModelPartitionType, reduced to what tsge stores). */
+export type PartitionType = 'MODEL_DEF' | 'WEIGHTS' | 'TASK_INFO' | 'KERNELS' | 'IO_INFO';
+
+export interface OmHeader {
+  formatVersion: number;
+  headerSize: number;
+  /** CRC-32 (IEEE) of the body: everything after the header. */
+  checksum: number;
+  bodyLength: number;
+  modelName: string;
+  /** 'wasm-simd' (default) or 'js'. */
+  target: string;
+  flags: { dynamic: boolean; gears: boolean };
+  partitionCount: number;
+}
+
+/** Where a tensor lives in device memory: byte offset within its region. */
+export interface TensorRef {
+  /** 'dynamic': allocated at run time; 'none': an omitted optional input. */
+  region: 'arena' | 'weights' | 'dynamic' | 'none';
+  offset: number;
+  bytes: number;
+  dtype: DataType;
+  /** Static plans: numbers only. */
+  shape: number[] | Dim[];
+}
+
+export type Task =
+  | {
+      kind: 'kernel';
+      node: string;
+      opType: string;
+      domain: string;
+      /** Implementation name in the kernel registry, or `wasm:<module>:<export>`. */
+      kernel: string;
+      inputs: TensorRef[];
+      outputs: TensorRef[];
+      workspace?: TensorRef;
+    }
+  | { kind: 'record'; event: number }
+  | { kind: 'wait'; event: number };
+
+export interface StreamInfo {
+  id: number;
+  tasks: Task[];
+}
+
+export interface MemoryReport {
+  arenaBytes: number;
+  noReuseBytes: number;
+  lowerBoundBytes: number;
+  weightsBytes: number;
+}
+
+/** One per gear; a static model has exactly one. */
+export interface ExecutionPlan {
+  /** Input name → concrete shape for this gear (null: the static plan). */
+  gear: Record<string, number[]> | null;
+  arenaBytes: number;
+  streams: StreamInfo[];
+  eventCount: number;
+  memory: MemoryReport;
+  /** In model input order. */
+  inputs: TensorRef[];
+  /** In model output order. */
+  outputs: TensorRef[];
+}
+
+export interface TaskInfo {
+  version: 1;
+  plans: ExecutionPlan[];
+  dynamic: boolean;
+}
+
+export interface IoTensorInfo {
+  name: string;
+  dtype: DataType;
+  shape: Dim[];
+  kind?: 'tensor' | 'sequence' | 'optional';
+}
+
+export interface IoInfo {
+  version: 1;
+  inputs: IoTensorInfo[];
+  outputs: IoTensorInfo[];
+}
+
+export interface KernelModule {
+  name: string;
+  bytes: Uint8Array;
+}
+
+export interface OmModel {
+  header: OmHeader;
+  /** MODEL_DEF: the compiled graph (.air bytes through metadef serializeAir/parseAir). */
+  graph: Graph;
+  /** WEIGHTS: 64-byte aligned constants; Const nodes carry `_weight_offset`/`_weight_bytes`. */
+  weights: Uint8Array;
+  taskInfo: TaskInfo;
+  kernels: KernelModule[];
+  ioInfo: IoInfo;
+}
+
+export type OmWriteInput = Omit<OmModel, 'header'> & { modelName: string; target: string; flags: OmHeader['flags'] };

@@ -1,0 +1,174 @@
+import { isDataType } from '@tsge/metadef';
+import type { ExecutionPlan, IoInfo, IoTensorInfo, StreamInfo, Task, TaskInfo, TensorRef } from './types.js';
+
+/**
+ * Structural checks of the JSON partitions. Each returns the first problem as a sentence, or
+ * undefined when the value has exactly the shape the executor relies on.
+ */
+type Check = string | undefined;
+
+const REGIONS = new Set(['arena', 'weights', 'dynamic', 'none']);
+const VALUE_KINDS = new Set(['tensor', 'sequence', 'optional']);
+const MAX_ITEMS = 10_000_000;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+function isDim(v: unknown): boolean {
+  return (typeof v === 'number' && Number.isSafeInteger(v) && v >= -2) || (typeof v === 'string' && v.length > 0 && v.length < 256);
+}
+function checkArray(v: unknown, what: string): Check {
+  if (!Array.isArray(v)) return `${what} is not an array`;
+  if (v.length > MAX_ITEMS) return `${what} has too many items`;
+  return undefined;
+}
+function checkShape(v: unknown, what: string): Check {
+  return checkArray(v, what) ?? ((v as unknown[]).every(isDim) ? undefined : `${what} has an invalid dim`);
+}
+
+export function checkTensorRef(v: unknown, what: string): Check {
+  if (!isObject(v)) return `${what} is not an object`;
+  if (typeof v.region !== 'string' || !REGIONS.has(v.region)) return `${what}.region is invalid`;
+  if (!isCount(v.offset) || !isCount(v.bytes)) return `${what} has an invalid offset or size`;
+  if (!isDataType(v.dtype)) return `${what}.dtype is invalid`;
+  return checkShape(v.shape, `${what}.shape`);
+}
+
+function checkTask(v: unknown, what: string): Check {
+  if (!isObject(v)) return `${what} is not an object`;
+  if (v.kind === 'record' || v.kind === 'wait') return isCount(v.event) ? undefined : `${what}.event is invalid`;
+  if (v.kind !== 'kernel') return `${what}.kind is invalid`;
+  for (const key of ['node', 'opType', 'domain', 'kernel'] as const)
+    if (typeof v[key] !== 'string') return `${what}.${key} is not a string`;
+  for (const key of ['inputs', 'outputs'] as const) {
+    const list = v[key];
+    const bad = checkArray(list, `${what}.${key}`);
+    if (bad) return bad;
+    for (let i = 0; i < (list as unknown[]).length; i++) {
+      const r = checkTensorRef((list as unknown[])[i], `${what}.${key}[${i}]`);
+      if (r) return r;
+    }
+  }
+  if (v.workspace !== undefined) return checkTensorRef(v.workspace, `${what}.workspace`);
+  return undefined;
+}
+
+function checkStream(v: unknown, what: string): Check {
+  if (!isObject(v)) return `${what} is not an object`;
+  if (!isCount(v.id)) return `${what}.id is invalid`;
+  const bad = checkArray(v.tasks, `${what}.tasks`);
+  if (bad) return bad;
+  const tasks = v.tasks as unknown[];
+  for (let i = 0; i < tasks.length; i++) {
+    const r = checkTask(tasks[i], `${what}.tasks[${i}]`);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+function checkPlan(v: unknown, what: string): Check {
+  if (!isObject(v)) return `${what} is not an object`;
+  if (v.gear !== null) {
+    if (!isObject(v.gear)) return `${what}.gear is invalid`;
+    for (const [name, shape] of Object.entries(v.gear)) {
+      const r = checkShape(shape, `${what}.gear.${name}`);
+      if (r) return r;
+    }
+  }
+  if (!isCount(v.arenaBytes) || !isCount(v.eventCount)) return `${what} has an invalid arena size or event count`;
+  const memory = v.memory;
+  if (!isObject(memory) || !['arenaBytes', 'noReuseBytes', 'lowerBoundBytes', 'weightsBytes'].every((k) => isCount(memory[k])))
+    return `${what}.memory is invalid`;
+  for (const key of ['inputs', 'outputs'] as const) {
+    const list = v[key];
+    const bad = checkArray(list, `${what}.${key}`);
+    if (bad) return bad;
+    for (let i = 0; i < (list as unknown[]).length; i++) {
+      const r = checkTensorRef((list as unknown[])[i], `${what}.${key}[${i}]`);
+      if (r) return r;
+    }
+  }
+  const bad = checkArray(v.streams, `${what}.streams`);
+  if (bad) return bad;
+  const streams = v.streams as unknown[];
+  for (let i = 0; i < streams.length; i++) {
+    const r = checkStream(streams[i], `${what}.streams[${i}]`);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+export function checkTaskInfo(v: unknown): Check {
+  if (!isObject(v)) return 'TASK_INFO is not an object';
+  if (v.version !== 1) return `TASK_INFO version ${String(v.version)} is not 1`;
+  if (typeof v.dynamic !== 'boolean') return 'TASK_INFO.dynamic is not a boolean';
+  const bad = checkArray(v.plans, 'TASK_INFO.plans');
+  if (bad) return bad;
+  const plans = v.plans as unknown[];
+  if (plans.length === 0) return 'TASK_INFO has no plan';
+  for (let i = 0; i < plans.length; i++) {
+    const r = checkPlan(plans[i], `plans[${i}]`);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+function checkIoTensor(v: unknown, what: string): Check {
+  if (!isObject(v)) return `${what} is not an object`;
+  if (typeof v.name !== 'string') return `${what}.name is not a string`;
+  if (!isDataType(v.dtype)) return `${what}.dtype is invalid`;
+  if (v.kind !== undefined && !(typeof v.kind === 'string' && VALUE_KINDS.has(v.kind))) return `${what}.kind is invalid`;
+  return checkShape(v.shape, `${what}.shape`);
+}
+
+export function checkIoInfo(v: unknown): Check {
+  if (!isObject(v)) return 'IO_INFO is not an object';
+  if (v.version !== 1) return `IO_INFO version ${String(v.version)} is not 1`;
+  for (const key of ['inputs', 'outputs'] as const) {
+    const list = v[key];
+    const bad = checkArray(list, `IO_INFO.${key}`);
+    if (bad) return bad;
+    for (let i = 0; i < (list as unknown[]).length; i++) {
+      const r = checkIoTensor((list as unknown[])[i], `IO_INFO.${key}[${i}]`);
+      if (r) return r;
+    }
+  }
+  return undefined;
+}
+
+/** Region bounds and event ids of a structurally valid plan. */
+export function checkPlanBounds(plan: ExecutionPlan, weightsBytes: number, index: number): Check {
+  const within = (ref: TensorRef, what: string): Check => {
+    if (ref.region === 'arena' && ref.offset + ref.bytes > plan.arenaBytes) return `${what} lies outside the arena of plan ${index}`;
+    if (ref.region === 'weights' && ref.offset + ref.bytes > weightsBytes) return `${what} lies outside the weights`;
+    return undefined;
+  };
+  for (const [i, r] of plan.inputs.entries()) {
+    const bad = within(r, `input ${i}`);
+    if (bad) return bad;
+  }
+  for (const [i, r] of plan.outputs.entries()) {
+    const bad = within(r, `output ${i}`);
+    if (bad) return bad;
+  }
+  for (const stream of plan.streams as StreamInfo[]) {
+    for (const task of stream.tasks as Task[]) {
+      if (task.kind !== 'kernel') {
+        if (task.event >= plan.eventCount)
+          return `event ${task.event} of stream ${stream.id} is not below the event count ${plan.eventCount}`;
+        continue;
+      }
+      const refs = [...task.inputs, ...task.outputs, ...(task.workspace ? [task.workspace] : [])];
+      for (const r of refs) {
+        const bad = within(r, `a tensor of node ${task.node}`);
+        if (bad) return bad;
+      }
+    }
+  }
+  return undefined;
+}
+
+export type { IoInfo, IoTensorInfo, TaskInfo };
