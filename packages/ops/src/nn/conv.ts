@@ -1,0 +1,253 @@
+/** Conv, ConvInteger and QLinearConv: im2col through a gather table, then a blocked GEMM per group. */
+import type { HostTensor, InferenceContextV1, KernelContextV1, KernelV1, OpDefinitionV1, Shape } from '@tsge/metadef';
+import { InferenceError, isUnknownRank } from '@tsge/metadef';
+import { type WindowGeometry, readWindowAttrs, windowGatherTable, windowGeometry, windowOutputDims } from '../common/nn-conv-geometry.js';
+import {
+  type FloatArray,
+  NN_FLOAT_TYPES,
+  dimProduct,
+  floatOutput,
+  hasInput,
+  inputInfo,
+  kernelError,
+  readFloat64,
+  readFloats,
+  requireTensor,
+} from '../common/nn-float-io.js';
+import { gemmAccumulate } from '../common/nn-gemm.js';
+import { integerRange, roundHalfEven } from '../common/nn-quant.js';
+import { defineKernel, defineOp, param } from '../define.js';
+
+export interface ConvProblem {
+  readonly batch: number;
+  readonly inChannels: number;
+  readonly outChannels: number;
+  readonly group: number;
+  readonly geometry: WindowGeometry;
+}
+
+/** y = conv(x, w) + bias for any rank; x, w, y share one float array class. */
+export function convForward(x: FloatArray, w: FloatArray, bias: ArrayLike<number> | undefined, y: FloatArray, p: ConvProblem): void {
+  const g = p.geometry;
+  const inSize = dimProduct(g.inDims);
+  const outSize = dimProduct(g.outDims);
+  const kSize = dimProduct(g.kernel);
+  const cg = p.inChannels / p.group;
+  const mg = p.outChannels / p.group;
+  const table = windowGatherTable(g);
+  let identity = kSize === 1 && inSize === outSize;
+  for (let o = 0; identity && o < outSize; o++) if (table[o] !== o) identity = false;
+  const col: FloatArray = identity
+    ? x
+    : x instanceof Float64Array
+      ? new Float64Array(cg * kSize * outSize)
+      : new Float32Array(cg * kSize * outSize);
+  for (let n = 0; n < p.batch; n++) {
+    for (let grp = 0; grp < p.group; grp++) {
+      const xBase = (n * p.inChannels + grp * cg) * inSize;
+      if (!identity) {
+        for (let c = 0; c < cg; c++) {
+          const xc = xBase + c * inSize;
+          for (let k = 0; k < kSize; k++) {
+            const row = (c * kSize + k) * outSize;
+            const t = k * outSize;
+            for (let o = 0; o < outSize; o++) {
+              const idx = table[t + o] as number;
+              col[row + o] = idx >= 0 ? (x[xc + idx] as number) : 0;
+            }
+          }
+        }
+      }
+      const yBase = (n * p.outChannels + grp * mg) * outSize;
+      for (let m = 0; m < mg; m++) {
+        const b = bias ? (bias[grp * mg + m] as number) : 0;
+        y.fill(b, yBase + m * outSize, yBase + (m + 1) * outSize);
+      }
+      gemmAccumulate(w, grp * mg * cg * kSize, col, identity ? xBase : 0, y, yBase, { m: mg, k: cg * kSize, n: outSize });
+    }
+  }
+}
+
+/** Validates shapes and builds the problem for X [N,C,...] and W [M,C/group,k...]. */
+export function convProblem(ctx: KernelContextV1, x: HostTensor, w: HostTensor): ConvProblem {
+  if (x.dims.length < 3) throw kernelError(ctx, `X must have rank >= 3, got [${x.dims}]`);
+  if (w.dims.length !== x.dims.length) throw kernelError(ctx, `W rank ${w.dims.length} differs from X rank ${x.dims.length}`);
+  const group = ctx.attrs.int('group', 1);
+  const inChannels = x.dims[1] as number;
+  const outChannels = w.dims[0] as number;
+  if (group < 1 || inChannels % group !== 0 || outChannels % group !== 0 || (w.dims[1] as number) * group !== inChannels) {
+    throw kernelError(ctx, `channels do not match: X [${x.dims}], W [${w.dims}], group ${group}`);
+  }
+  const kernel = ctx.attrs.ints('kernel_shape', w.dims.slice(2));
+  const attrs = readWindowAttrs(ctx.attrs, kernel);
+  const geometry = windowGeometry({ ...attrs, ceilMode: false }, x.dims.slice(2));
+  return { batch: x.dims[0] as number, inChannels, outChannels, group, geometry };
+}
+
+function inferConv(ctx: InferenceContextV1, dtypeOverride?: HostTensor['type']): void {
+  const x = inputInfo(ctx, 0);
+  const w = inputInfo(ctx, ctx.opType === 'QLinearConv' ? 3 : 1);
+  const dtype = dtypeOverride ?? x.dtype;
+  if (isUnknownRank(x.shape)) {
+    ctx.setOutput(0, { dtype, shape: x.shape });
+    return;
+  }
+  if (x.shape.length < 3) throw new InferenceError(`${ctx.opType} ${ctx.nodeName}: X must have rank >= 3`);
+  const spatial = x.shape.length - 2;
+  const wKernel = isUnknownRank(w.shape) ? [] : w.shape.slice(2);
+  const kernel = ctx.attrs.has('kernel_shape') ? ctx.attrs.ints('kernel_shape') : wKernel;
+  const outChannels = isUnknownRank(w.shape) ? -1 : (w.shape[0] as Shape[number]);
+  let spatialOut: Shape;
+  if (kernel.length === spatial && kernel.every((k) => typeof k === 'number' && k >= 0)) {
+    spatialOut = windowOutputDims({ ...readWindowAttrs(ctx.attrs, kernel as number[]), ceilMode: false }, x.shape.slice(2));
+  } else spatialOut = new Array(spatial).fill(-1);
+  ctx.setOutput(0, { dtype, shape: [x.shape[0] as Shape[number], outChannels, ...spatialOut] });
+}
+
+const windowAttributes = [
+  { name: 'auto_pad', kind: 'string', default: { kind: 'string', value: 'NOTSET' } },
+  { name: 'dilations', kind: 'ints' },
+  { name: 'group', kind: 'int', default: { kind: 'int', value: 1 } },
+  { name: 'kernel_shape', kind: 'ints' },
+  { name: 'pads', kind: 'ints' },
+  { name: 'strides', kind: 'ints' },
+] as const;
+
+function subtractZeroPoint(t: HostTensor, zp: HostTensor | undefined, channelAxisSize: number, perChannelStride: number): Float64Array {
+  const v = readFloat64(t);
+  const out = new Float64Array(v);
+  if (!zp) return out;
+  const z = readFloat64(zp);
+  if (z.length <= 1) {
+    const zv = z[0] ?? 0;
+    for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) - zv;
+    return out;
+  }
+  // per output channel (W's axis 0)
+  for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) - (z[Math.floor(i / perChannelStride) % channelAxisSize] as number);
+  return out;
+}
+
+export const convOps: readonly OpDefinitionV1[] = [
+  defineOp({
+    type: 'Conv',
+    sinceVersion: 22,
+    inputs: [param.required('X', 'T'), param.required('W', 'T'), param.optional('B', 'T')],
+    outputs: [param.required('Y', 'T')],
+    attributes: windowAttributes,
+    typeConstraints: [{ name: 'T', allowed: NN_FLOAT_TYPES }],
+    infer: (ctx) => inferConv(ctx),
+  }),
+  defineOp({
+    type: 'ConvInteger',
+    sinceVersion: 10,
+    inputs: [
+      param.required('x', 'T1'),
+      param.required('w', 'T2'),
+      param.optional('x_zero_point', 'T1'),
+      param.optional('w_zero_point', 'T2'),
+    ],
+    outputs: [param.required('y', 'T3')],
+    attributes: windowAttributes,
+    typeConstraints: [
+      { name: 'T1', allowed: ['int8', 'uint8'] },
+      { name: 'T2', allowed: ['int8', 'uint8'] },
+      { name: 'T3', allowed: ['int32'] },
+    ],
+    infer: (ctx) => inferConv(ctx, 'int32'),
+  }),
+  defineOp({
+    type: 'QLinearConv',
+    sinceVersion: 10,
+    inputs: [
+      param.required('x', 'T1'),
+      param.required('x_scale', 'float32'),
+      param.required('x_zero_point', 'T1'),
+      param.required('w', 'T2'),
+      param.required('w_scale', 'float32'),
+      param.required('w_zero_point', 'T2'),
+      param.required('y_scale', 'float32'),
+      param.required('y_zero_point', 'T3'),
+      param.optional('B', 'T4'),
+    ],
+    outputs: [param.required('y', 'T3')],
+    attributes: windowAttributes,
+    typeConstraints: [
+      { name: 'T1', allowed: ['int8', 'uint8'] },
+      { name: 'T2', allowed: ['int8', 'uint8'] },
+      { name: 'T3', allowed: ['int8', 'uint8'] },
+      { name: 'T4', allowed: ['int32'] },
+    ],
+    infer: (ctx) => inferConv(ctx, ctx.input(7)?.dtype ?? ctx.input(0)?.dtype),
+  }),
+];
+
+export const convKernels: readonly KernelV1[] = [
+  defineKernel({
+    opType: 'Conv',
+    compute(ctx) {
+      const x = requireTensor(ctx, 0);
+      const w = requireTensor(ctx, 1);
+      const p = convProblem(ctx, x, w);
+      const bias = hasInput(ctx, 2) ? readFloats(requireTensor(ctx, 2)) : undefined;
+      if (bias && bias.length !== p.outChannels) throw kernelError(ctx, `B has ${bias.length} elements, expected ${p.outChannels}`);
+      let xs = readFloats(x);
+      let ws = readFloats(w);
+      const out = floatOutput(ctx, 0, [p.batch, p.outChannels, ...p.geometry.outDims], x.type);
+      // keep one array class through the hot loops
+      if (out.data instanceof Float64Array) {
+        if (!(xs instanceof Float64Array)) xs = Float64Array.from(xs);
+        if (!(ws instanceof Float64Array)) ws = Float64Array.from(ws);
+      }
+      convForward(xs, ws, bias, out.data, p);
+      out.commit();
+    },
+  }),
+  defineKernel({
+    opType: 'ConvInteger',
+    compute(ctx) {
+      const x = requireTensor(ctx, 0);
+      const w = requireTensor(ctx, 1);
+      const p = convProblem(ctx, x, w);
+      const wPerChannel = dimProduct(w.dims, 1);
+      const xs = subtractZeroPoint(x, ctx.tensor(2), 1, x.data.length || 1);
+      const ws = subtractZeroPoint(w, ctx.tensor(3), p.outChannels, wPerChannel || 1);
+      const dims = [p.batch, p.outChannels, ...p.geometry.outDims];
+      const acc = new Float64Array(dimProduct(dims));
+      convForward(xs, ws, undefined, acc, p);
+      const y = ctx.output(0, dims, 'int32').data as Int32Array;
+      for (let i = 0; i < acc.length; i++) y[i] = acc[i] as number;
+    },
+  }),
+  defineKernel({
+    opType: 'QLinearConv',
+    compute(ctx) {
+      const x = requireTensor(ctx, 0);
+      const w = requireTensor(ctx, 3);
+      const p = convProblem(ctx, x, w);
+      const wPerChannel = dimProduct(w.dims, 1) || 1;
+      const xs = subtractZeroPoint(x, ctx.tensor(2), 1, x.data.length || 1);
+      const ws = subtractZeroPoint(w, ctx.tensor(5), p.outChannels, wPerChannel);
+      const bias = hasInput(ctx, 8) ? readFloat64(requireTensor(ctx, 8)) : undefined;
+      const dims = [p.batch, p.outChannels, ...p.geometry.outDims];
+      const acc = new Float64Array(dimProduct(dims));
+      convForward(xs, ws, bias, acc, p);
+      const xScale = readFloat64(requireTensor(ctx, 1))[0] ?? 1;
+      const wScale = readFloat64(requireTensor(ctx, 4));
+      const yScale = readFloat64(requireTensor(ctx, 6))[0] ?? 1;
+      const yzpTensor = requireTensor(ctx, 7);
+      const yzp = readFloat64(yzpTensor)[0] ?? 0;
+      const [lo, hi] = integerRange(yzpTensor.type);
+      const outSize = dimProduct(p.geometry.outDims);
+      const y = ctx.output(0, dims, yzpTensor.type).data as Uint8Array | Int8Array;
+      for (let i = 0; i < acc.length; i++) {
+        const m = Math.floor(i / outSize) % p.outChannels;
+        const ws1 = wScale.length === 1 ? (wScale[0] as number) : (wScale[m] as number);
+        // scale in float32 as the reference does, then round half to even
+        const scale = Math.fround((xScale * ws1) / yScale);
+        const q = roundHalfEven((acc[i] as number) * scale) + yzp;
+        y[i] = q < lo ? lo : Math.min(q, hi);
+      }
+    },
+  }),
+];
