@@ -1,6 +1,29 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { binaryArithmeticKernels, binaryArithmeticOps } from './binary-arithmetic.js';
+import { bitwiseKernels, bitwiseOps } from './bitwise.js';
+import { comparisonKernels, comparisonOps } from './comparison.js';
+import { logicalKernels, logicalOps } from './logical.js';
+import { unaryKernels, unaryOps } from './unary.js';
+import { variadicKernels, variadicOps } from './variadic.js';
+import { whereKernels, whereOps } from './where.js';
 
 /** Op definitions of the math group. */
-export const mathOps: readonly OpDefinitionV1[] = [];
+export const mathOps: readonly OpDefinitionV1[] = [
+  ...binaryArithmeticOps,
+  ...bitwiseOps,
+  ...comparisonOps,
+  ...logicalOps,
+  ...unaryOps,
+  ...variadicOps,
+  ...whereOps,
+];
 /** Reference kernels of the math group. */
-export const mathKernels: readonly KernelV1[] = [];
+export const mathKernels: readonly KernelV1[] = [
+  ...binaryArithmeticKernels,
+  ...bitwiseKernels,
+  ...comparisonKernels,
+  ...logicalKernels,
+  ...unaryKernels,
+  ...variadicKernels,
+  ...whereKernels,
+];

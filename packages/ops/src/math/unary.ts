@@ -1,0 +1,141 @@
+/** Elementwise unary math: Abs, Neg, Sign, Reciprocal, Floor, Ceil, Round, Sqrt, Exp, Log, Erf, trigonometry, IsNaN, IsInf. */
+import type { DataType, KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { isBigIntType } from '@tsge/metadef';
+import { numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { inferSameAsInput, requireInput } from '../common/infer-helpers.js';
+import { defineKernel, defineOp, param } from '../define.js';
+import { FLOATS, NUMERIC, SIGNED_NUMERIC } from './op-types.js';
+
+/** Round half to even (banker's rounding), as ONNX Round requires. */
+export function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** erf(x) by Abramowitz & Stegun 7.1.26 refined with one series term pair; |error| < 2e-7. */
+export function erf(x: number): number {
+  if (Number.isNaN(x)) return x;
+  const sign = x < 0 ? -1 : 1;
+  const a = Math.abs(x);
+  if (a < 0.5) {
+    // Maclaurin series converges fast near zero and keeps relative precision
+    const x2 = a * a;
+    let term = a;
+    let sum = a;
+    for (let n = 1; n < 20; n++) {
+      term *= -x2 / n;
+      sum += term / (2 * n + 1);
+    }
+    return (sign * 2 * sum) / Math.sqrt(Math.PI);
+  }
+  const t = 1 / (1 + 0.3275911 * a);
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-a * a);
+  return sign * y;
+}
+
+interface UnaryDef {
+  readonly type: string;
+  readonly sinceVersion: number;
+  readonly types: readonly DataType[];
+  readonly f: (x: number) => number;
+  readonly big?: (x: bigint) => bigint;
+  /** Output dtype when it is not the input's. */
+  readonly out?: DataType;
+}
+
+const UNARY: readonly UnaryDef[] = [
+  { type: 'Abs', sinceVersion: 13, types: NUMERIC, f: Math.abs, big: (x) => (x < 0n ? -x : x) },
+  { type: 'Neg', sinceVersion: 13, types: SIGNED_NUMERIC, f: (x) => -x, big: (x) => -x },
+  {
+    type: 'Sign',
+    sinceVersion: 13,
+    types: NUMERIC,
+    f: (x) => (x > 0 ? 1 : x < 0 ? -1 : x === 0 ? 0 : Number.NaN),
+    big: (x) => (x > 0n ? 1n : x < 0n ? -1n : 0n),
+  },
+  { type: 'Reciprocal', sinceVersion: 13, types: FLOATS, f: (x) => 1 / x },
+  { type: 'Floor', sinceVersion: 13, types: FLOATS, f: Math.floor },
+  { type: 'Ceil', sinceVersion: 13, types: FLOATS, f: Math.ceil },
+  { type: 'Round', sinceVersion: 22, types: FLOATS, f: roundHalfEven },
+  { type: 'Sqrt', sinceVersion: 13, types: FLOATS, f: Math.sqrt },
+  { type: 'Exp', sinceVersion: 13, types: FLOATS, f: Math.exp },
+  { type: 'Log', sinceVersion: 13, types: FLOATS, f: Math.log },
+  { type: 'Erf', sinceVersion: 13, types: NUMERIC, f: erf },
+  { type: 'Sin', sinceVersion: 22, types: FLOATS, f: Math.sin },
+  { type: 'Cos', sinceVersion: 22, types: FLOATS, f: Math.cos },
+  { type: 'Tan', sinceVersion: 22, types: FLOATS, f: Math.tan },
+  { type: 'Asin', sinceVersion: 22, types: FLOATS, f: Math.asin },
+  { type: 'Acos', sinceVersion: 22, types: FLOATS, f: Math.acos },
+  { type: 'Atan', sinceVersion: 22, types: FLOATS, f: Math.atan },
+  { type: 'Sinh', sinceVersion: 22, types: FLOATS, f: Math.sinh },
+  { type: 'Cosh', sinceVersion: 22, types: FLOATS, f: Math.cosh },
+  { type: 'Asinh', sinceVersion: 22, types: FLOATS, f: Math.asinh },
+  { type: 'Acosh', sinceVersion: 22, types: FLOATS, f: Math.acosh },
+  { type: 'Atanh', sinceVersion: 22, types: FLOATS, f: Math.atanh },
+  { type: 'IsNaN', sinceVersion: 20, types: FLOATS, f: (x) => (Number.isNaN(x) ? 1 : 0), out: 'bool' },
+];
+
+function computeUnary(ctx: KernelContextV1, def: UnaryDef, f: (x: number) => number): void {
+  const x = requireTensor(ctx, 0);
+  const dtype = def.out ?? x.type;
+  if (def.big && isBigIntType(x.type)) {
+    const src = x.data as BigInt64Array;
+    const dst = ctx.output(0, x.dims, dtype).data as BigInt64Array;
+    for (let i = 0; i < src.length; i++) dst[i] = def.big(src[i]!);
+    return;
+  }
+  const src = numbersOf(x);
+  const out = numberOutput(ctx, 0, x.dims, dtype);
+  const dst = out.values;
+  for (let i = 0; i < src.length; i++) dst[i] = f(src[i]!);
+  out.commit();
+}
+
+export const unaryOps: readonly OpDefinitionV1[] = [
+  ...UNARY.map((def) =>
+    defineOp({
+      type: def.type,
+      sinceVersion: def.sinceVersion,
+      inputs: [param.required('X', 'T')],
+      outputs: [param.required('Y', def.out ? 'T1' : 'T')],
+      typeConstraints: [{ name: 'T', allowed: def.types }, ...(def.out ? [{ name: 'T1', allowed: [def.out] }] : [])],
+      infer: def.out
+        ? (ctx) => {
+            const x = requireInput(ctx, 0);
+            ctx.setOutput(0, { dtype: def.out!, shape: x.shape });
+          }
+        : inferSameAsInput,
+    }),
+  ),
+  defineOp({
+    type: 'IsInf',
+    sinceVersion: 20,
+    inputs: [param.required('X', 'T1')],
+    outputs: [param.required('Y', 'T2')],
+    attributes: [
+      { name: 'detect_negative', kind: 'int', default: { kind: 'int', value: 1 } },
+      { name: 'detect_positive', kind: 'int', default: { kind: 'int', value: 1 } },
+    ],
+    typeConstraints: [
+      { name: 'T1', allowed: FLOATS },
+      { name: 'T2', allowed: ['bool'] },
+    ],
+    infer: (ctx) => ctx.setOutput(0, { dtype: 'bool', shape: requireInput(ctx, 0).shape }),
+  }),
+];
+
+const isInfDef: UnaryDef = { type: 'IsInf', sinceVersion: 20, types: FLOATS, f: () => 0, out: 'bool' };
+
+export const unaryKernels: readonly KernelV1[] = [
+  ...UNARY.map((def) => defineKernel({ opType: def.type, compute: (ctx) => computeUnary(ctx, def, def.f) })),
+  defineKernel({
+    opType: 'IsInf',
+    compute: (ctx) => {
+      const negative = ctx.attrs.int('detect_negative', 1) !== 0;
+      const positive = ctx.attrs.int('detect_positive', 1) !== 0;
+      const f = (x: number): number =>
+        (positive && x === Number.POSITIVE_INFINITY) || (negative && x === Number.NEGATIVE_INFINITY) ? 1 : 0;
+      computeUnary(ctx, isInfDef, f);
+    },
+  }),
+];
