@@ -1,0 +1,123 @@
+import { availableParallelism } from 'node:os';
+import type { DataType, DeviceV1, EventHandle, StreamHandle, TypedArray } from '@tsge/metadef';
+import { type CachingAllocator, createCachingAllocator } from './memory/caching-allocator.js';
+import { type DeviceMemory, createDeviceMemory } from './memory/device-memory.js';
+import { type RegionAllocator, createRegionAllocator } from './memory/region-allocator.js';
+import { viewOf } from './memory/views.js';
+import { type WasmMemory, type WasmModule, atomicsWaitAsync, wasm } from './wasm.js';
+import { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';
+
+export interface CpuDeviceOptions {
+  /** Threads that run kernels; default `os.availableParallelism()`. 1 runs on the calling thread. */
+  readonly threads?: number;
+  readonly initialBytes?: number;
+  /** Upper bound of device memory (default 4 GiB; shared memory reserves it, so pass what you need). */
+  readonly maximumBytes?: number;
+}
+
+/** The CPU device: `DeviceV1` plus what the executor needs to start workers over the memory. */
+export interface CpuDevice extends DeviceV1 {
+  readonly memory: WasmMemory;
+  /** True when the memory is a SharedArrayBuffer and workers can run kernels. */
+  readonly shared: boolean;
+  readonly regions: RegionAllocator;
+  /** Reuses blocks between runs for tensors whose shapes are known only at run time. */
+  readonly dynamic: CachingAllocator;
+  /** A byte view of the whole memory (renewed after growth). */
+  bytes(): Uint8Array;
+  /** Starts `threadCount` workers running `handler` over this memory. */
+  startWorkers(handler: URL, data: WorkerPoolOptions['data']): WorkerPool;
+  /** Registers work so `synchronize()` waits for it. */
+  track<T>(work: Promise<T>): Promise<T>;
+}
+
+export function defaultThreadCount(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/** Whether this runtime can share memory between threads. */
+export function canShareMemory(): boolean {
+  return typeof SharedArrayBuffer === 'function' && atomicsWaitAsync !== undefined;
+}
+
+export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
+  const threadCount = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
+  const shared = threadCount > 1 && canShareMemory();
+  const deviceMemory: DeviceMemory = createDeviceMemory({
+    shared,
+    ...(options.initialBytes !== undefined ? { initialBytes: options.initialBytes } : {}),
+    ...(options.maximumBytes !== undefined ? { maximumBytes: options.maximumBytes } : {}),
+  });
+  const memory = deviceMemory.memory;
+  // offset 0 stays unused so that 0 never names a live block
+  const regions = createRegionAllocator({ base: 64, ensureCapacity: (end) => deviceMemory.ensureCapacity(end) });
+  const dynamic = createCachingAllocator(regions);
+  const modules = new Map<string, Promise<WasmModule>>();
+  const pending = new Set<Promise<unknown>>();
+  const pools: WorkerPool[] = [];
+  let nextStream = 0;
+  let nextEvent = 0;
+  let released = false;
+  let byteView: Uint8Array | undefined;
+
+  const device: CpuDevice = {
+    specVersion: 'v1',
+    name: shared ? `cpu-wasm-threads-${threadCount}` : 'cpu-wasm',
+    memory,
+    shared,
+    threadCount: shared ? threadCount : 1,
+    regions,
+    dynamic,
+    allocate: (bytes, alignment) => regions.allocate(bytes, alignment),
+    free: (offset) => regions.free(offset),
+    view: (dtype: DataType, offset: number, count: number): TypedArray => viewOf(memory.buffer, dtype, offset, count),
+    bytes() {
+      if (!byteView || byteView.buffer !== memory.buffer || byteView.byteLength !== memory.buffer.byteLength)
+        byteView = new Uint8Array(memory.buffer);
+      return byteView;
+    },
+    createStream: (): StreamHandle => ({ id: nextStream++ }),
+    createEvent: (): EventHandle => ({ id: nextEvent++ }),
+    loadKernelModule(bytes): Promise<WasmModule> {
+      const key = moduleKey(bytes);
+      const known = modules.get(key);
+      if (known) return known;
+      const compiled = wasm.compile(bytes);
+      modules.set(key, compiled);
+      return compiled;
+    },
+    startWorkers(handler, data) {
+      const pool = createWorkerPool({ size: device.threadCount, handler, memory, data });
+      pools.push(pool);
+      return pool;
+    },
+    track(work) {
+      pending.add(work);
+      const done = (): void => {
+        pending.delete(work);
+      };
+      work.then(done, done);
+      return work;
+    },
+    async synchronize() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      await Promise.allSettled([...pending]);
+      await Promise.all(pools.map((p) => p.terminate()));
+      pools.length = 0;
+      modules.clear();
+      byteView = undefined;
+    },
+  };
+  return device;
+}
+
+/** Identity of module bytes: length plus a FNV-1a hash, enough to compile each module once. */
+function moduleKey(bytes: Uint8Array): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
+  return `${bytes.length}:${(hash >>> 0).toString(16)}`;
+}

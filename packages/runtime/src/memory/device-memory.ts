@@ -1,0 +1,44 @@
+import { TsgeError } from '@tsge/metadef';
+import { type WasmMemory, wasm } from '../wasm.js';
+
+export const PAGE_BYTES = 65536;
+/** wasm32 addresses at most 4 GiB. */
+export const MAX_PAGES = 65536;
+
+export interface DeviceMemoryOptions {
+  /** Shared memory (a SharedArrayBuffer) so worker threads can use it; needs a maximum. */
+  readonly shared: boolean;
+  readonly initialBytes?: number;
+  /** Upper bound; shared memory reserves it up front, so keep it close to what a model needs. */
+  readonly maximumBytes?: number;
+}
+
+export interface DeviceMemory {
+  readonly memory: WasmMemory;
+  readonly shared: boolean;
+  readonly maximumBytes: number;
+  /** Grows the memory so that bytes [0, endByte) exist; fails with TSGE-E6005 beyond the maximum. */
+  ensureCapacity(endByte: number): void;
+}
+
+const pagesFor = (bytes: number): number => Math.ceil(bytes / PAGE_BYTES);
+
+export function createDeviceMemory(options: DeviceMemoryOptions): DeviceMemory {
+  const maximumPages = Math.min(MAX_PAGES, Math.max(1, pagesFor(options.maximumBytes ?? MAX_PAGES * PAGE_BYTES)));
+  const initialPages = Math.min(maximumPages, Math.max(1, pagesFor(options.initialBytes ?? PAGE_BYTES)));
+  const memory = options.shared
+    ? new wasm.Memory({ initial: initialPages, maximum: maximumPages, shared: true })
+    : new wasm.Memory({ initial: initialPages, maximum: maximumPages });
+  const maximumBytes = maximumPages * PAGE_BYTES;
+  return {
+    memory,
+    shared: options.shared,
+    maximumBytes,
+    ensureCapacity(endByte) {
+      const have = memory.buffer.byteLength;
+      if (endByte <= have) return;
+      if (endByte > maximumBytes) throw TsgeError.of('TSGE-E6005', { needed: endByte, limit: maximumBytes });
+      memory.grow(pagesFor(endByte - have));
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import type { EventTable } from './event-table.js';
+
+/** The task kinds a stream holds; kernel tasks carry whatever the executor needs. */
+export type StreamTask<K> =
+  | { readonly kind: 'kernel'; readonly kernel: K }
+  | { readonly kind: 'record'; readonly event: number }
+  | { readonly kind: 'wait'; readonly event: number };
+
+export interface StreamCursor<K> {
+  readonly streamId: number;
+  readonly tasks: readonly StreamTask<K>[];
+}
+
+export class StreamDeadlockError extends Error {
+  constructor(readonly events: readonly number[]) {
+    super(`streams wait on events ${events.join(', ')} that no stream records`);
+    this.name = 'StreamDeadlockError';
+  }
+}
+
+export class StreamAbortedError extends Error {
+  constructor() {
+    super('the run was aborted');
+    this.name = 'StreamAbortedError';
+  }
+}
+
+/**
+ * Advances each stream as far as it can, in turn: tasks of one stream run in order; a `wait`
+ * whose event is not recorded yet parks the stream and the next one runs.
+ * Returns the event ids still awaited when no local stream can move (empty when all finished).
+ */
+function advance<K>(
+  streams: readonly StreamCursor<K>[],
+  positions: number[],
+  events: EventTable,
+  run: (kernel: K, streamId: number) => void,
+): { moved: boolean; blockedOn: number[] } {
+  let moved = false;
+  const blockedOn: number[] = [];
+  for (let s = 0; s < streams.length; s++) {
+    const stream = streams[s] as StreamCursor<K>;
+    let position = positions[s] as number;
+    while (position < stream.tasks.length) {
+      const task = stream.tasks[position] as StreamTask<K>;
+      if (task.kind === 'wait') {
+        if (!events.isSet(task.event)) {
+          blockedOn.push(task.event);
+          break;
+        }
+      } else if (task.kind === 'record') {
+        events.record(task.event);
+      } else {
+        run(task.kernel, stream.streamId);
+      }
+      position++;
+      moved = true;
+    }
+    positions[s] = position;
+  }
+  return { moved, blockedOn };
+}
+
+/**
+ * Runs streams on this thread, blocking in `Atomics.wait` while every local stream waits for an
+ * event another thread records (worker threads only). `aborted` is polled after each wake-up.
+ */
+export function runStreamsBlocking<K>(
+  streams: readonly StreamCursor<K>[],
+  events: EventTable,
+  run: (kernel: K, streamId: number) => void,
+  aborted: () => boolean,
+): void {
+  const positions = streams.map(() => 0);
+  for (;;) {
+    const sequence = events.sequence();
+    const { blockedOn } = advance(streams, positions, events, run);
+    if (blockedOn.length === 0) return;
+    if (aborted()) throw new StreamAbortedError();
+    events.sleep(sequence);
+    if (aborted()) throw new StreamAbortedError();
+  }
+}
+
+export interface RunStreamsAsyncOptions {
+  /** Yield to the event loop when a slice of work took longer than this (default 4 ms). */
+  readonly sliceMs?: number;
+}
+
+/**
+ * Runs every stream on the calling thread, task by task, giving the event loop a turn between
+ * slices so timers and I/O keep running. All streams are local, so a wait nobody can satisfy is a
+ * deadlock and throws.
+ */
+export async function runStreamsOnHost<K>(
+  streams: readonly StreamCursor<K>[],
+  events: EventTable,
+  run: (kernel: K, streamId: number) => void,
+  options: RunStreamsAsyncOptions = {},
+): Promise<void> {
+  const sliceMs = options.sliceMs ?? 4;
+  const positions = streams.map(() => 0);
+  let sliceStart = performance.now();
+  for (;;) {
+    // one task per stream per step so a slice can end between tasks
+    let moved = false;
+    const blockedOn: number[] = [];
+    for (let s = 0; s < streams.length; s++) {
+      const stream = streams[s] as StreamCursor<K>;
+      const position = positions[s] as number;
+      if (position >= stream.tasks.length) continue;
+      const task = stream.tasks[position] as StreamTask<K>;
+      if (task.kind === 'wait' && !events.isSet(task.event)) {
+        blockedOn.push(task.event);
+        continue;
+      }
+      if (task.kind === 'record') events.record(task.event);
+      else if (task.kind === 'kernel') run(task.kernel, stream.streamId);
+      positions[s] = position + 1;
+      moved = true;
+      if (performance.now() - sliceStart > sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+    if (!moved) {
+      if (blockedOn.length === 0) return;
+      throw new StreamDeadlockError(blockedOn);
+    }
+  }
+}
