@@ -1,5 +1,8 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { binaryArithmeticKernels, binaryArithmeticOps } from './binary-arithmetic.js';
+import { castKernels, castOps } from './cast.js';
+import { matmulKernels, matmulOps } from './matmul.js';
+import { reduceKernels, reduceOps } from './reduce.js';
 import { bitwiseKernels, bitwiseOps } from './bitwise.js';
 import { comparisonKernels, comparisonOps } from './comparison.js';
 import { logicalKernels, logicalOps } from './logical.js';
@@ -16,6 +19,9 @@ export const mathOps: readonly OpDefinitionV1[] = [
   ...unaryOps,
   ...variadicOps,
   ...whereOps,
+  ...reduceOps,
+  ...matmulOps,
+  ...castOps,
 ];
 /** Reference kernels of the math group. */
 export const mathKernels: readonly KernelV1[] = [
@@ -26,4 +32,7 @@ export const mathKernels: readonly KernelV1[] = [
   ...unaryKernels,
   ...variadicKernels,
   ...whereKernels,
+  ...reduceKernels,
+  ...matmulKernels,
+  ...castKernels,
 ];
