@@ -1,0 +1,73 @@
+// Shape and Size: metadata of a tensor as int64 tensors.
+import { ALL_TENSOR_TYPES, isUnknownRank } from '@tsge/metadef';
+import { requireInput } from '../common/infer-helpers.js';
+import { requireTensor } from '../common/tensor-infer.js';
+import { defineKernel, defineOp, param } from '../define.js';
+
+/** Shape's [start, end) clamped to [0, rank], as in the spec. */
+function shapeRange(rank: number, start: number, end: number | undefined): [number, number] {
+  const clamp = (v: number): number => Math.min(rank, Math.max(0, v < 0 ? v + rank : v));
+  const s = clamp(start);
+  const e = clamp(end ?? rank);
+  return [s, Math.max(s, e)];
+}
+
+export const shapeOp = defineOp({
+  type: 'Shape',
+  sinceVersion: 25,
+  inputs: [param.required('data', 'T')],
+  outputs: [param.required('shape', 'int64')],
+  attributes: [
+    { name: 'start', kind: 'int', default: { kind: 'int', value: 0 } },
+    { name: 'end', kind: 'int' },
+  ],
+  typeConstraints: [{ name: 'T', allowed: ALL_TENSOR_TYPES }],
+  infer(ctx) {
+    const x = requireInput(ctx, 0);
+    if (isUnknownRank(x.shape)) {
+      ctx.setOutput(0, { dtype: 'int64', shape: [-1] });
+      return;
+    }
+    const end = ctx.attrs.has('end') ? ctx.attrs.int('end') : undefined;
+    const [s, e] = shapeRange(x.shape.length, ctx.attrs.int('start', 0), end);
+    ctx.setOutput(0, { dtype: 'int64', shape: [e - s] });
+  },
+});
+
+export const shapeKernel = defineKernel({
+  opType: 'Shape',
+  compute(ctx) {
+    const x = requireTensor(ctx, 0);
+    const end = ctx.attrs.has('end') ? ctx.attrs.int('end') : undefined;
+    const [s, e] = shapeRange(x.dims.length, ctx.attrs.int('start', 0), end);
+    const y = ctx.output(0, [e - s], 'int64');
+    const data = y.data as BigInt64Array;
+    for (let i = s; i < e; i++) data[i - s] = BigInt(x.dims[i] as number);
+  },
+});
+
+export const sizeOp = defineOp({
+  type: 'Size',
+  sinceVersion: 21,
+  inputs: [param.required('data', 'T')],
+  outputs: [param.required('size', 'int64')],
+  typeConstraints: [{ name: 'T', allowed: ALL_TENSOR_TYPES }],
+  infer(ctx) {
+    requireInput(ctx, 0);
+    ctx.setOutput(0, { dtype: 'int64', shape: [] });
+  },
+});
+
+export const sizeKernel = defineKernel({
+  opType: 'Size',
+  compute(ctx) {
+    const x = requireTensor(ctx, 0);
+    let n = 1;
+    for (const d of x.dims) n *= d;
+    const y = ctx.output(0, [], 'int64');
+    (y.data as BigInt64Array)[0] = BigInt(n);
+  },
+});
+
+export const shapeOps = [shapeOp, sizeOp];
+export const shapeKernels = [shapeKernel, sizeKernel];
