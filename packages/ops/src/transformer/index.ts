@@ -1,6 +1,8 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { attentionKernels, attentionOps } from './attention.js';
+import { rotaryEmbeddingKernels, rotaryEmbeddingOps } from './rotary-embedding.js';
 
 /** Op definitions of the transformer group. */
-export const transformerOps: readonly OpDefinitionV1[] = [];
+export const transformerOps: readonly OpDefinitionV1[] = [...attentionOps, ...rotaryEmbeddingOps];
 /** Reference kernels of the transformer group. */
-export const transformerKernels: readonly KernelV1[] = [];
+export const transformerKernels: readonly KernelV1[] = [...attentionKernels, ...rotaryEmbeddingKernels];
