@@ -102,7 +102,7 @@ export function castInto(x: HostTensor, out: HostTensor, saturate: boolean): voi
     const dst = out.data as Int8Array | Uint8Array;
     for (let i = 0; i < n; i++) {
       const v = roundHalfEven(src[i]!);
-      dst[i] = Number.isNaN(v) ? 0 : v < lo ? lo : v > hi ? hi : v;
+      dst[i] = Number.isNaN(v) ? 0 : v < lo ? lo : Math.min(v, hi);
     }
     return;
   }

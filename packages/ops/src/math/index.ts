@@ -3,6 +3,12 @@ import { binaryArithmeticKernels, binaryArithmeticOps } from './binary-arithmeti
 import { castKernels, castOps } from './cast.js';
 import { matmulKernels, matmulOps } from './matmul.js';
 import { reduceKernels, reduceOps } from './reduce.js';
+import { triluKernels, triluOps } from './trilu.js';
+import { cumulativeKernels, cumulativeOps } from './cumulative.js';
+import { clipShrinkKernels, clipShrinkOps } from './clip-shrink.js';
+import { topkHardmaxKernels, topkHardmaxOps } from './topk-hardmax.js';
+import { generatorKernels, generatorOps } from './generators.js';
+import { einsumKernels, einsumOps } from './einsum.js';
 import { bitwiseKernels, bitwiseOps } from './bitwise.js';
 import { comparisonKernels, comparisonOps } from './comparison.js';
 import { logicalKernels, logicalOps } from './logical.js';
@@ -19,6 +25,12 @@ export const mathOps: readonly OpDefinitionV1[] = [
   ...unaryOps,
   ...variadicOps,
   ...whereOps,
+  ...einsumOps,
+  ...generatorOps,
+  ...topkHardmaxOps,
+  ...clipShrinkOps,
+  ...cumulativeOps,
+  ...triluOps,
   ...reduceOps,
   ...matmulOps,
   ...castOps,
@@ -32,6 +44,12 @@ export const mathKernels: readonly KernelV1[] = [
   ...unaryKernels,
   ...variadicKernels,
   ...whereKernels,
+  ...einsumKernels,
+  ...generatorKernels,
+  ...topkHardmaxKernels,
+  ...clipShrinkKernels,
+  ...cumulativeKernels,
+  ...triluKernels,
   ...reduceKernels,
   ...matmulKernels,
   ...castKernels,

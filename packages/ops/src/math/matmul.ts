@@ -196,7 +196,7 @@ export const matmulKernels: readonly KernelV1[] = [
       if (alpha !== 1) for (let i = 0; i < product.length; i++) product[i]! *= alpha;
       if (c && beta !== 0) {
         const cDims = broadcastStaticDims([c.dims, [m, n]]);
-        if (!cDims || cDims.length !== 2 || cDims[0] !== m || cDims[1] !== n)
+        if (cDims?.length !== 2 || cDims[0] !== m || cDims[1] !== n)
           throw kernelError(ctx, `C [${c.dims.join(',')}] does not broadcast to [${m},${n}]`);
         const map = broadcastIndexMap(c.dims, [m, n]);
         const C = numbersOf(c);

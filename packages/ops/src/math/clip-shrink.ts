@@ -1,0 +1,69 @@
+/** Clip (min/max as optional inputs) and Shrink. */
+import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { readNumber } from '@tsge/metadef';
+import { numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { inferSameAsInput } from '../common/infer-helpers.js';
+import { defineKernel, defineOp, param } from '../define.js';
+import { NUMERIC } from './op-types.js';
+
+export const clipShrinkOps: readonly OpDefinitionV1[] = [
+  defineOp({
+    type: 'Clip',
+    sinceVersion: 13,
+    inputs: [param.required('input', 'T'), param.optional('min', 'T'), param.optional('max', 'T')],
+    outputs: [param.required('output', 'T')],
+    typeConstraints: [{ name: 'T', allowed: NUMERIC }],
+    infer: inferSameAsInput,
+  }),
+  defineOp({
+    type: 'Shrink',
+    sinceVersion: 9,
+    inputs: [param.required('input', 'T')],
+    outputs: [param.required('output', 'T')],
+    attributes: [
+      { name: 'bias', kind: 'float', default: { kind: 'float', value: 0 } },
+      { name: 'lambd', kind: 'float', default: { kind: 'float', value: 0.5 } },
+    ],
+    typeConstraints: [{ name: 'T', allowed: NUMERIC }],
+    infer: inferSameAsInput,
+  }),
+];
+
+export const clipShrinkKernels: readonly KernelV1[] = [
+  defineKernel({
+    opType: 'Clip',
+    compute: (ctx) => {
+      const x = requireTensor(ctx, 0);
+      const minT = ctx.tensor(1);
+      const maxT = ctx.tensor(2);
+      // legacy (opset < 11) bounds arrive as attributes when the parser left them there
+      const lo = minT && minT.data.length > 0 ? readNumber(minT, 0) : ctx.attrs.float('min', Number.NEGATIVE_INFINITY);
+      const hi = maxT && maxT.data.length > 0 ? readNumber(maxT, 0) : ctx.attrs.float('max', Number.POSITIVE_INFINITY);
+      const src = numbersOf(x);
+      const out = numberOutput(ctx, 0, x.dims, x.type);
+      const dst = out.values;
+      for (let i = 0; i < src.length; i++) {
+        const v = src[i]!;
+        dst[i] = v < lo ? lo : v > hi ? hi : v;
+      }
+      if (lo > hi) dst.fill(hi);
+      out.commit();
+    },
+  }),
+  defineKernel({
+    opType: 'Shrink',
+    compute: (ctx) => {
+      const x = requireTensor(ctx, 0);
+      const bias = ctx.attrs.float('bias', 0);
+      const lambd = ctx.attrs.float('lambd', 0.5);
+      const src = numbersOf(x);
+      const out = numberOutput(ctx, 0, x.dims, x.type);
+      const dst = out.values;
+      for (let i = 0; i < src.length; i++) {
+        const v = src[i]!;
+        dst[i] = v < -lambd ? v + bias : v > lambd ? v - bias : 0;
+      }
+      out.commit();
+    },
+  }),
+];

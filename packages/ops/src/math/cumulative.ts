@@ -1,0 +1,69 @@
+/** CumSum and CumProd along an axis given as input, with exclusive and reverse modes. */
+import type { KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { toNumberArray } from '@tsge/metadef';
+import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { inferSameAsInput } from '../common/infer-helpers.js';
+import { defineKernel, defineOp, param } from '../define.js';
+import { NUMERIC } from './op-types.js';
+
+function computeCumulative(ctx: KernelContextV1, product: boolean): void {
+  const x = requireTensor(ctx, 0);
+  const axisTensor = requireTensor(ctx, 1);
+  const rank = x.dims.length;
+  const a = toNumberArray(axisTensor)[0] ?? 0;
+  const axis = a < 0 ? a + rank : a;
+  if (axis < 0 || axis >= Math.max(rank, 1)) throw kernelError(ctx, `axis ${a} out of range for rank ${rank}`);
+  const exclusive = ctx.attrs.int('exclusive', 0) !== 0;
+  const reverse = ctx.attrs.int('reverse', 0) !== 0;
+  const size = rank === 0 ? 1 : x.dims[axis]!;
+  let inner = 1;
+  for (let i = axis + 1; i < rank; i++) inner *= x.dims[i]!;
+  const total = x.data.length;
+  const outer = size * inner === 0 ? 0 : total / (size * inner);
+  const src = numbersOf(x);
+  const acc = new Float64Array(total);
+  const identity = product ? 1 : 0;
+  for (let o = 0; o < outer; o++) {
+    for (let j = 0; j < inner; j++) {
+      const base = o * size * inner + j;
+      let running = identity;
+      for (let t = 0; t < size; t++) {
+        const k = reverse ? size - 1 - t : t;
+        const p = base + k * inner;
+        if (exclusive) {
+          acc[p] = running;
+          running = product ? running * src[p]! : running + src[p]!;
+        } else {
+          running = product ? running * src[p]! : running + src[p]!;
+          acc[p] = running;
+        }
+      }
+    }
+  }
+  const out = numberOutput(ctx, 0, x.dims, x.type);
+  out.values.set(acc);
+  out.commit();
+}
+
+export const cumulativeOps: readonly OpDefinitionV1[] = ['CumSum', 'CumProd'].map((type) =>
+  defineOp({
+    type,
+    sinceVersion: type === 'CumSum' ? 14 : 26,
+    inputs: [param.required('x', 'T'), param.required('axis', 'T2')],
+    outputs: [param.required('y', 'T')],
+    attributes: [
+      { name: 'exclusive', kind: 'int', default: { kind: 'int', value: 0 } },
+      { name: 'reverse', kind: 'int', default: { kind: 'int', value: 0 } },
+    ],
+    typeConstraints: [
+      { name: 'T', allowed: NUMERIC },
+      { name: 'T2', allowed: ['int32', 'int64'] },
+    ],
+    infer: inferSameAsInput,
+  }),
+);
+
+export const cumulativeKernels: readonly KernelV1[] = [
+  defineKernel({ opType: 'CumSum', compute: (ctx) => computeCumulative(ctx, false) }),
+  defineKernel({ opType: 'CumProd', compute: (ctx) => computeCumulative(ctx, true) }),
+];
