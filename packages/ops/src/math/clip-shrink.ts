@@ -44,7 +44,7 @@ export const clipShrinkKernels: readonly KernelV1[] = [
       const dst = out.values;
       for (let i = 0; i < src.length; i++) {
         const v = src[i]!;
-        dst[i] = v < lo ? lo : v > hi ? hi : v;
+        dst[i] = v < lo ? lo : Math.min(v, hi);
       }
       if (lo > hi) dst.fill(hi);
       out.commit();

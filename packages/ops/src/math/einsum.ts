@@ -70,10 +70,8 @@ function labelSizes(plan: EinsumPlan, dims: readonly (readonly number[])[]): Map
   const sizes = new Map<string, number>();
   for (let i = 0; i < plan.inputs.length; i++) {
     plan.inputs[i]!.forEach((label, axis) => {
-      const d = dims[i]![axis]!;
       const known = sizes.get(label);
-      if (known === undefined || known === 1) sizes.set(label, d);
-      else if (d !== known && d !== 1) return;
+      if (known === undefined || known === 1) sizes.set(label, dims[i]![axis]!);
     });
   }
   for (let i = 0; i < plan.inputs.length; i++) {
@@ -181,12 +179,12 @@ export const einsumOps: readonly OpDefinitionV1[] = [
       if (typeof plan === 'string') throw new InferenceError(`Einsum ${ctx.nodeName}: ${plan}`);
       const shape: Shape = plan.output.map((label) => {
         let dim: number | string = 1;
-        plan.inputs.forEach((labels, i) =>
+        plan.inputs.forEach((labels, i) => {
           labels.forEach((l, axis) => {
             const d = inputs[i]!.shape[axis]!;
             if (l === label && d !== 1) dim = d;
-          }),
-        );
+          });
+        });
         return dim;
       });
       ctx.setOutput(0, { dtype: inputs[0]!.dtype, shape });
