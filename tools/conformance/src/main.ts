@@ -1,0 +1,217 @@
+// pnpm conformance --suite <dir> [--filter s] [--json f] [--engine interpreter|pipeline]
+//   [--expected-failures f] [--update-expected] [--ci] [--timeout ms] [--jobs n] [--in-process]
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DEFAULT_TOLERANCE } from './compare.js';
+import { DEFAULT_ENGINE, ENGINE_NAMES, type EngineName, createEngine } from './engines.js';
+import { readExpectedFailures, writeExpectedFailures } from './expected-failures.js';
+import { type TestResult, runTest } from './run-test.js';
+import { type TestCase, discoverTests } from './test-case.js';
+import type { WorkerRequest } from './worker.js';
+
+interface Options {
+  suite: string;
+  filters: string[];
+  json: string | undefined;
+  engine: EngineName;
+  expectedFailures: string | undefined;
+  updateExpected: boolean;
+  ci: boolean;
+  timeoutMs: number;
+  jobs: number;
+  inProcess: boolean;
+  rtol: number;
+  atol: number;
+}
+
+function usage(message: string): never {
+  console.error(`${message}
+usage: pnpm conformance --suite <dir> [--filter <substring>[,<substring>...]] [--json <file>]
+       [--engine interpreter|pipeline] [--expected-failures <file>] [--update-expected] [--ci]
+       [--timeout <ms>] [--jobs <n>] [--in-process] [--rtol <x>] [--atol <x>]`);
+  process.exit(2);
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const options: Options = {
+    suite: '',
+    filters: [],
+    json: undefined,
+    engine: DEFAULT_ENGINE,
+    expectedFailures: undefined,
+    updateExpected: false,
+    ci: false,
+    timeoutMs: 20_000,
+    jobs: 1,
+    inProcess: false,
+    rtol: DEFAULT_TOLERANCE.rtol,
+    atol: DEFAULT_TOLERANCE.atol,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) usage(`${arg} needs a value`);
+      return v;
+    };
+    const number = (): number => {
+      const v = Number(value());
+      if (!Number.isFinite(v) || v < 0) usage(`${arg} needs a non-negative number`);
+      return v;
+    };
+    switch (arg) {
+      case '--suite':
+        options.suite = value();
+        break;
+      case '--filter':
+        options.filters.push(...value().split(',').filter(Boolean));
+        break;
+      case '--json':
+        options.json = value();
+        break;
+      case '--engine': {
+        const e = value();
+        if (!(ENGINE_NAMES as readonly string[]).includes(e)) usage(`unknown engine ${e}`);
+        options.engine = e as EngineName;
+        break;
+      }
+      case '--expected-failures':
+        options.expectedFailures = value();
+        break;
+      case '--update-expected':
+        options.updateExpected = true;
+        break;
+      case '--ci':
+        options.ci = true;
+        break;
+      case '--timeout':
+        options.timeoutMs = number();
+        break;
+      case '--jobs':
+        options.jobs = Math.max(1, Math.floor(number()));
+        break;
+      case '--in-process':
+        options.inProcess = true;
+        break;
+      case '--rtol':
+        options.rtol = number();
+        break;
+      case '--atol':
+        options.atol = number();
+        break;
+      case '--':
+        break;
+      default:
+        usage(`unknown option ${arg}`);
+    }
+  }
+  if (!options.suite) usage('--suite is required');
+  return options;
+}
+
+/** Runs tests in worker threads; a test that times out or crashes ends its worker, which is replaced. */
+async function runInWorkers(tests: readonly TestCase[], options: Options, onResult: (r: TestResult) => void): Promise<TestResult[]> {
+  const results: TestResult[] = new Array(tests.length);
+  let next = 0;
+  // Workers do not inherit tsx's loader hooks: register them in the worker before importing it.
+  const workerUrl = new URL('./worker.ts', import.meta.url).href;
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl)}); });`;
+  const tolerance = { rtol: options.rtol, atol: options.atol };
+  const lane = async (): Promise<void> => {
+    let worker: Worker | undefined;
+    while (next < tests.length) {
+      const index = next++;
+      const test = tests[index] as TestCase;
+      worker ??= new Worker(bootstrap, { eval: true });
+      const current = worker;
+      const result = await new Promise<TestResult>((resolve) => {
+        const finish = (r: TestResult, broken: boolean): void => {
+          clearTimeout(timer);
+          current.off('message', onMessage);
+          current.off('error', onError);
+          current.off('exit', onExit);
+          if (broken) {
+            void current.terminate();
+            worker = undefined;
+          }
+          resolve(r);
+        };
+        const timer = setTimeout(
+          () => finish({ name: test.name, status: 'failed', reason: `timed out after ${options.timeoutMs} ms`, error: true }, true),
+          options.timeoutMs,
+        );
+        const onMessage = (message: { id: number; result: TestResult }): void => {
+          if (message.id === index) finish(message.result, false);
+        };
+        const onError = (error: Error): void =>
+          finish({ name: test.name, status: 'failed', reason: `worker crashed: ${error.message}`, error: true }, true);
+        const onExit = (code: number): void =>
+          finish({ name: test.name, status: 'failed', reason: `worker exited with code ${code}`, error: true }, true);
+        current.on('message', onMessage);
+        current.on('error', onError);
+        current.on('exit', onExit);
+        const request: WorkerRequest = { id: index, test, engine: options.engine, tolerance };
+        current.postMessage(request);
+      });
+      results[index] = result;
+      onResult(result);
+    }
+    if (worker) await worker.terminate();
+  };
+  await Promise.all(Array.from({ length: Math.min(options.jobs, tests.length) }, lane));
+  return results;
+}
+
+async function runInProcess(tests: readonly TestCase[], options: Options, onResult: (r: TestResult) => void): Promise<TestResult[]> {
+  const engine = await createEngine(options.engine);
+  const results: TestResult[] = [];
+  for (const test of tests) {
+    const r = await runTest(test, engine, { rtol: options.rtol, atol: options.atol });
+    results.push(r);
+    onResult(r);
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const all = discoverTests(options.suite);
+  const tests = options.filters.length ? all.filter((t) => options.filters.some((f) => t.name.includes(f))) : all;
+  const expectedFile = options.expectedFailures ? path.resolve(options.expectedFailures) : undefined;
+  const known = expectedFile ? readExpectedFailures(expectedFile) : new Map<string, string>();
+  const onResult = (r: TestResult): void => {
+    if (r.status === 'failed') console.log(`FAIL${known.has(r.name) ? ' (known)' : ''} ${r.name}: ${r.reason}`);
+    else if (r.status === 'skipped') console.log(`SKIP ${r.name}: ${r.reason}`);
+  };
+  const results = options.inProcess ? await runInProcess(tests, options, onResult) : await runInWorkers(tests, options, onResult);
+  const passed = results.filter((r) => r.status === 'passed').length;
+  const failed = results.filter((r) => r.status === 'failed').length;
+  const skipped = results.filter((r) => r.status === 'skipped').length;
+  const errors = results.filter((r) => r.error).length;
+  if (options.json) {
+    const report = {
+      total: results.length,
+      passed,
+      failed,
+      skipped,
+      errors,
+      tests: results.map((r) => ({ name: r.name, status: r.status, reason: r.reason })),
+    };
+    writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`);
+  }
+  if (options.updateExpected && expectedFile) writeExpectedFailures(expectedFile, known, results);
+  let exitCode = 0;
+  if (options.ci) {
+    const regressions = results.filter((r) => r.status === 'failed' && !known.has(r.name));
+    const nowPassing = results.filter((r) => r.status === 'passed' && known.has(r.name));
+    for (const r of nowPassing) console.log(`NOW PASSING (remove from the expected-failures list): ${r.name}`);
+    for (const r of regressions) console.log(`REGRESSION ${r.name}: ${r.reason}`);
+    if (regressions.length) exitCode = 1;
+  }
+  console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exitCode = exitCode;
+}
+
+await main();
