@@ -1,6 +1,9 @@
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+// Under CI=true the run also writes a JSON report, which .ci/run sums into its last line.
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+
 // Packages resolve each other's TypeScript sources through the `@tsge/source` export condition,
 // so tests need no build step.
 export default defineConfig({
@@ -12,5 +15,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    reporters: ci ? ['default', 'json'] : ['default'],
+    outputFile: { json: process.env.TSGE_TEST_REPORT ?? 'out/test-report.json' },
   },
 });
