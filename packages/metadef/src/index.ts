@@ -117,3 +117,7 @@ export type { GraphPassV1, PassContext, PassResult, PassStage, OptLevel } from '
 export type { FusionPassV1, FusionPattern, FusionMatch } from './spi/fusion.js';
 export type { KernelV1, KernelContextV1, KernelRegistry } from './spi/kernel.js';
 export type { DeviceV1, StreamHandle, EventHandle, LinearMemory } from './spi/device.js';
+
+// .air serialization (GE ge.proto.ModelDef)
+export { serializeAir, type SerializeAirOptions } from './air/serialize-air.js';
+export { parseAir, type ParseAirOptions, type ParseAirResult } from './air/parse-air.js';

@@ -25,6 +25,8 @@ export const ErrorCatalog = {
   'TSGE-E1017': 'node {node} has {actual} {what}, but its op allows {expected}',
   'TSGE-E1018': 'node {node}: output desc count {actual} differs from output anchors {expected}',
   'TSGE-E1019': 'node {node}: subgraph {subgraph} has parent {actual}, expected {expected}',
+  'TSGE-E1020': 'node {node}: subgraph {subgraph} does not exist',
+  'TSGE-E1021': 'node {node} is listed in graph {expected} but points to graph {actual}',
   'TSGE-E1099': '{message}',
   // serialization
   'TSGE-E2001': 'not a valid {format} file: {reason}',
@@ -33,6 +35,16 @@ export const ErrorCatalog = {
   'TSGE-E2004': '{format}: {what} {actual} exceeds the limit {limit}',
   'TSGE-E2005': '{format}: checksum mismatch (stored {stored}, computed {computed})',
   'TSGE-E2006': '{format}: {reason}',
+  // .air reader (E21xx)
+  'TSGE-E2101': 'node {node}: input {index} names unknown producer {producer}',
+  'TSGE-E2102': 'node {node}: input {index} reads output {output} of {producer}, which has {count} outputs',
+  'TSGE-E2103': 'node name {node} is used more than once in graph {graph}',
+  'TSGE-E2104': 'tensor in {where} has {actual} data bytes; dtype {dtype} with dims {dims} needs {expected}',
+  'TSGE-E2105': '{where} has data type {dtype}, which tsge does not support',
+  'TSGE-E2106': 'subgraph {subgraph} has no parent node ({reason})',
+  'TSGE-E2107': 'node {node} calls subgraph {subgraph}, which the file does not contain',
+  'TSGE-E2108': 'malformed {where}: {reason}',
+  'TSGE-E2109': 'graph name {graph} is used more than once',
   // parsers
   'TSGE-E3001': 'cannot read model file: {reason}',
   'TSGE-E3002': 'unsupported op {op} (domain {domain}, opset {opset})',

@@ -86,11 +86,11 @@ export const GE_DTYPE: Readonly<Record<DataType, number | undefined>> = {
   bfloat16: 27,
   int4: 28,
   uint4: undefined,
-  float8e4m3fn: undefined,
+  float8e4m3fn: 35,
   float8e4m3fnuz: undefined,
-  float8e5m2: undefined,
+  float8e5m2: 34,
   float8e5m2fnuz: undefined,
-  float4e2m1: undefined,
+  float4e2m1: 39,
 };
 
 function invert(table: Readonly<Record<DataType, number | undefined>>): ReadonlyMap<number, DataType> {
