@@ -130,8 +130,8 @@ export const loopKernel = defineKernel({
       carried = outputs.slice(1, 1 + carried.length);
       for (let k = 0; k < scanCount; k++) (scans[k] as RuntimeValue[]).push(outputs[1 + carried.length + k] as RuntimeValue);
     }
-    carried.forEach((v, i) => ctx.setOutput(i, v));
-    scans.forEach((items, k) => setStacked(ctx, carried.length + k, items, 0, false));
+    for (const [i, v] of carried.entries()) ctx.setOutput(i, v);
+    for (const [k, items] of scans.entries()) setStacked(ctx, carried.length + k, items, 0, false);
   },
 });
 
@@ -229,7 +229,7 @@ export const scanKernel = defineKernel({
       states = outputs.slice(0, n);
       for (let i = 0; i < k; i++) (scans[i] as RuntimeValue[]).push(outputs[n + i] as RuntimeValue);
     }
-    states.forEach((v, i) => ctx.setOutput(i, v));
+    for (const [i, v] of states.entries()) ctx.setOutput(i, v);
     scans.forEach((items, i) => {
       const first = items[0];
       const rank = isHostTensor(first) ? first.dims.length : 0;
