@@ -53,7 +53,8 @@ function build(type: SmallFloatType): SmallFloatFormat {
     codes: Uint8Array.from(codes),
     values: Float64Array.from(codes, (c) => decode[c]!),
     signBit,
-    nanCode: type === 'float4e2m1' ? 0x7 : fnuz ? 0x80 : type === 'float8e5m2' ? 0x7f : 0x7f,
+    // float4e2m1 has no NaN; ONNX maps NaN to 0x8 there
+    nanCode: type === 'float4e2m1' ? 0x8 : fnuz ? 0x80 : type === 'float8e5m2' ? 0x7e : 0x7f,
     infCode: type === 'float8e5m2' ? 0x7c : -1,
     negativeZero: !fnuz,
   };
@@ -94,7 +95,7 @@ export function encodeSmallFloat(type: SmallFloatType, value: number, saturate: 
     if (!infinite && (magnitude < half || (magnitude === half && (f.codes[last]! & 1) === 0))) return sign | f.codes[last]!;
     // float4e2m1 has neither infinity nor NaN: always saturate
     if (type === 'float4e2m1') return sign | f.codes[last]!;
-    if (saturate) return infinite && !f.negativeZero ? f.nanCode : sign | f.codes[last]!;
+    if (saturate) return sign | f.codes[last]!;
     if (f.infCode >= 0) return sign | f.infCode;
     return f.negativeZero ? sign | f.nanCode : f.nanCode;
   }

@@ -38,12 +38,14 @@ describe('Cast', () => {
     expect(encodeSmallFloat('float8e4m3fn', 1000, true)).toBe(0x7e);
     expect(encodeSmallFloat('float8e4m3fn', 1000, false)).toBe(0x7f);
     expect(encodeSmallFloat('float8e5m2', 1e6, false)).toBe(0x7c);
+    expect(encodeSmallFloat('float8e5m2', Number.POSITIVE_INFINITY, true)).toBe(0x7b);
+    expect(encodeSmallFloat('float8e5m2', Number.NaN, true)).toBe(0x7e);
     expect(encodeSmallFloat('float8e4m3fnuz', -0, true)).toBe(0);
     expect(encodeSmallFloat('float4e2m1', 2.5, true)).toBe(0x4);
     expect(encodeSmallFloat('float4e2m1', -7, true)).toBe(0xf);
   });
-  it('saturates int4 and casts like a target', () => {
-    expect(values(run('Cast', [tensor('float32', [3], [9, -9.6, 2.5])], { to: attr.dtype('int4') })[0]!)).toEqual([7, -8, 2]);
+  it('wraps int4 and casts like a target', () => {
+    expect(values(run('Cast', [tensor('float32', [3], [9, -9, 2.5])], { to: attr.dtype('int4') })[0]!)).toEqual([-7, 7, 2]);
     const y = run('CastLike', [tensor('int32', [2], [1, 2]), tensor('float64', [0], [])])[0]!;
     expect(y.type).toBe('float64');
     expect(infer('CastLike', [info('int32', ['N']), info('float16', [1])])[0]).toEqual({ dtype: 'float16', shape: ['N'] });

@@ -98,11 +98,12 @@ export function castInto(x: HostTensor, out: HostTensor, saturate: boolean): voi
   }
   const src = numbersOf(x);
   if (to === 'int4' || to === 'uint4') {
-    const [lo, hi] = to === 'int4' ? [-8, 7] : [0, 15];
+    // out-of-range values wrap modulo 16, as the ONNX reference does
     const dst = out.data as Int8Array | Uint8Array;
     for (let i = 0; i < n; i++) {
       const v = roundHalfEven(src[i]!);
-      dst[i] = Number.isNaN(v) ? 0 : v < lo ? lo : Math.min(v, hi);
+      const wrapped = Number.isFinite(v) ? ((v % 16) + 16) % 16 : 0;
+      dst[i] = to === 'int4' && wrapped >= 8 ? wrapped - 16 : wrapped;
     }
     return;
   }

@@ -9,6 +9,9 @@ import { clipShrinkKernels, clipShrinkOps } from './clip-shrink.js';
 import { topkHardmaxKernels, topkHardmaxOps } from './topk-hardmax.js';
 import { generatorKernels, generatorOps } from './generators.js';
 import { einsumKernels, einsumOps } from './einsum.js';
+import { signalKernels, signalOps } from './signal.js';
+import { stringKernels, stringOps } from './strings.js';
+import { tfidfKernels, tfidfOps } from './tfidf.js';
 import { bitwiseKernels, bitwiseOps } from './bitwise.js';
 import { comparisonKernels, comparisonOps } from './comparison.js';
 import { logicalKernels, logicalOps } from './logical.js';
@@ -25,6 +28,9 @@ export const mathOps: readonly OpDefinitionV1[] = [
   ...unaryOps,
   ...variadicOps,
   ...whereOps,
+  ...tfidfOps,
+  ...stringOps,
+  ...signalOps,
   ...einsumOps,
   ...generatorOps,
   ...topkHardmaxOps,
@@ -44,6 +50,9 @@ export const mathKernels: readonly KernelV1[] = [
   ...unaryKernels,
   ...variadicKernels,
   ...whereKernels,
+  ...tfidfKernels,
+  ...stringKernels,
+  ...signalKernels,
   ...einsumKernels,
   ...generatorKernels,
   ...topkHardmaxKernels,

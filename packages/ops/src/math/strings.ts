@@ -1,0 +1,198 @@
+/** String ops: StringNormalizer, StringConcat, StringSplit and RegexFullMatch. */
+import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { InferenceError, isUnknownRank } from '@tsge/metadef';
+import { broadcastOrThrow } from '../common/math-binary.js';
+import { planBroadcastRows } from '../common/math-broadcast-rows.js';
+import { kernelError, requireTensor } from '../common/math-values.js';
+import { inferBroadcast, requireInput } from '../common/infer-helpers.js';
+import { defineKernel, defineOp, param } from '../define.js';
+
+/** Inputs longer than this are not matched against a model's regex (bounds backtracking time). */
+export const REGEX_MAX_INPUT_LENGTH = 10_000;
+
+/** Compiles a model-supplied pattern as a full-match RegExp; undefined when it is not valid. */
+export function compileFullMatch(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(`^(?:${pattern})$`, 'u');
+  } catch {
+    try {
+      return new RegExp(`^(?:${pattern})$`);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Python-style split: on runs of whitespace when `delimiter` is empty, else on the delimiter. */
+export function splitString(text: string, delimiter: string, maxsplit: number): string[] {
+  const limit = maxsplit < 0 ? Number.POSITIVE_INFINITY : maxsplit;
+  const parts: string[] = [];
+  if (delimiter === '') {
+    let rest = text.replace(/^\s+/, '');
+    while (rest.length > 0) {
+      if (parts.length >= limit) {
+        parts.push(rest);
+        return parts;
+      }
+      const m = /\s+/.exec(rest);
+      if (!m) {
+        parts.push(rest);
+        break;
+      }
+      parts.push(rest.slice(0, m.index));
+      rest = rest.slice(m.index + m[0].length);
+    }
+    return parts;
+  }
+  let start = 0;
+  while (parts.length < limit) {
+    const at = text.indexOf(delimiter, start);
+    if (at < 0) break;
+    parts.push(text.slice(start, at));
+    start = at + delimiter.length;
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+export const stringOps: readonly OpDefinitionV1[] = [
+  defineOp({
+    type: 'StringNormalizer',
+    sinceVersion: 10,
+    inputs: [param.required('X', 'string')],
+    outputs: [param.required('Y', 'string')],
+    attributes: [
+      { name: 'case_change_action', kind: 'string', default: { kind: 'string', value: 'NONE' } },
+      { name: 'is_case_sensitive', kind: 'int', default: { kind: 'int', value: 0 } },
+      { name: 'locale', kind: 'string', default: { kind: 'string', value: '' } },
+      { name: 'stopwords', kind: 'strings', default: { kind: 'strings', value: [] } },
+    ],
+    infer: (ctx) => {
+      const x = requireInput(ctx, 0);
+      const filtered = ctx.attrs.strings('stopwords', []).length > 0;
+      const width = filtered ? ctx.newSymbol('words') : isUnknownRank(x.shape) ? -1 : x.shape[x.shape.length - 1]!;
+      ctx.setOutput(0, { dtype: 'string', shape: !isUnknownRank(x.shape) && x.shape.length === 2 ? [1, width] : [width] });
+    },
+  }),
+  defineOp({
+    type: 'StringConcat',
+    sinceVersion: 20,
+    inputs: [param.required('X', 'T'), param.required('Y', 'T')],
+    outputs: [param.required('Z', 'T')],
+    typeConstraints: [{ name: 'T', allowed: ['string'] }],
+    infer: (ctx) => inferBroadcast(ctx, 'string'),
+  }),
+  defineOp({
+    type: 'StringSplit',
+    sinceVersion: 20,
+    inputs: [param.required('X', 'T1')],
+    outputs: [param.required('Y', 'T2'), param.required('Z', 'T3')],
+    attributes: [
+      { name: 'delimiter', kind: 'string' },
+      { name: 'maxsplit', kind: 'int' },
+    ],
+    typeConstraints: [
+      { name: 'T1', allowed: ['string'] },
+      { name: 'T2', allowed: ['string'] },
+      { name: 'T3', allowed: ['int64'] },
+    ],
+    infer: (ctx) => {
+      const x = requireInput(ctx, 0);
+      if (isUnknownRank(x.shape)) {
+        ctx.setOutput(0, { dtype: 'string', shape: x.shape });
+        ctx.setOutput(1, { dtype: 'int64', shape: x.shape });
+        return;
+      }
+      ctx.setOutput(0, { dtype: 'string', shape: [...x.shape, ctx.newSymbol('tokens')] });
+      ctx.setOutput(1, { dtype: 'int64', shape: x.shape });
+    },
+  }),
+  defineOp({
+    type: 'RegexFullMatch',
+    sinceVersion: 20,
+    inputs: [param.required('X', 'T1')],
+    outputs: [param.required('Y', 'T2')],
+    attributes: [{ name: 'pattern', kind: 'string', required: true }],
+    typeConstraints: [
+      { name: 'T1', allowed: ['string'] },
+      { name: 'T2', allowed: ['bool'] },
+    ],
+    infer: (ctx) => {
+      const x = requireInput(ctx, 0);
+      if (!compileFullMatch(ctx.attrs.string('pattern')))
+        throw new InferenceError(`RegexFullMatch ${ctx.nodeName}: the pattern is not a valid regex`);
+      ctx.setOutput(0, { dtype: 'bool', shape: x.shape });
+    },
+  }),
+];
+
+export const stringKernels: readonly KernelV1[] = [
+  defineKernel({
+    opType: 'StringNormalizer',
+    compute: (ctx) => {
+      const x = requireTensor(ctx, 0);
+      const action = ctx.attrs.string('case_change_action', 'NONE');
+      const sensitive = ctx.attrs.int('is_case_sensitive', 0) !== 0;
+      const stopwords = ctx.attrs.strings('stopwords', []);
+      if (x.dims.length > 2 || (x.dims.length === 2 && x.dims[0] !== 1)) throw kernelError(ctx, 'input must be [C] or [1, C]');
+      const stop = new Set(sensitive ? stopwords : stopwords.map((w) => w.toLowerCase()));
+      const kept = (x.data as string[]).filter((s) => !stop.has(sensitive ? s : s.toLowerCase()));
+      const changed = kept.map((s) => (action === 'LOWER' ? s.toLowerCase() : action === 'UPPER' ? s.toUpperCase() : s));
+      // an all-filtered input gives one empty string, as the spec requires
+      const result = changed.length === 0 ? [''] : changed;
+      const dims = x.dims.length === 2 ? [1, result.length] : [result.length];
+      const out = ctx.output(0, dims, 'string').data as string[];
+      result.forEach((s, i) => {
+        out[i] = s;
+      });
+    },
+  }),
+  defineKernel({
+    opType: 'StringConcat',
+    compute: (ctx) => {
+      const a = requireTensor(ctx, 0);
+      const b = requireTensor(ctx, 1);
+      const dims = broadcastOrThrow(ctx, [a, b]);
+      const plan = planBroadcastRows([a.dims, b.dims], dims);
+      const out = ctx.output(0, dims, 'string').data as string[];
+      const A = a.data as string[];
+      const B = b.data as string[];
+      const n = plan.rowLength;
+      const [sa, sb] = plan.steps as [number, number];
+      for (let r = 0; r < plan.rowCount; r++) {
+        let ia = plan.offsets[0]![r]!;
+        let ib = plan.offsets[1]![r]!;
+        for (let k = 0; k < n; k++, ia += sa, ib += sb) out[r * n + k] = A[ia]! + B[ib]!;
+      }
+    },
+  }),
+  defineKernel({
+    opType: 'StringSplit',
+    compute: (ctx) => {
+      const x = requireTensor(ctx, 0);
+      const delimiter = ctx.attrs.string('delimiter', '');
+      const maxsplit = ctx.attrs.has('maxsplit') ? ctx.attrs.int('maxsplit') : -1;
+      const pieces = (x.data as string[]).map((s) => splitString(s, delimiter, maxsplit));
+      const width = pieces.reduce((m, p) => Math.max(m, p.length), 0);
+      const y = ctx.output(0, [...x.dims, width], 'string').data as string[];
+      const z = ctx.output(1, x.dims, 'int64').data as BigInt64Array;
+      pieces.forEach((p, i) => {
+        z[i] = BigInt(p.length);
+        for (let k = 0; k < width; k++) y[i * width + k] = p[k] ?? '';
+      });
+    },
+  }),
+  defineKernel({
+    opType: 'RegexFullMatch',
+    compute: (ctx) => {
+      const x = requireTensor(ctx, 0);
+      const regex = compileFullMatch(ctx.attrs.string('pattern'));
+      if (!regex) throw kernelError(ctx, 'the pattern is not a valid regex');
+      const out = ctx.output(0, x.dims, 'bool').data as Uint8Array;
+      (x.data as string[]).forEach((s, i) => {
+        if (s.length > REGEX_MAX_INPUT_LENGTH) throw kernelError(ctx, `input ${i} is longer than ${REGEX_MAX_INPUT_LENGTH} characters`);
+        out[i] = regex.test(s) ? 1 : 0;
+      });
+    },
+  }),
+];
