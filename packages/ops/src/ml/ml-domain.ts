@@ -1,0 +1,2 @@
+/** The domain of the classic machine-learning ops. */
+export const ML_DOMAIN = 'ai.onnx.ml';

@@ -1,0 +1,70 @@
+import type { AttrMap, HostTensor } from '@tsge/metadef';
+import { attr, createTensor } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import { runKernelOnHost } from '../host/run-on-host.js';
+import { mlKernels } from './index.js';
+
+const f32 = (dims: number[], values: number[]): HostTensor => createTensor('float32', dims, Float32Array.from(values));
+const values = (t: HostTensor | undefined): unknown[] => Array.from(t?.data as ArrayLike<unknown>);
+
+function run(opType: string, inputs: HostTensor[], attrs: Record<string, ReturnType<typeof attr.int>>): HostTensor {
+  const kernel = mlKernels.find((k) => k.opType === opType);
+  if (!kernel) throw new Error(`no kernel ${opType}`);
+  return runKernelOnHost(kernel, inputs, { attrs: new Map(Object.entries(attrs)) as AttrMap, outputCount: 1 })[0] as HostTensor;
+}
+
+describe('LabelEncoder', () => {
+  it('maps strings to int64 with the default', () => {
+    const x = createTensor('string', [3], ['a', 'b', 'z']);
+    const y = run('LabelEncoder', [x], {
+      keys_strings: attr.strings(['a', 'b']),
+      values_int64s: attr.ints([1, 2]),
+      default_int64: attr.int(42),
+    });
+    expect(y.type).toBe('int64');
+    expect(values(y)).toEqual([1n, 2n, 42n]);
+  });
+  it('maps through tensor attributes', () => {
+    const x = createTensor('int64', [2], BigInt64Array.of(1n, 3n));
+    const y = run('LabelEncoder', [x], {
+      keys_tensor: attr.tensor(createTensor('int64', [2], BigInt64Array.of(1n, 2n))),
+      values_tensor: attr.tensor(createTensor('string', [2], ['one', 'two'])),
+      default_tensor: attr.tensor(createTensor('string', [1], ['none'])),
+    });
+    expect(values(y)).toEqual(['one', 'none']);
+  });
+});
+
+describe('ArrayFeatureExtractor and Binarizer', () => {
+  it('extracts columns', () => {
+    const y = run('ArrayFeatureExtractor', [f32([2, 3], [0, 1, 2, 3, 4, 5]), createTensor('int64', [2], BigInt64Array.of(2n, 0n))], {});
+    expect(y.dims).toEqual([2, 2]);
+    expect(values(y)).toEqual([2, 0, 5, 3]);
+  });
+  it('thresholds', () => {
+    expect(values(run('Binarizer', [f32([3], [-1, 0.5, 2])], { threshold: attr.float(0.5) }))).toEqual([0, 0, 1]);
+  });
+});
+
+describe('TreeEnsemble', () => {
+  it('walks branch and set-membership nodes and sums per target', () => {
+    // node 0: x0 <= 1 ? node 1 : leaf 2;  node 1: x1 in {2, 5} ? leaf 0 : leaf 1
+    const attrs = {
+      nodes_modes: attr.tensor(createTensor('uint8', [2], Uint8Array.of(0, 6))),
+      nodes_splits: attr.tensor(f32([2], [1, Number.NaN])),
+      nodes_featureids: attr.ints([0, 1]),
+      nodes_truenodeids: attr.ints([1, 0]),
+      nodes_falsenodeids: attr.ints([2, 1]),
+      nodes_trueleafs: attr.ints([0, 1]),
+      nodes_falseleafs: attr.ints([1, 1]),
+      membership_values: attr.tensor(f32([3], [2, 5, Number.NaN])),
+      leaf_targetids: attr.ints([0, 1, 0]),
+      leaf_weights: attr.tensor(f32([3], [10, 20, 30])),
+      tree_roots: attr.ints([0]),
+      n_targets: attr.int(2),
+    };
+    const y = run('TreeEnsemble', [f32([3, 2], [0, 5, 0, 3, 2, 0])], attrs);
+    expect(y.dims).toEqual([3, 2]);
+    expect(values(y)).toEqual([10, 0, 0, 20, 30, 0]);
+  });
+});
