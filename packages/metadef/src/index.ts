@@ -121,3 +121,7 @@ export type { DeviceV1, StreamHandle, EventHandle, LinearMemory } from './spi/de
 // .air serialization (GE ge.proto.ModelDef)
 export { serializeAir, type SerializeAirOptions } from './air/serialize-air.js';
 export { parseAir, type ParseAirOptions, type ParseAirResult } from './air/parse-air.js';
+
+// verifier and dumps
+export { verifyGraph, type VerifyOptions } from './verify/verify-graph.js';
+export { describeGraph, graphsStructurallyEqual } from './dump/describe-graph.js';
