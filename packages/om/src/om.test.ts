@@ -1,25 +1,3 @@
-import { vi } from 'vitest';
-// TEMPORARY until metadef's serializeAir/parseAir land: keeps graphs in memory by a token.
-vi.mock('@tsge/metadef', async (importOriginal) => {
-  const m = await importOriginal<Record<string, unknown>>();
-  if (typeof m.serializeAir === 'function') return m;
-  const store = new Map<string, unknown>();
-  return {
-    ...m,
-    serializeAir: (g: unknown) => {
-      const k = `g${store.size}`;
-      store.set(k, g);
-      return new TextEncoder().encode(k);
-    },
-    parseAir: (b: Uint8Array) => {
-      const g = store.get(new TextDecoder().decode(b));
-      return g
-        ? { graph: g, diagnostics: [] }
-        : { graph: undefined, diagnostics: [{ code: 'TSGE-E2001', severity: 'error', message: 'bad air' }] };
-    },
-    graphToJson: () => ({}),
-  };
-});
 import { describe, expect, it } from 'vitest';
 import { crc32 } from './crc32.js';
 import { HEADER, OM_HEADER_SIZE, PARTITION_ENTRY_SIZE } from './layout.js';

@@ -1,0 +1,23 @@
+import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
+import { convBatchNormFusion } from './conv-batchnorm.js';
+import { fusedActivationFusions } from './fused-activation.js';
+import { geluFusion, layerNormFusion } from './decomposed.js';
+import { matmulAddFusion } from './matmul-add.js';
+import { fusionAsPass } from './matcher.js';
+
+/** Built-in fusions, in the order they run (ONNX-domain rewrites at O2, tsge fused ops at O3). */
+export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): FusionPassV1[] {
+  const supported = (type: string, domain = 'ai.onnx') =>
+    ops.has(type, domain) && kernels.find(type, domain, 'float32', ['reference']) !== undefined;
+  return [
+    convBatchNormFusion,
+    matmulAddFusion(supported),
+    geluFusion(supported),
+    layerNormFusion(supported),
+    ...fusedActivationFusions(supported),
+  ];
+}
+
+export function builtinFusionPasses(ops: OpRegistry, kernels: KernelRegistry): GraphPassV1[] {
+  return builtinFusions(ops, kernels).map(fusionAsPass);
+}

@@ -1,0 +1,77 @@
+import type { Diagnostic, Dim, GraphPassV1, FusionPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
+import type { MemoryReport, OmWriteInput } from '@tsge/om';
+
+export type CompileTarget = 'wasm-simd' | 'js';
+
+export interface CompileProgress {
+  readonly stage: string;
+  readonly done: number;
+  readonly total: number;
+}
+
+export interface CompileOptions {
+  /** 'wasm-simd' (default) or 'js'. */
+  target?: CompileTarget;
+  /** O0 (correctness only) … O3 (adds tsge-domain fused ops). Default 2. */
+  optLevel?: 0 | 1 | 2 | 3;
+  /** Pass name → false switches a pass off (true forces it on regardless of level). */
+  optimizationSwitch?: Record<string, boolean>;
+  /** Input name → shape overriding the model's (`--input_shape`). */
+  inputShapes?: Record<string, Dim[]>;
+  /** One static plan per batch size for the first dim of symbolic inputs (`--dynamic_batch_size`). */
+  dynamicBatchSizes?: number[];
+  /** One static plan per row; a row lists the values of the symbolic dims in input order (`--dynamic_dims`). */
+  dynamicDims?: number[][];
+  /** Graph outputs to keep: `node` or `node:index` (`--out_nodes`). */
+  outNodes?: string[];
+  precisionMode?: 'fp32' | 'fp16';
+  disableReuseMemory?: boolean;
+  enableSingleStream?: boolean;
+  /** Maximum number of streams (default 2 for wasm-simd, 1 for js). */
+  streamLimit?: number;
+  /** Pass name or 'all': write the graph after it to `dumpDir` (.air, .json, .dot). */
+  dumpGraphAfter?: string | 'all';
+  dumpDir?: string;
+  customPasses?: GraphPassV1[];
+  customFusions?: FusionPassV1[];
+  onProgress?: (event: CompileProgress) => void;
+  /** Op definitions (default: `createDefaultOpRegistry()`); tsge fused ops are added to it. */
+  ops?: OpRegistry;
+  /** Kernels (default: `createDefaultKernelRegistry()`); tsge fused kernels are added to it. */
+  kernels?: KernelRegistry;
+  /** Model name written in the .om header (default: the graph name). */
+  modelName?: string;
+}
+
+export interface PassTiming {
+  readonly name: string;
+  readonly stage: string;
+  readonly milliseconds: number;
+  readonly changed: boolean;
+}
+
+export interface CompileSummary {
+  readonly nodesBefore: number;
+  readonly nodesAfter: number;
+  /** Fusion name → times applied; also other pass counters (`folded`, `cse`, …). */
+  readonly fusions: Readonly<Record<string, number>>;
+  readonly counters: Readonly<Record<string, number>>;
+  readonly passes: readonly PassTiming[];
+  readonly streams: number;
+  readonly events: number;
+  readonly memory: MemoryReport;
+  readonly weightsBytes: number;
+  readonly kernelsBytes: number;
+  readonly omBytes: number;
+  /** Milliseconds per stage: prepare, optimize, place, build, serialize. */
+  readonly stageMilliseconds: Readonly<Record<string, number>>;
+  readonly gears: number;
+  readonly dynamic: boolean;
+}
+
+export interface CompileResult {
+  readonly om: Uint8Array;
+  readonly model: OmWriteInput;
+  readonly summary: CompileSummary;
+  readonly diagnostics: readonly Diagnostic[];
+}
