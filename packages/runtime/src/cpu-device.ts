@@ -13,6 +13,11 @@ export interface CpuDeviceOptions {
   readonly initialBytes?: number;
   /** Upper bound of device memory (default 4 GiB; shared memory reserves it, so pass what you need). */
   readonly maximumBytes?: number;
+  /**
+   * Back the memory by a SharedArrayBuffer even on one thread (default: when threads > 1). Views of
+   * shared memory survive growth, so tensors allocated at run time never invalidate earlier views.
+   */
+  readonly shareMemory?: boolean;
 }
 
 /** The CPU device: `DeviceV1` plus what the executor needs to start workers over the memory. */
@@ -25,6 +30,8 @@ export interface CpuDevice extends DeviceV1 {
   readonly dynamic: CachingAllocator;
   /** A byte view of the whole memory (renewed after growth). */
   bytes(): Uint8Array;
+  /** Compiles a WebAssembly kernel module once (same bytes → same module). */
+  loadKernelModule(bytes: Uint8Array): Promise<WasmModule>;
   /** Starts `threadCount` workers running `handler` over this memory. */
   startWorkers(handler: URL, data: WorkerPoolOptions['data']): WorkerPool;
   /** Registers work so `synchronize()` waits for it. */
@@ -42,7 +49,7 @@ export function canShareMemory(): boolean {
 
 export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
   const threadCount = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
-  const shared = threadCount > 1 && canShareMemory();
+  const shared = (options.shareMemory ?? threadCount > 1) && canShareMemory();
   const deviceMemory: DeviceMemory = createDeviceMemory({
     shared,
     ...(options.initialBytes !== undefined ? { initialBytes: options.initialBytes } : {}),
@@ -66,6 +73,7 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
     memory,
     shared,
     threadCount: shared ? threadCount : 1,
+    // workers need shared memory; without it everything runs on the calling thread
     regions,
     dynamic,
     allocate: (bytes, alignment) => regions.allocate(bytes, alignment),

@@ -1,0 +1,298 @@
+import type { Graph, HostTensor, Node, RuntimeValue } from '@tsge/metadef';
+import { GraphBuilder, TsgeError, attr, createTensorDesc } from '@tsge/metadef';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openModel } from './open-model.js';
+import type { Executor, LoadModelOptions } from './options.js';
+import { assembleModel } from './testing/assemble-model.fixture.js';
+import { TEST_DOMAIN } from './testing/test-kernels.fixture.js';
+
+const kernelModules = [new URL('./testing/test-kernels.fixture.ts', import.meta.url)];
+const open: Executor[] = [];
+async function load(
+  graph: Graph,
+  options: LoadModelOptions & { streamOf?: (n: Node) => number; dynamicNodes?: string[] } = {},
+): Promise<Executor> {
+  const model = assembleModel(graph, {
+    ...(options.streamOf ? { streamOf: options.streamOf } : {}),
+    ...(options.dynamicNodes ? { dynamicNodes: options.dynamicNodes } : {}),
+  });
+  const executor = await openModel(model, { kernelModules, ...options });
+  open.push(executor);
+  return executor;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.release()));
+});
+
+const W1 = new Float32Array([1, -2, 3, -4, 5, -6, 7, -8]);
+const W2 = new Float32Array([0.5, 2, -1, 3, 1, 1, -2, 0.25]);
+
+/** x → Add(x, w1) → Relu = a (branch A);  x → Mul(x, w2) → Spin = b (branch B);  y = Add(a, b). */
+function twoBranchGraph(spin = 1): Graph {
+  const b = new GraphBuilder('two-branch');
+  const desc = createTensorDesc('float32', [2, 4]);
+  const x = b.input('x', 'float32', [2, 4]);
+  const w1 = b.constant('w1', W1, [2, 4]);
+  const w2 = b.constant('w2', W2, [2, 4]);
+  const o = { domain: TEST_DOMAIN, outputDescs: [desc] };
+  const a1 = b.op('Add', [x, w1], { ...o, name: 'a_add' });
+  const a2 = b.op('Relu', [a1], { ...o, name: 'a_relu' });
+  const b1 = b.op('Mul', [x, w2], { ...o, name: 'b_mul' });
+  const b2 = b.op('Spin', [b1], { ...o, name: 'b_spin', attrs: { iterations: attr.int(spin) } });
+  const y = b.op('Add', [a2, b2], { ...o, name: 'join' });
+  b.output(y, 'y');
+  b.output(a2, 'a');
+  return b.build();
+}
+const branchStreams = (n: Node): number => (n.name.startsWith('b_') ? 1 : 0);
+
+function expected(x: Float32Array): { y: number[]; a: number[] } {
+  const a = Array.from(x, (v, i) => Math.max(0, v + (W1[i] as number)));
+  const bb = Array.from(x, (v, i) => Math.fround(v * (W2[i] as number)) + 1);
+  return { y: a.map((v, i) => Math.fround(v + (bb[i] as number))), a: a.map((v) => Math.fround(v)) };
+}
+const X = new Float32Array([1, 2, 3, 4, -5, -6, 7, 8]);
+const values = (v: RuntimeValue | undefined): number[] => Array.from((v as HostTensor).data as Float32Array);
+
+describe('executor', () => {
+  it('sink mode with workers, sink on the calling thread and host mode give identical outputs', async () => {
+    const sink = await load(twoBranchGraph(), { threads: 2, streamOf: branchStreams });
+    expect(sink.mode).toBe('sink');
+    expect(sink.threads).toBe(2);
+    const here = await load(twoBranchGraph(), { threads: 1, streamOf: branchStreams });
+    const host = await load(twoBranchGraph(), { threads: 2, mode: 'host', streamOf: branchStreams });
+    expect(host.mode).toBe('host');
+    const feeds = { x: { type: 'float32', dims: [2, 4], data: X } };
+    const results = [await sink.run(feeds), await here.run(feeds), await host.run(feeds), await sink.run(feeds, { mode: 'host' })];
+    const want = expected(X);
+    for (const r of results) {
+      expect(values(r.y)).toEqual(want.y);
+      expect(values(r.a)).toEqual(want.a);
+      expect((r.y as HostTensor).dims).toEqual([2, 4]);
+    }
+  });
+
+  it('two streams give the same outputs as one stream', async () => {
+    const two = await load(twoBranchGraph(), { threads: 2, streamOf: branchStreams });
+    const one = await load(twoBranchGraph(), { threads: 2 });
+    const feeds = { x: { type: 'float32', dims: [2, 4], data: X } };
+    const [r2, r1] = [await two.run(feeds), await one.run(feeds)];
+    expect(values(r2.y)).toEqual(values(r1.y));
+    expect(values(r2.a)).toEqual(values(r1.a));
+  });
+
+  it('outputs do not alias device memory and repeated runs stay correct', async () => {
+    const executor = await load(twoBranchGraph(), { threads: 2, streamOf: branchStreams });
+    const first = await executor.run({ x: { type: 'float32', dims: [2, 4], data: X } });
+    const zeros = new Float32Array(8);
+    const second = await executor.run({ x: { type: 'float32', dims: [2, 4], data: zeros } });
+    expect(values(first.y)).toEqual(expected(X).y);
+    expect(values(second.y)).toEqual(expected(zeros).y);
+  });
+
+  it('serves concurrent runs, each with its own arena, queueing beyond the limit', async () => {
+    const executor = await load(twoBranchGraph(2000), { threads: 2, streamOf: branchStreams, maxConcurrentRuns: 2 });
+    const inputs = Array.from({ length: 5 }, (_, k) => X.map((v) => v * (k + 1)));
+    const results = await Promise.all(inputs.map((x) => executor.run({ x: { type: 'float32', dims: [2, 4], data: x } })));
+    results.forEach((r, k) => {
+      expect(values(r.y)).toEqual(expected(inputs[k] as Float32Array).y);
+    });
+  });
+
+  async function ticksDuring(
+    executor: Executor,
+    feeds: Record<string, { type: string; dims: number[]; data: Float32Array }>,
+  ): Promise<number> {
+    let ticks = 0;
+    let finished = false;
+    const timer = setInterval(() => {
+      if (!finished) ticks++;
+    }, 1);
+    await executor.run(feeds).finally(() => {
+      finished = true;
+    });
+    clearInterval(timer);
+    return ticks;
+  }
+
+  it('keeps the event loop responsive while workers run a long kernel', async () => {
+    const executor = await load(twoBranchGraph(3_000_000), { threads: 2, streamOf: branchStreams });
+    expect(await ticksDuring(executor, { x: { type: 'float32', dims: [2, 4], data: X } })).toBeGreaterThan(0);
+  });
+
+  it('yields to the event loop between tasks on the calling thread', async () => {
+    // a chain of 40 kernels of a few milliseconds each
+    const b = new GraphBuilder('chain');
+    const desc = createTensorDesc('float32', [2, 4]);
+    let v = b.input('x', 'float32', [2, 4]);
+    for (let i = 0; i < 40; i++)
+      v = b.op('Spin', [v], { name: `spin${i}`, domain: TEST_DOMAIN, outputDescs: [desc], attrs: { iterations: attr.int(100_000) } });
+    b.output(v, 'y');
+    const graph = b.build();
+    for (const mode of ['sink', 'host'] as const) {
+      const executor = await load(graph.clone(), { threads: 1, mode });
+      expect(await ticksDuring(executor, { x: { type: 'float32', dims: [2, 4], data: X } }), mode).toBeGreaterThan(0);
+      const r = await executor.run({ x: { type: 'float32', dims: [2, 4], data: X } });
+      expect(values(r.y)).toEqual(Array.from(X, (x) => x + 40));
+    }
+  });
+
+  it('rejects wrong inputs before any kernel runs', async () => {
+    const executor = await load(twoBranchGraph(), { threads: 1 });
+    const code = async (feeds: Record<string, unknown>): Promise<string> => {
+      try {
+        await executor.run(feeds as never);
+        return 'ok';
+      } catch (error) {
+        expect(TsgeError.isInstance(error)).toBe(true);
+        return `${(error as TsgeError).code} ${(error as Error).message}`;
+      }
+    };
+    expect(await code({})).toMatch(/^TSGE-E6001 .*input x is missing/);
+    expect(await code({ x: { type: 'float32', dims: [2, 4], data: X }, z: { type: 'float32', dims: [1], data: [1] } })).toMatch(
+      /^TSGE-E6002 .*unknown input z; the model has inputs x/,
+    );
+    expect(await code({ x: { type: 'int32', dims: [2, 4], data: new Int32Array(8) } })).toMatch(
+      /^TSGE-E6003 .*input x has dtype int32; expected float32/,
+    );
+    expect(await code({ x: { type: 'float32', dims: [8], data: X } })).toMatch(/^TSGE-E6004 .*input x has shape \[8\]; expected \[2,4\]/);
+    expect(await code({ x: { type: 'float32', dims: [4, 2], data: X } })).toMatch(/^TSGE-E6004 .*shape \[4,2\]; expected \[2,4\]/);
+    expect(await code({ x: { type: 'float32', dims: [2, 4], data: [1, 2, 3] } })).toMatch(/^TSGE-E6004 /);
+    expect(await code({ x: { type: 'float32', dims: [2, 4], data: Array.from(X) } })).toBe('ok');
+  });
+
+  it('fails at load when a kernel is missing, naming the node and op', async () => {
+    const b = new GraphBuilder('missing');
+    const x = b.input('x', 'float32', [2]);
+    b.output(b.op('NoSuchOp', [x], { name: 'mystery', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [2])] }), 'y');
+    const error = await load(b.build(), { threads: 1 }).catch((e: unknown) => e);
+    expect(TsgeError.isInstance(error)).toBe(true);
+    expect((error as TsgeError).code).toBe('TSGE-E4004');
+    expect((error as Error).message).toMatch(/NoSuchOp.*node mystery/);
+  });
+
+  it('rejects a plan whose tensors leave their region', async () => {
+    const model = assembleModel(twoBranchGraph());
+    const task = model.taskInfo.plans[0]?.streams[0]?.tasks.find((t) => t.kind === 'kernel');
+    if (task?.kind === 'kernel' && task.outputs[0]) task.outputs[0] = { ...task.outputs[0], offset: 1 << 20 };
+    const error = await openModel(model, { kernelModules, threads: 1 }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E2006');
+    expect((error as Error).message).toMatch(/leaves its region/);
+  });
+
+  it('reports a failing kernel in a worker as TSGE-E6007 and keeps working', async () => {
+    const b = new GraphBuilder('fail');
+    const desc = createTensorDesc('float32', [2]);
+    const x = b.input('x', 'float32', [2]);
+    const ok = b.op('Relu', [x], { name: 'fine', domain: TEST_DOMAIN, outputDescs: [desc] });
+    const bad = b.op('Fail', [x], { name: 'broken', domain: TEST_DOMAIN, outputDescs: [desc] });
+    b.output(ok, 'ok').output(bad, 'bad');
+    const executor = await load(b.build(), { threads: 2, streamOf: (n) => (n.name === 'broken' ? 1 : 0) });
+    for (let i = 0; i < 2; i++) {
+      const error = await executor.run({ x: { type: 'float32', dims: [2], data: [1, -1] } }).catch((e: unknown) => e);
+      expect((error as TsgeError).code).toBe('TSGE-E6007');
+      expect((error as Error).message).toMatch(/Fail failed at node broken: this kernel always fails/);
+    }
+  });
+
+  it('refuses an output larger than its planned place', async () => {
+    const b = new GraphBuilder('oversize');
+    const x = b.input('x', 'float32', [2]);
+    b.output(b.op('Oversize', [x], { name: 'big', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [2])] }), 'y');
+    const graph = b.build();
+    for (const mode of ['sink', 'host'] as const) {
+      const executor = await load(graph.clone(), { threads: 1, mode });
+      const error = await executor.run({ x: { type: 'float32', dims: [2], data: [1, 2] } }).catch((e: unknown) => e);
+      expect((error as TsgeError).code).toBe('TSGE-E6007');
+      expect((error as Error).message).toMatch(/node big: output 0/);
+    }
+  });
+
+  it('runs dynamic parts in host mode with run-time allocation', async () => {
+    const b = new GraphBuilder('dynamic');
+    const n = b.input('n', 'float32', [1]);
+    const iota = b.op('Iota', [n], { name: 'iota', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', ['len'])] });
+    const y = b.op('Relu', [iota], { name: 'relu', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', ['len'])] });
+    b.output(y, 'y');
+    const executor = await load(b.build(), { threads: 2 });
+    expect(executor.mode).toBe('host');
+    const r5 = await executor.run({ n: { type: 'float32', dims: [1], data: [5] } });
+    expect((r5.y as HostTensor).dims).toEqual([5]);
+    expect(values(r5.y)).toEqual([0, 1, 2, 3, 4]);
+    const r3 = await executor.run({ n: { type: 'float32', dims: [1], data: [3] } });
+    expect(values(r3.y)).toEqual([0, 1, 2]);
+  });
+
+  it('accepts any size for a symbolic input dim', async () => {
+    const b = new GraphBuilder('symbolic');
+    const x = b.input('x', 'float32', ['batch', 2]);
+    b.output(b.op('Relu', [x], { name: 'relu', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', ['batch', 2])] }), 'y');
+    const executor = await load(b.build(), { threads: 1 });
+    expect(executor.inputMetadata).toEqual([{ name: 'x', dtype: 'float32', shape: ['batch', 2] }]);
+    const r = await executor.run({ x: { type: 'float32', dims: [3, 2], data: [1, -1, 2, -2, 3, -3] } });
+    expect(values(r.y)).toEqual([1, 0, 2, 0, 3, 0]);
+    const error = await executor.run({ x: { type: 'float32', dims: [3, 3], data: new Float32Array(9) } }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E6004');
+  });
+
+  it('interprets subgraphs of control-flow kernels on the host', async () => {
+    const branch = (name: string, op: string): Graph => {
+      const sb = new GraphBuilder(name);
+      const v = sb.input('v', 'float32', [2]);
+      const w = sb.constant(`${name}_w`, new Float32Array([10, 20]), [2]);
+      sb.output(sb.op(op, [v, w], { name: `${name}_op`, domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [2])] }), 'r');
+      return sb.build();
+    };
+    const b = new GraphBuilder('choose');
+    const x = b.input('x', 'float32', [2]);
+    const y = b.op('Choose', [x], {
+      name: 'choose',
+      domain: TEST_DOMAIN,
+      outputDescs: [createTensorDesc('float32', [2])],
+      subgraphs: { then_branch: branch('then', 'Add'), else_branch: branch('else', 'Mul') },
+    });
+    b.output(y, 'y');
+    const executor = await load(b.build(), { threads: 2, dynamicNodes: ['choose'] });
+    expect(values((await executor.run({ x: { type: 'float32', dims: [2], data: [1, 2] } })).y)).toEqual([11, 22]);
+    expect(values((await executor.run({ x: { type: 'float32', dims: [2], data: [-1, 2] } })).y)).toEqual([-10, 40]);
+  });
+
+  it('picks the plan of the matching gear, else TSGE-E6008', async () => {
+    const build = (batch: number | string): Graph => {
+      const b = new GraphBuilder('gears');
+      const x = b.input('x', 'float32', [batch, 2]);
+      b.output(b.op('Relu', [x], { name: 'relu', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [batch, 2])] }), 'y');
+      return b.build();
+    };
+    const model = assembleModel(build('N'), { gears: [1, 4].map((n) => ({ gear: { x: [n, 2] }, graph: build(n) })) });
+    const executor = await openModel(model, { kernelModules, threads: 2 });
+    open.push(executor);
+    expect(executor.mode).toBe('sink');
+    const r = await executor.run({ x: { type: 'float32', dims: [4, 2], data: [1, -1, 2, -2, 3, -3, 4, -4] } });
+    expect(values(r.y)).toEqual([1, 0, 2, 0, 3, 0, 4, 0]);
+    expect(values((await executor.run({ x: { type: 'float32', dims: [1, 2], data: [-1, 5] } })).y)).toEqual([0, 5]);
+    const error = await executor.run({ x: { type: 'float32', dims: [3, 2], data: new Float32Array(6) } }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E6008');
+    expect((error as Error).message).toMatch(/x=\[3,2\].*x=\[1,2\] \| x=\[4,2\]/);
+  });
+
+  it('profiles tasks as a Chrome trace with stream and thread', async () => {
+    const executor = await load(twoBranchGraph(), { threads: 2, streamOf: branchStreams, profile: true });
+    await executor.run({ x: { type: 'float32', dims: [2, 4], data: X } });
+    const trace = executor.profile();
+    const names = trace.traceEvents.map((e) => e.name).sort();
+    expect(names).toEqual(['a_add', 'a_relu', 'b_mul', 'b_spin', 'join']);
+    const spin = trace.traceEvents.find((e) => e.name === 'b_spin');
+    expect(spin?.args.stream).toBe(1);
+    expect(spin?.ph).toBe('X');
+    expect(new Set(trace.traceEvents.map((e) => e.tid))).toEqual(new Set([1, 2]));
+    expect(JSON.parse(JSON.stringify(trace)).traceEvents).toHaveLength(5);
+  });
+
+  it('fails runs after release with TSGE-E6006', async () => {
+    const executor = await openModel(assembleModel(twoBranchGraph()), { kernelModules, threads: 2 });
+    await executor.release();
+    const error = await executor.run({ x: { type: 'float32', dims: [2, 4], data: X } }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E6006');
+  });
+});

@@ -1,0 +1,181 @@
+import type { DataType, Graph, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
+import {
+  ATTR_VALUE,
+  CONST,
+  DATA,
+  DTYPE_BYTES,
+  createAttrReader,
+  createTensor,
+  isHostTensor,
+  shapeSize,
+  shapeToString,
+} from '@tsge/metadef';
+import type { CpuDevice } from '@tsge/runtime';
+import { createEventTable, runStreamsOnHost, viewOf } from '@tsge/runtime';
+import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
+import type { BoundKernel } from '../model/kernel-set.js';
+import { isDynamicRef } from '../model/prepare-plans.js';
+import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js';
+import { kernelError, kernelFailure } from '../run/kernel-failure.js';
+import { runRefCall } from '../run/ref-call.js';
+import { runSubgraph } from './subgraph.js';
+
+export interface HostModel {
+  readonly graph: Graph;
+  readonly nodes: ReadonlyMap<string, Node>;
+  readonly registry: KernelRegistry;
+  readonly bound: ReadonlyMap<KernelCall, BoundKernel>;
+  readonly device: CpuDevice;
+}
+
+export type TaskObserver = (call: KernelCall, streamId: number, start: number, end: number) => void;
+
+/**
+ * Host mode: the calling thread dispatches task by task, in stream order with events, yielding to
+ * the event loop between slices. Values flow along the graph's edges, so outputs whose shape is
+ * known only now (region 'dynamic') get memory when the kernel asks for it: from the device's
+ * caching allocator when memory is shared (views survive growth), else on the JS heap. Planned
+ * outputs land at their planned offsets; a planned place that is too small is an error.
+ */
+export async function runOnHost(
+  model: HostModel,
+  plan: PreparedPlan,
+  bases: RegionBases,
+  inputs: readonly RuntimeValue[],
+  observe?: TaskObserver,
+): Promise<RuntimeValue[]> {
+  const { graph, device } = model;
+  const values = new Map<string, RuntimeValue | undefined>();
+  const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
+  const blocks: number[] = [];
+  const buffer = (): ArrayBufferLike => device.memory.buffer;
+
+  // graph inputs: planned inputs are copied into the arena, the rest stay JS values
+  graph.inputNodes().forEach((node, i) => {
+    const value = inputs[i];
+    const ref = plan.inputs[i];
+    if (value && isHostTensor(value) && ref && ref.region === 'arena' && !isDynamicRef(ref)) {
+      const place = tensorAt(ref, buffer(), bases, value.dims);
+      (place.data as Float32Array).set(value.data as Float32Array);
+      values.set(key(node, 0), place);
+    } else {
+      values.set(key(node, 0), value && isHostTensor(value) ? copyTensor(value) : value);
+    }
+  });
+
+  const constValue = (node: Node): HostTensor | undefined => {
+    const value = node.opDesc.attrs.get(ATTR_VALUE);
+    if (value?.kind === 'tensor') return value.value;
+    const offset = node.opDesc.attrs.get('_weight_offset');
+    const desc = value?.kind === 'tensor_desc' ? value.value : node.opDesc.outputDescs[0];
+    const count = desc ? shapeSize(desc.shape) : undefined;
+    if (offset?.kind !== 'int' || !desc || count === undefined) return undefined;
+    return { type: desc.dtype, dims: desc.shape as number[], data: viewOf(buffer(), desc.dtype, bases.weights + offset.value, count) };
+  };
+  const environment = { root: graph, registry: model.registry, constValue };
+
+  const inputValue = (node: Node, index: number): RuntimeValue | undefined => {
+    const peer = node.inData[index]?.peer;
+    if (!peer) return undefined;
+    const producer = peer.node;
+    if (producer.type === CONST) return constValue(producer);
+    const k = key(producer, peer.index);
+    if (!values.has(k) && producer.type !== DATA)
+      throw kernelError(
+        { node: node.name, opType: node.type, domain: node.opDesc.domain },
+        `input ${index} from ${producer.name} has not been computed`,
+      );
+    return values.get(k);
+  };
+
+  const allocate = (call: KernelCall, index: number, dims: readonly number[], dtype: DataType): HostTensor => {
+    const ref = call.outputs[index];
+    const count = shapeSize(dims);
+    if (count === undefined) throw kernelError(call, `output ${index} has invalid dims ${shapeToString(dims)}`);
+    const bytes = count * DTYPE_BYTES[dtype];
+    if (ref && ref.region === 'arena' && !isDynamicRef(ref)) {
+      if (dtype !== ref.dtype || bytes > ref.bytes) {
+        throw kernelError(
+          call,
+          `output ${index} needs ${bytes} bytes of ${dtype} for ${shapeToString(dims)}; the plan gives ${ref.bytes} bytes of ${ref.dtype}`,
+        );
+      }
+      return tensorAt(ref, buffer(), bases, dims);
+    }
+    if (dtype === 'string' || !device.shared) return createTensor(dtype, dims);
+    const offset = device.dynamic.allocate(bytes);
+    blocks.push(offset);
+    return { type: dtype, dims: [...dims], data: viewOf(buffer(), dtype, offset, count) };
+  };
+
+  const runCall = (call: KernelCall, streamId: number): void => {
+    const node = model.nodes.get(call.node) as Node;
+    const bound = model.bound.get(call);
+    if (!bound) throw kernelError(call, `kernel ${call.kernel} is not bound`);
+    if (bound.kind === 'wasm') {
+      // generated kernels work on planned places only
+      if ([...call.inputs, ...call.outputs].some(isDynamicRef)) throw kernelError(call, 'a generated kernel cannot take run-time shapes');
+      runRefCall(call, bound, buffer(), bases);
+      call.outputs.forEach((ref, i) => {
+        values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, buffer(), bases));
+      });
+      return;
+    }
+    const callInputs = node.inData.map((_, i) => inputValue(node, i));
+    const context: KernelContextV1 = {
+      nodeName: call.node,
+      opType: call.opType,
+      attrs: createAttrReader(call.attrs),
+      inputCount: callInputs.length,
+      outputCount: node.outData.length,
+      opsetVersion: call.opsetVersion,
+      input: (i) => callInputs[i],
+      tensor(i) {
+        const v = callInputs[i];
+        if (v !== undefined && !isHostTensor(v)) throw kernelError(call, `input ${i} is a ${v.kind}, expected a tensor`);
+        return v;
+      },
+      output(i, dims, dtype) {
+        const t = allocate(call, i, dims, dtype);
+        values.set(key(node, i), t);
+        return t;
+      },
+      setOutput(i, value) {
+        values.set(key(node, i), value);
+      },
+      runSubgraph: (attrName, subInputs) => runSubgraph(environment, node, attrName, subInputs),
+    };
+    const start = observe ? performance.now() : 0;
+    try {
+      bound.kernel.compute(context);
+    } catch (error) {
+      throw kernelFailure(call, error);
+    }
+    if (observe) observe(call, streamId, start, performance.now());
+  };
+
+  try {
+    await runStreamsOnHost(
+      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
+      createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
+      runCall,
+    );
+    const output = graph.outputNode();
+    if (!output) return [];
+    return output.inData.map((_, i) => {
+      const v = inputValue(output, i);
+      if (v === undefined)
+        throw kernelError({ node: output.name, opType: output.type, domain: output.opDesc.domain }, `output ${i} has no value`);
+      return copyValue(v);
+    });
+  } finally {
+    for (const offset of blocks) device.dynamic.free(offset);
+  }
+}
+
+/** Copies tensors (and tensors inside sequences/optionals) out of device memory. */
+export function copyValue(value: RuntimeValue): RuntimeValue {
+  if (isHostTensor(value)) return copyTensor(value);
+  if (value.kind === 'sequence') return { ...value, items: value.items.map(copyTensor) };
+  return { kind: 'optional', value: value.value === undefined ? undefined : (copyValue(value.value) as HostTensor) };
+}

@@ -1,0 +1,92 @@
+import type { Graph, HostTensor, KernelRegistry, KernelV1, Node, RuntimeValue } from '@tsge/metadef';
+import { ATTR_INDEX, ATTR_PARENT_NODE_INDEX, CONST, DATA, NET_OUTPUT, TsgeError, isHostTensor, topologicalSort } from '@tsge/metadef';
+import { runKernelOnHost } from '@tsge/ops';
+import { kernelError, kernelFailure } from '../run/kernel-failure.js';
+
+export interface SubgraphEnvironment {
+  readonly root: Graph;
+  readonly registry: KernelRegistry;
+  /** The tensor of a Const node (from the weights or its value attribute). */
+  constValue(node: Node): HostTensor | undefined;
+}
+
+const orders = new WeakMap<Graph, readonly Node[]>();
+
+/**
+ * Interprets a subgraph on the host (If/Loop/Scan bodies): nodes in topological order, values as
+ * JS tensors (freed by the garbage collector, so a long Loop does not hold device memory), each
+ * node run by its reference kernel. Nested subgraphs recurse.
+ */
+export function runSubgraph(
+  environment: SubgraphEnvironment,
+  owner: Node,
+  attrName: string,
+  inputs: readonly (RuntimeValue | undefined)[],
+): RuntimeValue[] {
+  const call = { node: owner.name, opType: owner.type, domain: owner.opDesc.domain };
+  const attrValue = owner.opDesc.attrs.get(attrName);
+  const name = attrValue?.kind === 'graph' ? attrValue.value : undefined;
+  const graph = name !== undefined ? environment.root.subgraph(name) : undefined;
+  if (!graph) throw kernelError(call, `attribute ${attrName} names no subgraph`);
+  let order = orders.get(graph);
+  if (!order) {
+    const sorted = topologicalSort(graph);
+    if (!sorted.ok) throw kernelError(call, `subgraph ${graph.name} has a cycle`);
+    order = sorted.order;
+    orders.set(graph, order);
+  }
+  const values = new Map<string, RuntimeValue | undefined>();
+  const key = (node: Node, index: number): string => `${node.id}:${index}`;
+  const inputOf = (node: Node, index: number): RuntimeValue | undefined => {
+    const peer = node.inData[index]?.peer;
+    return peer ? values.get(key(peer.node, peer.index)) : undefined;
+  };
+  let results: RuntimeValue[] | undefined;
+  for (const node of order) {
+    const type = node.type;
+    if (type === DATA) {
+      const position = intAttr(node, ATTR_INDEX) ?? intAttr(node, ATTR_PARENT_NODE_INDEX) ?? 0;
+      values.set(key(node, 0), inputs[position]);
+    } else if (type === CONST) {
+      values.set(key(node, 0), environment.constValue(node));
+    } else if (type === NET_OUTPUT) {
+      results = node.inData.map((_, i) => {
+        const v = inputOf(node, i);
+        if (v === undefined) throw kernelError(call, `subgraph ${graph.name} output ${i} has no value`);
+        return v;
+      });
+    } else {
+      const nodeInputs = node.inData.map((_, i) => inputOf(node, i));
+      const first = nodeInputs.find(isHostTensor);
+      const kernel: KernelV1 | undefined = environment.registry.find(type, node.opDesc.domain, first?.type);
+      if (!kernel)
+        throw TsgeError.of(
+          'TSGE-E4004',
+          { op: `${node.opDesc.domain}::${type}`, dtype: first?.type ?? '-' },
+          { node: node.name, opType: type },
+        );
+      let outputs: (RuntimeValue | undefined)[];
+      try {
+        outputs = runKernelOnHost(kernel, nodeInputs, {
+          opType: type,
+          nodeName: node.name,
+          attrs: node.opDesc.attrs,
+          outputCount: node.outData.length,
+          runSubgraph: (attr, subInputs) => runSubgraph(environment, node, attr, subInputs),
+        });
+      } catch (error) {
+        throw kernelFailure({ node: node.name, opType: type, domain: node.opDesc.domain }, error);
+      }
+      outputs.forEach((v, i) => {
+        values.set(key(node, i), v);
+      });
+    }
+  }
+  if (!results) throw kernelError(call, `subgraph ${graph.name} has no NetOutput`);
+  return results;
+}
+
+function intAttr(node: Node, name: string): number | undefined {
+  const a = node.opDesc.attrs.get(name);
+  return a?.kind === 'int' ? a.value : undefined;
+}

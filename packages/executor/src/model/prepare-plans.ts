@@ -1,0 +1,167 @@
+import type { Diagnostic, Graph, Node } from '@tsge/metadef';
+import { DTYPE_BYTES, diagnostic, isDataType, isStaticShape, shapeSize } from '@tsge/metadef';
+import type { OmModel, Task, TensorRef } from '@tsge/om';
+import type { CallTask, KernelCall, PreparedPlan, PreparedStream } from './kernel-call.js';
+
+const MAX_EVENTS = 1 << 16;
+
+/** True when a tensor is not placed by the memory plan (host mode decides its memory at run time). */
+export function isDynamicRef(ref: TensorRef): boolean {
+  return ref.region === 'dynamic' || ref.dtype === 'string' || !isStaticShape(ref.shape);
+}
+
+/**
+ * Checks every plan of a model against the graph and the memory layout, and resolves each kernel
+ * task to a `KernelCall`. A model file is untrusted: a reference outside its region or an event id
+ * outside the plan is a diagnostic, never a read out of bounds later.
+ */
+export function preparePlans(model: OmModel, nodes: ReadonlyMap<string, Node>): { plans: PreparedPlan[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const plans: PreparedPlan[] = [];
+  const report = (reason: string, node?: string): void => {
+    diagnostics.push(diagnostic('TSGE-E2006', { format: 'om', reason }, node !== undefined ? { node } : undefined));
+  };
+  if (model.taskInfo.plans.length === 0) report('TASK_INFO has no execution plan');
+  model.taskInfo.plans.forEach((plan, planIndex) => {
+    let dynamic = model.taskInfo.dynamic;
+    const checkRef = (ref: TensorRef | undefined, what: string, node?: string): boolean => {
+      if (!ref || typeof ref !== 'object') {
+        report(`plan ${planIndex}: ${what} has no tensor reference`, node);
+        return false;
+      }
+      if (!isDataType(ref.dtype)) {
+        report(`plan ${planIndex}: ${what} has unknown dtype ${String(ref.dtype)}`, node);
+        return false;
+      }
+      if (!Array.isArray(ref.shape)) {
+        report(`plan ${planIndex}: ${what} has no shape`, node);
+        return false;
+      }
+      if (ref.region === 'none') return true;
+      if (isDynamicRef(ref)) {
+        dynamic = true;
+        return true;
+      }
+      const size = ref.region === 'arena' ? plan.arenaBytes : ref.region === 'weights' ? model.weights.byteLength : -1;
+      if (size < 0) {
+        report(`plan ${planIndex}: ${what} names unknown region ${String(ref.region)}`, node);
+        return false;
+      }
+      const elementBytes = DTYPE_BYTES[ref.dtype];
+      const needed = (shapeSize(ref.shape) ?? 0) * elementBytes;
+      const fits =
+        Number.isInteger(ref.offset) &&
+        Number.isInteger(ref.bytes) &&
+        ref.offset >= 0 &&
+        ref.bytes >= needed &&
+        ref.offset + needed <= size;
+      if (!fits) {
+        report(
+          `plan ${planIndex}: ${what} (${needed} bytes at ${ref.region} offset ${ref.offset}, ${ref.bytes} planned) leaves its region of ${size} bytes`,
+          node,
+        );
+        return false;
+      }
+      if (elementBytes > 0 && ref.offset % Math.min(elementBytes, 8) !== 0) {
+        report(`plan ${planIndex}: ${what} at offset ${ref.offset} is not aligned for ${ref.dtype}`, node);
+        return false;
+      }
+      return true;
+    };
+    if (!Number.isInteger(plan.eventCount) || plan.eventCount < 0 || plan.eventCount > MAX_EVENTS) {
+      report(`plan ${planIndex}: event count ${plan.eventCount} is invalid`);
+      return;
+    }
+    if (!Number.isInteger(plan.arenaBytes) || plan.arenaBytes < 0) {
+      report(`plan ${planIndex}: arena size ${plan.arenaBytes} is invalid`);
+      return;
+    }
+    for (const [i, ref] of plan.inputs.entries()) checkRef(ref, `input ${i}`);
+    for (const [i, ref] of plan.outputs.entries()) checkRef(ref, `output ${i}`);
+    if (plan.inputs.length !== model.ioInfo.inputs.length || plan.outputs.length !== model.ioInfo.outputs.length) {
+      report(
+        `plan ${planIndex}: has ${plan.inputs.length} inputs and ${plan.outputs.length} outputs; IO_INFO has ${model.ioInfo.inputs.length} and ${model.ioInfo.outputs.length}`,
+      );
+    }
+    const streams: PreparedStream[] = [];
+    const seenStreams = new Set<number>();
+    for (const stream of plan.streams) {
+      if (seenStreams.has(stream.id)) report(`plan ${planIndex}: stream ${stream.id} appears twice`);
+      seenStreams.add(stream.id);
+      const tasks: CallTask[] = [];
+      for (const task of stream.tasks) {
+        const call = prepareTask(task, planIndex, plan.eventCount, nodes, report, checkRef);
+        if (call) tasks.push(call);
+      }
+      streams.push({ streamId: stream.id, tasks });
+    }
+    for (const io of [...model.ioInfo.inputs, ...model.ioInfo.outputs]) if (io.kind && io.kind !== 'tensor') dynamic = true;
+    plans.push({
+      index: planIndex,
+      gear: plan.gear,
+      arenaBytes: plan.arenaBytes,
+      eventCount: plan.eventCount,
+      streams,
+      inputs: plan.inputs,
+      outputs: plan.outputs,
+      dynamic,
+    });
+  });
+  return { plans, diagnostics };
+}
+
+function prepareTask(
+  task: Task,
+  planIndex: number,
+  eventCount: number,
+  nodes: ReadonlyMap<string, Node>,
+  report: (reason: string, node?: string) => void,
+  checkRef: (ref: TensorRef | undefined, what: string, node?: string) => boolean,
+): CallTask | undefined {
+  if (task.kind === 'record' || task.kind === 'wait') {
+    if (!Number.isInteger(task.event) || task.event < 0 || task.event >= eventCount) {
+      report(`plan ${planIndex}: ${task.kind} of event ${task.event} outside 0..${eventCount - 1}`);
+      return undefined;
+    }
+    return { kind: task.kind, event: task.event };
+  }
+  if (task.kind !== 'kernel') {
+    report(`plan ${planIndex}: unknown task kind ${String((task as { kind: unknown }).kind)}`);
+    return undefined;
+  }
+  const node = nodes.get(task.node);
+  if (!node) {
+    report(`plan ${planIndex}: task names node ${task.node}, which is not in the graph`, task.node);
+    return undefined;
+  }
+  let ok = true;
+  task.inputs.forEach((ref, i) => {
+    ok = checkRef(ref, `input ${i} of ${task.node}`, task.node) && ok;
+  });
+  task.outputs.forEach((ref, i) => {
+    ok = checkRef(ref, `output ${i} of ${task.node}`, task.node) && ok;
+  });
+  if (task.workspace) ok = checkRef(task.workspace, `workspace of ${task.node}`, task.node) && ok;
+  if (!ok) return undefined;
+  const first = task.inputs.find((ref) => ref.region !== 'none');
+  const call: KernelCall = {
+    node: task.node,
+    opType: task.opType,
+    domain: task.domain,
+    kernel: task.kernel,
+    attrs: node.opDesc.attrs,
+    opsetVersion: 0,
+    inputs: task.inputs,
+    outputs: task.outputs,
+    ...(task.workspace ? { workspace: task.workspace } : {}),
+    inputDtype: first?.dtype,
+  };
+  return { kind: 'kernel', kernel: call };
+}
+
+/** Every node of the root graph by name (subgraph nodes run inside their parent's kernel). */
+export function nodesByName(graph: Graph): Map<string, Node> {
+  const map = new Map<string, Node>();
+  for (const node of graph.nodes) map.set(node.name, node);
+  return map;
+}

@@ -1,0 +1,265 @@
+import type { Diagnostic, HostTensor, RuntimeValue } from '@tsge/metadef';
+import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
+import type { OmModel } from '@tsge/om';
+import type { CpuDevice, WasmModule } from '@tsge/runtime';
+import { alignUp, canShareMemory, createCpuDevice, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
+import { checkFeeds } from './feeds.js';
+import { copyValue, runOnHost } from './host/host-runner.js';
+import type { KernelCall, PreparedPlan } from './model/kernel-call.js';
+import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from './model/kernel-set.js';
+import { nodesByName, preparePlans } from './model/prepare-plans.js';
+import { selectPlan } from './model/select-plan.js';
+import type { ChromeTrace, ExecutionMode, Executor, Feed, LoadModelOptions, RunOptions, TensorMetadata, TraceEvent } from './options.js';
+import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
+import { runRefCall } from './run/ref-call.js';
+import { controlLayout } from './sink/control-block.js';
+import { type SinkDispatcher, assignStreams, createSinkDispatcher } from './sink/sink-dispatcher.js';
+import type { SinkWorkerData } from './sink/sink-protocol.js';
+import { createSlotPool } from './slot-pool.js';
+
+const GIB = 1024 * 1024 * 1024;
+const DEFAULT_DYNAMIC_LIMIT = GIB;
+
+/**
+ * Binds a read model to a CPU device and returns its executor. Memory layout:
+ * `[weights | arena per concurrent run | control words]`, all placed once here.
+ */
+export async function openModel(model: OmModel, options: LoadModelOptions = {}): Promise<Executor> {
+  const nodes = nodesByName(model.graph);
+  const prepared = preparePlans(model, nodes);
+  if (prepared.diagnostics.length > 0) throw TsgeError.fromDiagnostics(prepared.diagnostics);
+  const plans = prepared.plans;
+  const kernelModules = (options.kernelModules ?? []).map((m) => (m instanceof URL ? m.href : m));
+  const registry = await loadKernelRegistry(kernelModules);
+
+  const anyDynamic = plans.some((p) => p.dynamic);
+  const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
+  const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && canShareMemory();
+  const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
+  const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
+
+  // size device memory before anything is placed
+  const arenaBytes = alignUp(Math.max(64, ...plans.map((p) => p.arenaBytes)), 64);
+  const maxEventCount = Math.max(0, ...plans.map((p) => p.eventCount));
+  const layout = controlLayout(slotCount, maxEventCount);
+  const staticBytes =
+    64 + alignUp(Math.max(64, model.weights.byteLength), 64) + slotCount * arenaBytes + alignUp(layout.totalWords * 4, 64);
+  const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
+  if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
+  const device: CpuDevice = createCpuDevice({
+    threads: useWorkers ? threads : 1,
+    initialBytes: staticBytes,
+    maximumBytes: Math.min(limit, 4 * GIB),
+    // shared memory keeps views valid when run-time tensors grow it
+    shareMemory: useWorkers || anyDynamic,
+  });
+
+  try {
+    const weightsBase = device.allocate(Math.max(64, model.weights.byteLength));
+    device.bytes().set(model.weights, weightsBase);
+    const arenaBases = Array.from({ length: slotCount }, () => device.allocate(arenaBytes));
+    const controlOffset = device.allocate(layout.totalWords * 4);
+
+    const wasmModules: { name: string; module: WasmModule }[] = [];
+    for (const k of model.kernels) wasmModules.push({ name: k.name, module: await device.loadKernelModule(k.bytes) });
+    const wasmKernels = await instantiateWasmKernels(wasmModules, device.memory);
+
+    // bind every task on this thread: a missing kernel fails the load, naming node and op
+    const bound = new Map<KernelCall, BoundKernel>();
+    const missing: Diagnostic[] = [];
+    for (const plan of plans) {
+      for (const stream of plan.streams) {
+        for (const task of stream.tasks) {
+          if (task.kind !== 'kernel') continue;
+          const call = task.kernel;
+          const kernel = bindKernel(call, registry, wasmKernels);
+          if (kernel) bound.set(call, kernel);
+          else {
+            missing.push(
+              diagnostic(
+                'TSGE-E4004',
+                { op: `${call.domain}::${call.opType} (implementation ${call.kernel})`, dtype: call.inputDtype ?? '-' },
+                { node: call.node, opType: call.opType, domain: call.domain },
+              ),
+            );
+          }
+        }
+      }
+    }
+    if (missing.length > 0) throw TsgeError.fromDiagnostics(missing);
+
+    let dispatcher: SinkDispatcher | undefined;
+    if (useWorkers) {
+      const assignments = plans.map((p) => assignStreams(p, device.threadCount));
+      const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
+      const pool = device.startWorkers(
+        handler,
+        (index: number): SinkWorkerData => ({
+          plans: plans.map((p, planIndex) => ({
+            eventCount: p.eventCount,
+            streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
+          })),
+          controlOffset,
+          slotCount,
+          maxEventCount,
+          weightsBase,
+          arenaBases,
+          kernelModules,
+          wasmModules,
+          profile: options.profile === true,
+        }),
+      );
+      await pool.ready;
+      dispatcher = createSinkDispatcher({
+        pool,
+        words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
+        layout,
+        participants: assignments.map((byWorker) => byWorker.filter((streams) => streams.length > 0).length),
+        profile: options.profile === true,
+      });
+    }
+    return createExecutor({
+      model,
+      options,
+      device,
+      plans,
+      bound,
+      registry,
+      nodes,
+      weightsBase,
+      arenaBases,
+      slotCount,
+      dispatcher,
+      defaultMode,
+      threads: useWorkers ? device.threadCount : 1,
+    });
+  } catch (error) {
+    await device.release();
+    throw error;
+  }
+}
+
+interface ExecutorParts {
+  readonly model: OmModel;
+  readonly options: LoadModelOptions;
+  readonly device: CpuDevice;
+  readonly plans: readonly PreparedPlan[];
+  readonly bound: Map<KernelCall, BoundKernel>;
+  readonly registry: Awaited<ReturnType<typeof loadKernelRegistry>>;
+  readonly nodes: ReturnType<typeof nodesByName>;
+  readonly weightsBase: number;
+  readonly arenaBases: readonly number[];
+  readonly slotCount: number;
+  readonly dispatcher: SinkDispatcher | undefined;
+  readonly defaultMode: ExecutionMode;
+  readonly threads: number;
+}
+
+function createExecutor(parts: ExecutorParts): Executor {
+  const { model, device, plans, dispatcher } = parts;
+  const slots = createSlotPool(parts.slotCount);
+  const traceEvents: TraceEvent[] = [];
+  const profiling = parts.options.profile === true;
+  const epochMicros = (ms: number): number => (performance.timeOrigin + ms) * 1000;
+  let runCount = 0;
+  let released = false;
+  const metadata = (list: OmModel['ioInfo']['inputs']): TensorMetadata[] =>
+    list.map((io) => ({ name: io.name, dtype: io.dtype, shape: [...io.shape], ...(io.kind ? { kind: io.kind } : {}) }));
+  const hostModel = { graph: model.graph, nodes: parts.nodes, registry: parts.registry, bound: parts.bound, device };
+
+  const record = (run: number, call: KernelCall, stream: number, thread: number, start: number, duration: number): void => {
+    traceEvents.push({
+      name: call.node,
+      cat: call.opType,
+      ph: 'X',
+      ts: start,
+      dur: duration,
+      pid: 0,
+      tid: thread,
+      args: { opType: call.opType, kernel: call.kernel, stream, thread, run },
+    });
+  };
+
+  /** Sink semantics on the calling thread (threads: 1): the same task lists over planned places. */
+  async function runRefsHere(plan: PreparedPlan, bases: RegionBases, run: number): Promise<void> {
+    await runStreamsOnHost(
+      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
+      createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
+      (call, stream) => {
+        const start = profiling ? performance.now() : 0;
+        runRefCall(call, parts.bound.get(call) as BoundKernel, device.memory.buffer, bases);
+        if (profiling) record(run, call, stream, 0, epochMicros(start), (performance.now() - start) * 1000);
+      },
+    );
+  }
+
+  async function runPlanned(plan: PreparedPlan, slot: number, inputs: readonly RuntimeValue[], run: number): Promise<RuntimeValue[]> {
+    const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
+    plan.inputs.forEach((ref, i) => {
+      const value = inputs[i] as HostTensor;
+      writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
+    });
+    if (dispatcher) {
+      const reports = await dispatcher.run(slot, plan);
+      for (const report of reports) {
+        for (const [node, opType, kernel, stream, start, duration] of report.timings) {
+          record(run, { node, opType, kernel } as KernelCall, stream, report.worker + 1, start, duration);
+        }
+      }
+    } else {
+      await runRefsHere(plan, bases, run);
+    }
+    return plan.outputs.map((ref) => copyValue(tensorAt(ref, device.memory.buffer, bases)));
+  }
+
+  const executor: Executor = {
+    modelName: model.header.modelName,
+    mode: parts.defaultMode,
+    threads: parts.threads,
+    inputNames: model.ioInfo.inputs.map((i) => i.name),
+    outputNames: model.ioInfo.outputs.map((o) => o.name),
+    inputMetadata: metadata(model.ioInfo.inputs),
+    outputMetadata: metadata(model.ioInfo.outputs),
+    async run(feeds: Readonly<Record<string, Feed>>, runOptions: RunOptions = {}) {
+      if (released) throw TsgeError.of('TSGE-E6006');
+      const inputs = checkFeeds(feeds, model.ioInfo.inputs);
+      const plan = selectPlan(plans, model.ioInfo.inputs, inputs);
+      const mode = plan.dynamic ? 'host' : (runOptions.mode ?? parts.defaultMode);
+      const run = ++runCount;
+      const slot = await slots.acquire();
+      const work = (async (): Promise<RuntimeValue[]> => {
+        if (mode === 'sink' && inputs.every(isHostTensor)) return runPlanned(plan, slot, inputs, run);
+        const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
+        return runOnHost(
+          hostModel,
+          plan,
+          bases,
+          inputs,
+          profiling ? (call, stream, start, end) => record(run, call, stream, 0, epochMicros(start), (end - start) * 1000) : undefined,
+        );
+      })();
+      try {
+        const outputs = await device.track(work);
+        const result: Record<string, RuntimeValue> = {};
+        executor.outputNames.forEach((name, i) => {
+          result[name] = outputs[i] as RuntimeValue;
+        });
+        return result;
+      } finally {
+        slots.release(slot);
+      }
+    },
+    profile(): ChromeTrace {
+      return { traceEvents: [...traceEvents], displayTimeUnit: 'ms' };
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      slots.close(TsgeError.of('TSGE-E6006'));
+      await device.synchronize();
+      dispatcher?.shutdown();
+      await device.release();
+    },
+  };
+  return executor;
+}

@@ -1,0 +1,84 @@
+import type { DataType, Dim, RuntimeValue, TensorStorage } from '@tsge/metadef';
+
+export type ExecutionMode = 'sink' | 'host';
+
+export interface LoadModelOptions {
+  /** Threads that run kernels (default `os.availableParallelism()`); 1 runs on the calling thread. */
+  readonly threads?: number;
+  /**
+   * 'sink' (default for static models): task lists go to the workers once and a run is one signal.
+   * 'host': the calling thread dispatches task by task. Models with dynamic outputs always run in host mode.
+   */
+  readonly mode?: ExecutionMode;
+  /** Runs that may execute at once, each with its own arena (default 2); more runs queue. */
+  readonly maxConcurrentRuns?: number;
+  /** Record per-task timings for `profile()`. */
+  readonly profile?: boolean;
+  /**
+   * Extra kernels: URLs or specifiers of modules exporting `kernels: KernelV1[]`. They are imported
+   * on the calling thread and in every worker, so they must be importable by URL.
+   */
+  readonly kernelModules?: readonly (string | URL)[];
+  /** Upper bound of device memory in bytes (default: what a static model needs; 1 GiB for dynamic ones). */
+  readonly maxMemoryBytes?: number;
+}
+
+/** A tensor in onnxruntime-common's shape (`{ type, dims, data }`), accepted as a feed. */
+export interface TensorLike {
+  readonly type: string;
+  readonly dims: readonly number[];
+  readonly data: TensorStorage | ArrayLike<number> | ArrayLike<bigint>;
+}
+
+export type Feed = RuntimeValue | TensorLike;
+
+export interface RunOptions {
+  /** Overrides the executor's mode for this run ('sink' applies only to static models with workers). */
+  readonly mode?: ExecutionMode;
+}
+
+export interface TensorMetadata {
+  readonly name: string;
+  readonly dtype: DataType;
+  readonly shape: readonly Dim[];
+  readonly kind?: 'tensor' | 'sequence' | 'optional';
+}
+
+/** One complete event of a Chrome trace (`ph: 'X'`), timestamps in microseconds. */
+export interface TraceEvent {
+  readonly name: string;
+  readonly cat: string;
+  readonly ph: 'X';
+  readonly ts: number;
+  readonly dur: number;
+  readonly pid: number;
+  readonly tid: number;
+  readonly args: {
+    readonly opType: string;
+    readonly kernel: string;
+    readonly stream: number;
+    readonly thread: number;
+    readonly run: number;
+  };
+}
+
+export interface ChromeTrace {
+  readonly traceEvents: readonly TraceEvent[];
+  readonly displayTimeUnit: 'ms';
+}
+
+export interface Executor {
+  readonly modelName: string;
+  /** The mode runs use by default (host when the model has dynamic parts or no workers). */
+  readonly mode: ExecutionMode;
+  readonly threads: number;
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  readonly inputMetadata: readonly TensorMetadata[];
+  readonly outputMetadata: readonly TensorMetadata[];
+  run(feeds: Readonly<Record<string, Feed>>, options?: RunOptions): Promise<Record<string, RuntimeValue>>;
+  /** Per-task timings of the runs so far (needs `profile: true`), as a Chrome trace. */
+  profile(): ChromeTrace;
+  /** Frees device memory and terminates workers; later runs fail with TSGE-E6006. */
+  release(): Promise<void>;
+}

@@ -1,0 +1,107 @@
+import { TsgeError } from '@tsge/metadef';
+import type { WorkerPool } from '@tsge/runtime';
+import { atomicsWaitAsync } from '@tsge/runtime';
+import type { PreparedPlan } from '../model/kernel-call.js';
+import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
+import type { SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
+
+/** Which worker runs which stream: streams in order, dealt round robin. */
+export function assignStreams(plan: PreparedPlan, workers: number): number[][] {
+  const byWorker: number[][] = Array.from({ length: workers }, () => []);
+  for (let i = 0; i < plan.streams.length; i++) byWorker[i % workers]?.push(i);
+  return byWorker;
+}
+
+/** Timings one worker reported for one run. */
+export interface WorkerTimings {
+  readonly worker: number;
+  readonly timings: readonly TaskTiming[];
+}
+type Received = { readonly worker: number; readonly message: SinkWorkerMessage };
+
+/**
+ * The calling side of sink mode: a run is a few stores, one `Atomics.notify` on the doorbell and
+ * one `Atomics.waitAsync` on the slot's done word, so the event loop stays free meanwhile.
+ */
+export function createSinkDispatcher(options: {
+  pool: WorkerPool;
+  words: () => Int32Array;
+  layout: ControlLayout;
+  /** Per plan: how many workers have streams in it. */
+  participants: readonly number[];
+  profile: boolean;
+}) {
+  const { pool, layout } = options;
+  let generation = 0;
+  const pending = new Map<string, { messages: Received[]; wake?: () => void }>();
+  const keyOf = (slot: number, gen: number): string => `${slot}:${gen}`;
+  pool.onMessage((workerIndex, message) => {
+    const m = message as SinkWorkerMessage;
+    const entry = pending.get(keyOf(m.slot, m.generation));
+    if (!entry) return;
+    entry.messages.push({ worker: workerIndex, message: m });
+    entry.wake?.();
+  });
+  let failure: string | undefined;
+  pool.onFailure((index, reason) => {
+    failure = `worker ${index} stopped: ${reason}`;
+    for (const entry of pending.values()) entry.wake?.();
+  });
+
+  async function messagesFor(key: string, enough: (messages: Received[]) => boolean): Promise<Received[]> {
+    const entry = pending.get(key);
+    if (!entry) return [];
+    while (!enough(entry.messages) && failure === undefined) await new Promise<void>((resolve) => (entry.wake = resolve));
+    return entry.messages;
+  }
+
+  return {
+    async run(slot: number, plan: PreparedPlan): Promise<WorkerTimings[]> {
+      if (failure !== undefined) throw TsgeError.of('TSGE-E6007', { op: 'sink', node: '-', reason: failure });
+      const words = options.words();
+      const gen = ++generation;
+      const key = keyOf(slot, gen);
+      pending.set(key, { messages: [] });
+      const participants = options.participants[plan.index] ?? 0;
+      try {
+        if (participants > 0) {
+          Atomics.store(words, slotWord(layout, slot, SLOT.plan), plan.index);
+          Atomics.store(words, slotWord(layout, slot, SLOT.remaining), participants);
+          Atomics.store(words, slotWord(layout, slot, SLOT.error), 0);
+          Atomics.store(words, slotWord(layout, slot, SLOT.generation), gen);
+          Atomics.add(words, DOORBELL, 1);
+          Atomics.notify(words, DOORBELL);
+          const doneWord = slotWord(layout, slot, SLOT.done);
+          for (;;) {
+            const seen = Atomics.load(words, doneWord);
+            if (seen === gen) break;
+            if (failure !== undefined) throw TsgeError.of('TSGE-E6007', { op: 'sink', node: '-', reason: failure });
+            const wait = atomicsWaitAsync?.(words, doneWord, seen);
+            // a short bound on each wait lets a dead worker be noticed
+            if (wait?.async) await Promise.race([wait.value, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+          }
+          if (Atomics.load(words, slotWord(layout, slot, SLOT.error)) !== 0) {
+            const messages = await messagesFor(key, (ms) => ms.some((r) => r.message.type === 'error'));
+            const error = messages.map((r) => r.message).find((m) => m.type === 'error');
+            if (error?.type === 'error') throw new TsgeError(error.code, error.message);
+            throw TsgeError.of('TSGE-E6007', { op: 'sink', node: '-', reason: failure ?? 'a worker failed' });
+          }
+        }
+        if (!options.profile || participants === 0) return [];
+        const received = await messagesFor(key, (ms) => ms.filter((r) => r.message.type === 'profile').length >= participants);
+        return received.flatMap((r) => (r.message.type === 'profile' ? [{ worker: r.worker, timings: r.message.timings }] : []));
+      } finally {
+        pending.delete(key);
+      }
+    },
+    /** Tells the workers to leave their loop (termination follows). */
+    shutdown(): void {
+      const words = options.words();
+      Atomics.store(words, SHUTDOWN, 1);
+      Atomics.add(words, DOORBELL, 1);
+      Atomics.notify(words, DOORBELL);
+    },
+  };
+}
+
+export type SinkDispatcher = ReturnType<typeof createSinkDispatcher>;

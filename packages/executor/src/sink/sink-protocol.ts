@@ -1,0 +1,35 @@
+import type { WasmModule } from '@tsge/runtime';
+import type { PreparedStream } from '../model/kernel-call.js';
+import type { RegionBases } from '../run/device-tensors.js';
+
+/** What each sink worker receives once, at load. */
+export interface SinkWorkerData {
+  /** Per plan: the streams this worker runs (empty when it has none). */
+  readonly plans: readonly { readonly streams: readonly PreparedStream[]; readonly eventCount: number }[];
+  readonly controlOffset: number;
+  readonly slotCount: number;
+  readonly maxEventCount: number;
+  readonly weightsBase: number;
+  readonly arenaBases: readonly number[];
+  readonly kernelModules: readonly string[];
+  readonly wasmModules: readonly { readonly name: string; readonly module: WasmModule }[];
+  readonly profile: boolean;
+}
+
+/** A task timing: node, op, kernel, stream, start and duration in microseconds since the epoch. */
+export type TaskTiming = readonly [node: string, opType: string, kernel: string, stream: number, start: number, duration: number];
+
+export type SinkWorkerMessage =
+  | {
+      readonly type: 'error';
+      readonly slot: number;
+      readonly generation: number;
+      readonly code: string;
+      readonly message: string;
+      readonly node?: string;
+    }
+  | { readonly type: 'profile'; readonly slot: number; readonly generation: number; readonly timings: readonly TaskTiming[] };
+
+export function withBases(weights: number, arena: number): RegionBases {
+  return { weights, arena };
+}

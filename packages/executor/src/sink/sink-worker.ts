@@ -1,0 +1,100 @@
+// The worker side of sink mode: binds its task lists once, then sleeps on the doorbell and runs its
+// streams of every job posted to a slot.
+import { TsgeError } from '@tsge/metadef';
+import type { WorkerContext } from '@tsge/runtime';
+import { StreamAbortedError, createEventTable, eventTableWords, runStreamsBlocking } from '@tsge/runtime';
+import type { KernelCall } from '../model/kernel-call.js';
+import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from '../model/kernel-set.js';
+import { runRefCall } from '../run/ref-call.js';
+import { DOORBELL, SHUTDOWN, SLOT, controlLayout, slotWord } from './control-block.js';
+import type { SinkWorkerData, SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
+
+const bound = new Map<KernelCall, BoundKernel>();
+
+export async function setup(context: WorkerContext<SinkWorkerData>): Promise<void> {
+  const registry = await loadKernelRegistry(context.data.kernelModules);
+  const wasmKernels = await instantiateWasmKernels(context.data.wasmModules, context.memory);
+  for (const plan of context.data.plans) {
+    for (const stream of plan.streams) {
+      for (const task of stream.tasks) {
+        if (task.kind !== 'kernel') continue;
+        const kernel = bindKernel(task.kernel, registry, wasmKernels);
+        if (!kernel) throw new Error(`no kernel ${task.kernel.kernel} for ${task.kernel.opType} at node ${task.kernel.node}`);
+        bound.set(task.kernel, kernel);
+      }
+    }
+  }
+}
+
+export function loop(context: WorkerContext<SinkWorkerData>): void {
+  const data = context.data;
+  const layout = controlLayout(data.slotCount, data.maxEventCount);
+  const control = (): Int32Array => new Int32Array(context.memory.buffer, data.controlOffset, layout.totalWords);
+  const lastSeen = new Array<number>(data.slotCount).fill(0);
+  let words = control();
+  for (;;) {
+    const bell = Atomics.load(words, DOORBELL);
+    if (Atomics.load(words, SHUTDOWN) !== 0) return;
+    let worked = false;
+    for (let slot = 0; slot < data.slotCount; slot++) {
+      const generation = Atomics.load(words, slotWord(layout, slot, SLOT.generation));
+      if (generation === lastSeen[slot]) continue;
+      lastSeen[slot] = generation;
+      worked = true;
+      if (words.buffer !== context.memory.buffer) words = control();
+      runJob(context, words, layout, slot, generation);
+    }
+    if (!worked) Atomics.wait(words, DOORBELL, bell);
+  }
+}
+
+function runJob(
+  context: WorkerContext<SinkWorkerData>,
+  words: Int32Array,
+  layout: ReturnType<typeof controlLayout>,
+  slot: number,
+  generation: number,
+): void {
+  const data = context.data;
+  const plan = data.plans[Atomics.load(words, slotWord(layout, slot, SLOT.plan))];
+  if (!plan || plan.streams.length === 0) return;
+  const errorWord = slotWord(layout, slot, SLOT.error);
+  const eventStart = slotWord(layout, slot, SLOT.events);
+  const events = createEventTable(words.subarray(eventStart, eventStart + eventTableWords(plan.eventCount)), generation, plan.eventCount);
+  const aborted = (): boolean => Atomics.load(words, errorWord) !== 0;
+  const buffer = context.memory.buffer;
+  const bases = { weights: data.weightsBase, arena: data.arenaBases[slot] as number };
+  const timings: TaskTiming[] = [];
+  const now = (): number => (performance.timeOrigin + performance.now()) * 1000;
+  try {
+    runStreamsBlocking(
+      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
+      events,
+      (call, streamId) => {
+        if (aborted()) throw new StreamAbortedError();
+        const start = data.profile ? now() : 0;
+        runRefCall(call, bound.get(call) as BoundKernel, buffer, bases);
+        if (data.profile) timings.push([call.node, call.opType, call.kernel, streamId, start, now() - start]);
+      },
+      aborted,
+    );
+  } catch (error) {
+    if (!(error instanceof StreamAbortedError)) {
+      const message: SinkWorkerMessage = {
+        type: 'error',
+        slot,
+        generation,
+        code: TsgeError.isInstance(error) ? error.code : 'TSGE-E6007',
+        message: error instanceof Error ? error.message : String(error),
+      };
+      context.post(message);
+      Atomics.store(words, errorWord, 1);
+      events.wakeAll();
+    }
+  }
+  if (data.profile) context.post({ type: 'profile', slot, generation, timings } satisfies SinkWorkerMessage);
+  if (Atomics.sub(words, slotWord(layout, slot, SLOT.remaining), 1) === 1) {
+    Atomics.store(words, slotWord(layout, slot, SLOT.done), generation);
+    Atomics.notify(words, slotWord(layout, slot, SLOT.done));
+  }
+}
