@@ -189,9 +189,83 @@ export const scanOp = defineOp({
   },
 });
 
+/** Runs the body over `length` steps; returns the final states and each scan output's items. */
+function scanSteps(
+  ctx: KernelContextV1,
+  initial: readonly RuntimeValue[],
+  scanInputs: readonly HostTensor[],
+  axes: readonly number[],
+  directions: readonly number[],
+  scanOutputs: number,
+): { states: RuntimeValue[]; scans: RuntimeValue[][] } {
+  let length = -1;
+  scanInputs.forEach((t, j) => {
+    const len = t.dims[axes[j] as number] as number;
+    if (length >= 0 && len !== length) throw kernelError(ctx, `scan inputs have lengths ${length} and ${len}`);
+    length = len;
+  });
+  let states = [...initial];
+  const n = states.length;
+  const scans: RuntimeValue[][] = Array.from({ length: scanOutputs }, () => []);
+  for (let t = 0; t < length; t++) {
+    const slices = scanInputs.map((x, j) => takeAlongAxis(x, axes[j] as number, directions[j] === 1 ? length - 1 - t : t));
+    const outputs = ctx.runSubgraph('body', [...states, ...slices]);
+    if (outputs.length !== n + scanOutputs) throw kernelError(ctx, `body gives ${outputs.length} outputs, expected ${n + scanOutputs}`);
+    states = outputs.slice(0, n);
+    for (let i = 0; i < scanOutputs; i++) (scans[i] as RuntimeValue[]).push(outputs[n + i] as RuntimeValue);
+  }
+  return { states, scans };
+}
+
+function tensorInputs(ctx: KernelContextV1, from: number, count: number): HostTensor[] {
+  return Array.from({ length: count }, (_, i) => requireTensor(ctx, from + i));
+}
+
+/** Scan-8: every input and output has a leading batch axis; the sequence axis is 1. */
+function computeScan8(ctx: KernelContextV1): void {
+  const m = ctx.attrs.int('num_scan_inputs');
+  const n = ctx.inputCount - 1 - m;
+  const k = ctx.outputCount - n;
+  if (m < 1 || n < 0 || k < 0) throw kernelError(ctx, `num_scan_inputs ${m} does not fit ${ctx.inputCount} inputs`);
+  if (ctx.tensor(0)) throw kernelError(ctx, 'sequence_lens of Scan-8 is not supported');
+  const directions = scanAxes(ctx, 'directions', m);
+  const states = tensorInputs(ctx, 1, n);
+  const scanInputs = tensorInputs(ctx, 1 + n, m);
+  const batch = (states[0] ?? scanInputs[0])?.dims[0] ?? 0;
+  const finalStates: HostTensor[][] = Array.from({ length: n }, () => []);
+  const scanOutputs: HostTensor[][] = Array.from({ length: k }, () => []);
+  for (let b = 0; b < batch; b++) {
+    const result = scanSteps(
+      ctx,
+      states.map((t) => takeAlongAxis(t, 0, b)),
+      scanInputs.map((t) => takeAlongAxis(t, 0, b)),
+      scanInputs.map(() => 0),
+      directions,
+      k,
+    );
+    result.states.forEach((v, i) => {
+      if (!isHostTensor(v)) throw kernelError(ctx, 'Scan-8 states must be tensors');
+      (finalStates[i] as HostTensor[]).push(v);
+    });
+    result.scans.forEach((items, i) => {
+      const tensors = items.filter(isHostTensor);
+      const dims = stackedDims(tensors, 0);
+      if (!dims) throw kernelError(ctx, 'scan output shapes differ between iterations');
+      const t = createTensor((tensors[0] as HostTensor).type, dims);
+      stackInto(tensors, 0, t);
+      (scanOutputs[i] as HostTensor[]).push(t);
+    });
+  }
+  for (const [i, items] of [...finalStates, ...scanOutputs].entries()) setStacked(ctx, i, items, 0, false);
+}
+
 export const scanKernel = defineKernel({
   opType: 'Scan',
   compute(ctx) {
+    if (ctx.opsetVersion > 0 && ctx.opsetVersion < 9) {
+      computeScan8(ctx);
+      return;
+    }
     const m = ctx.attrs.int('num_scan_inputs');
     const n = ctx.inputCount - m;
     const k = ctx.outputCount - n;
@@ -200,43 +274,28 @@ export const scanKernel = defineKernel({
     const inDirections = scanAxes(ctx, 'scan_input_directions', m);
     const outAxes = scanAxes(ctx, 'scan_output_axes', k);
     const outDirections = scanAxes(ctx, 'scan_output_directions', k);
-    let states: RuntimeValue[] = [];
+    const initial: RuntimeValue[] = [];
     for (let i = 0; i < n; i++) {
       const v = ctx.input(i);
       if (v === undefined) throw kernelError(ctx, `state input ${i} is missing`);
-      states.push(v);
+      initial.push(v);
     }
-    const scanInputs: HostTensor[] = [];
-    const axes: number[] = [];
-    let length = -1;
-    for (let j = 0; j < m; j++) {
-      const t = requireTensor(ctx, n + j);
+    const scanInputs = tensorInputs(ctx, n, m);
+    const axes = scanInputs.map((t, j) => {
       const rank = t.dims.length;
       const raw = inAxes[j] as number;
       if (raw < -rank || raw >= rank) throw kernelError(ctx, `scan input axis ${raw} is out of range for rank ${rank}`);
-      const axis = raw < 0 ? raw + rank : raw;
-      const len = t.dims[axis] as number;
-      if (length >= 0 && len !== length) throw kernelError(ctx, `scan inputs have lengths ${length} and ${len}`);
-      length = len;
-      scanInputs.push(t);
-      axes.push(axis);
-    }
-    const scans: RuntimeValue[][] = Array.from({ length: k }, () => []);
-    for (let t = 0; t < length; t++) {
-      const slices = scanInputs.map((x, j) => takeAlongAxis(x, axes[j] as number, inDirections[j] === 1 ? length - 1 - t : t));
-      const outputs = ctx.runSubgraph('body', [...states, ...slices]);
-      if (outputs.length !== n + k) throw kernelError(ctx, `body gives ${outputs.length} outputs, expected ${n + k}`);
-      states = outputs.slice(0, n);
-      for (let i = 0; i < k; i++) (scans[i] as RuntimeValue[]).push(outputs[n + i] as RuntimeValue);
-    }
+      return raw < 0 ? raw + rank : raw;
+    });
+    const { states, scans } = scanSteps(ctx, initial, scanInputs, axes, inDirections, k);
     for (const [i, v] of states.entries()) ctx.setOutput(i, v);
-    scans.forEach((items, i) => {
+    for (const [i, items] of scans.entries()) {
       const first = items[0];
       const rank = isHostTensor(first) ? first.dims.length : 0;
       const raw = outAxes[i] as number;
       if (raw < -rank - 1 || raw > rank) throw kernelError(ctx, `scan output axis ${raw} is out of range`);
       setStacked(ctx, n + i, items, raw < 0 ? raw + rank + 1 : raw, outDirections[i] === 1);
-    });
+    }
   },
 });
 

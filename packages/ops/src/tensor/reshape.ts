@@ -119,6 +119,13 @@ export const flattenKernel = defineKernel({
   },
 });
 
+/** Axes from input 1, or from an opset-12 `axes` attribute a graph was not upgraded from. */
+function axesOf(ctx: KernelContextV1): number[] | undefined {
+  const t = ctx.tensor(1);
+  if (t) return intList(t);
+  return ctx.attrs.has('axes') ? [...ctx.attrs.ints('axes')] : undefined;
+}
+
 function squeezeShape(shape: Shape, axes: readonly number[] | undefined, where: string): Dim[] | undefined {
   if (isUnknownRank(shape)) return undefined;
   if (!axes) {
@@ -153,9 +160,8 @@ export const squeezeKernel = defineKernel({
   inPlace: [[0, 0]],
   compute(ctx) {
     const x = requireTensor(ctx, 0);
-    const a = ctx.tensor(1);
     try {
-      copyWithDims(ctx, x, squeezeShape(x.dims, a ? intList(a) : undefined, whereOf(ctx)) as number[]);
+      copyWithDims(ctx, x, squeezeShape(x.dims, axesOf(ctx), whereOf(ctx)) as number[]);
     } catch (e) {
       throw kernelError(ctx, (e as Error).message);
     }
@@ -196,7 +202,8 @@ export const unsqueezeKernel = defineKernel({
   inPlace: [[0, 0]],
   compute(ctx) {
     const x = requireTensor(ctx, 0);
-    const axes = intList(requireTensor(ctx, 1));
+    const axes = axesOf(ctx);
+    if (!axes) throw kernelError(ctx, 'input 1 (axes) is required');
     try {
       copyWithDims(ctx, x, unsqueezeShape(x.dims, axes, whereOf(ctx)) as number[]);
     } catch (e) {
