@@ -38,6 +38,47 @@ export function gemmInto(
   }
 }
 
+/**
+ * gemmInto specialised for float32 operands: monomorphic typed arrays and four rows of B per pass,
+ * so each accumulator slot is loaded and stored once per four multiply-adds.
+ */
+export function gemmFloat32(
+  a: Float32Array,
+  aOffset: number,
+  b: Float32Array,
+  bOffset: number,
+  c: Float32Array,
+  cOffset: number,
+  dims: { readonly m: number; readonly k: number; readonly n: number },
+  row: Float64Array,
+): void {
+  const { m, k, n } = dims;
+  const k4 = k - (k % 4);
+  for (let i = 0; i < m; i++) {
+    row.fill(0, 0, n);
+    const aRow = aOffset + i * k;
+    let p = 0;
+    for (; p < k4; p += 4) {
+      const a0 = a[aRow + p]!;
+      const a1 = a[aRow + p + 1]!;
+      const a2 = a[aRow + p + 2]!;
+      const a3 = a[aRow + p + 3]!;
+      const b0 = bOffset + p * n;
+      const b1 = b0 + n;
+      const b2 = b1 + n;
+      const b3 = b2 + n;
+      for (let j = 0; j < n; j++) row[j] = row[j]! + a0 * b[b0 + j]! + a1 * b[b1 + j]! + a2 * b[b2 + j]! + a3 * b[b3 + j]!;
+    }
+    for (; p < k; p++) {
+      const av = a[aRow + p]!;
+      const bRow = bOffset + p * n;
+      for (let j = 0; j < n; j++) row[j] = row[j]! + av * b[bRow + j]!;
+    }
+    const cRow = cOffset + i * n;
+    for (let j = 0; j < n; j++) c[cRow + j] = row[j]!;
+  }
+}
+
 /** A row-major transpose of an r×c matrix into a new Float64Array. */
 export function transposeMatrix(src: NumberArray, rows: number, cols: number): Float64Array {
   const out = new Float64Array(rows * cols);

@@ -3,7 +3,7 @@ import type { Dim, HostTensor, InferenceContextV1, KernelContextV1, KernelV1, Op
 import { InferenceError, broadcastShapes, isUnknownRank } from '@tsge/metadef';
 import { broadcastIndexMap } from '../common/broadcast.js';
 import { broadcastStaticDims } from '../common/math-broadcast-rows.js';
-import { gemmInto, transposeMatrix } from '../common/math-gemm.js';
+import { gemmFloat32, gemmInto, transposeMatrix } from '../common/math-gemm.js';
 import { type NumberArray, kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
 import { requireInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
@@ -62,8 +62,10 @@ function planMatmul(ctx: KernelContextV1, a: readonly number[], b: readonly numb
 function runMatmul(plan: MatmulPlan, a: NumberArray, b: NumberArray, c: NumberArray): void {
   const { m, k, n } = plan;
   const row = new Float64Array(n);
+  const float32 = a instanceof Float32Array && b instanceof Float32Array && c instanceof Float32Array;
   for (let t = 0; t < plan.batches; t++) {
-    gemmInto(a, plan.aBatch[t]! * m * k, b, plan.bBatch[t]! * k * n, c, t * m * n, plan, row);
+    if (float32) gemmFloat32(a, plan.aBatch[t]! * m * k, b, plan.bBatch[t]! * k * n, c, t * m * n, plan, row);
+    else gemmInto(a, plan.aBatch[t]! * m * k, b, plan.bBatch[t]! * k * n, c, t * m * n, plan, row);
   }
 }
 

@@ -10,14 +10,20 @@ describe('signal', () => {
     expect(y!.dims).toEqual([1, 4, 2]);
     const v = values(y!) as number[];
     const expected = [10, 0, -2, 2, -2, 0, -2, -2];
-    v.forEach((value, i) => expect(value).toBeCloseTo(expected[i]!, 9));
+    v.forEach((value, i) => {
+      expect(value).toBeCloseTo(expected[i]!, 9);
+    });
     const [half] = run('DFT', [x, undefined, tensor('int64', [], [1])], { onesided: attr.int(1) });
     expect(half!.dims).toEqual([1, 3, 2]);
     const [back] = run('DFT', [y!, undefined, tensor('int64', [], [1])], { inverse: attr.int(1) });
-    (values(back!) as number[]).forEach((value, i) => expect(value).toBeCloseTo(i % 2 === 0 ? i / 2 + 1 : 0, 9));
+    (values(back!) as number[]).forEach((value, i) => {
+      expect(value).toBeCloseTo(i % 2 === 0 ? i / 2 + 1 : 0, 9);
+    });
     const [real] = run('DFT', [half!, undefined, tensor('int64', [], [1])], { inverse: attr.int(1), onesided: attr.int(1) });
     expect(real!.dims).toEqual([1, 4, 1]);
-    (values(real!) as number[]).forEach((value, i) => expect(value).toBeCloseTo(i + 1, 9));
+    (values(real!) as number[]).forEach((value, i) => {
+      expect(value).toBeCloseTo(i + 1, 9);
+    });
     expect(infer('DFT', [info('float32', ['B', 8, 1])], { onesided: attr.int(1), axis: attr.int(1) })[0]!.shape).toEqual(['B', 5, 2]);
   });
   it('frames signals with STFT', () => {
@@ -30,7 +36,9 @@ describe('signal', () => {
   });
   it('builds windows and the mel matrix', () => {
     const hann = values(run('HannWindow', [tensor('int32', [], [4])])[0]!) as number[];
-    [0, 0.5, 1, 0.5].forEach((e, i) => expect(hann[i]).toBeCloseTo(e, 6));
+    [0, 0.5, 1, 0.5].forEach((e, i) => {
+      expect(hann[i]).toBeCloseTo(e, 6);
+    });
     const symmetric = values(run('HammingWindow', [tensor('int32', [], [3])], { periodic: attr.int(0) })[0]!) as number[];
     expect(symmetric[1]).toBeCloseTo(1, 6);
     const blackman = values(run('BlackmanWindow', [tensor('int64', [], [2])], { output_datatype: attr.int(11) })[0]!) as number[];
