@@ -277,9 +277,8 @@ function inferResize(ctx: InferenceContextV1): void {
   const numbers = toNumberArray(value);
   if (!known) {
     const shape: Shape[number][] = [...x.shape];
-    if (haveSizes && ctx.attrs.string('keep_aspect_ratio_policy', 'stretch') === 'stretch')
-      axes.forEach((a, i) => (shape[a] = numbers[i] ?? -1));
-    else axes.forEach((a) => (shape[a] = -1));
+    const stretch = haveSizes && ctx.attrs.string('keep_aspect_ratio_policy', 'stretch') === 'stretch';
+    for (let i = 0; i < axes.length; i++) shape[axes[i] as number] = stretch ? (numbers[i] ?? -1) : -1;
     ctx.setOutput(0, { dtype: x.dtype, shape });
     return;
   }
