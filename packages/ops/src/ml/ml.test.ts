@@ -68,3 +68,38 @@ describe('TreeEnsemble', () => {
     expect(values(y)).toEqual([10, 0, 0, 20, 30, 0]);
   });
 });
+
+describe('training optimizers', () => {
+  const runMany = (
+    opType: string,
+    inputs: HostTensor[],
+    attrs: Record<string, ReturnType<typeof attr.int>>,
+    outputCount: number,
+  ): HostTensor[] => {
+    const kernel = mlKernels.find((k) => k.opType === opType);
+    if (!kernel) throw new Error(`no kernel ${opType}`);
+    return runKernelOnHost(kernel, inputs, { attrs: new Map(Object.entries(attrs)) as AttrMap, outputCount }) as HostTensor[];
+  };
+  const r = f32([], [0.1]);
+  const t = createTensor('int64', [], BigInt64Array.of(1n));
+  it('applies Adagrad', () => {
+    const [x, h] = runMany('Adagrad', [r, t, f32([1], [1]), f32([1], [2]), f32([1], [0])], { epsilon: attr.float(0) }, 2);
+    expect(values(h)).toEqual([4]);
+    expect((values(x)[0] as number).toFixed(4)).toBe('0.9000');
+  });
+  it('applies standard and Nesterov momentum', () => {
+    const base = { alpha: attr.float(0.5), beta: attr.float(1), norm_coefficient: attr.float(0) };
+    const [x, v] = runMany('Momentum', [r, t, f32([1], [1]), f32([1], [2]), f32([1], [2])], { ...base, mode: attr.string('standard') }, 2);
+    expect(values(v)).toEqual([3]);
+    expect((values(x)[0] as number).toFixed(4)).toBe('0.7000');
+    const [xn] = runMany('Momentum', [r, t, f32([1], [1]), f32([1], [2]), f32([1], [2])], { ...base, mode: attr.string('nesterov') }, 2);
+    expect((values(xn)[0] as number).toFixed(4)).toBe('0.6500');
+  });
+  it('applies Adam with bias correction', () => {
+    const [x, v, h] = runMany('Adam', [r, t, f32([1], [1]), f32([1], [1]), f32([1], [0]), f32([1], [0])], { epsilon: attr.float(0) }, 3);
+    expect((values(v)[0] as number).toFixed(4)).toBe('0.1000');
+    expect((values(h)[0] as number).toFixed(4)).toBe('0.0010');
+    // first step of Adam moves by the learning rate times sign(g)
+    expect((values(x)[0] as number).toFixed(4)).toBe('0.9000');
+  });
+});
