@@ -79,9 +79,9 @@ export function gemmFloat32(
   }
 }
 
-/** A row-major transpose of an r×c matrix into a new Float64Array. */
-export function transposeMatrix(src: NumberArray, rows: number, cols: number): Float64Array {
-  const out = new Float64Array(rows * cols);
+/** A row-major transpose of an r×c matrix (float32 stays float32, anything else becomes float64). */
+export function transposeMatrix(src: NumberArray, rows: number, cols: number): Float32Array | Float64Array {
+  const out = src instanceof Float32Array ? new Float32Array(rows * cols) : new Float64Array(rows * cols);
   for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[j * rows + i] = src[i * cols + j]!;
   return out;
 }

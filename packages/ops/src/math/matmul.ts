@@ -193,8 +193,10 @@ export const matmulKernels: readonly KernelV1[] = [
       if (k !== kb) throw kernelError(ctx, `inner dims ${k} and ${kb} differ`);
       const A = ta ? transposeMatrix(numbersOf(a), k, m) : numbersOf(a);
       const B = tb ? transposeMatrix(numbersOf(b), n, k) : numbersOf(b);
-      const product = new Float64Array(m * n);
-      gemmInto(A, 0, B, 0, product, 0, { m, k, n }, new Float64Array(n));
+      const float32 = A instanceof Float32Array && B instanceof Float32Array;
+      const product = float32 ? new Float32Array(m * n) : new Float64Array(m * n);
+      if (float32) gemmFloat32(A, 0, B, 0, product as Float32Array, 0, { m, k, n }, new Float64Array(n));
+      else gemmInto(A, 0, B, 0, product, 0, { m, k, n }, new Float64Array(n));
       if (alpha !== 1) for (let i = 0; i < product.length; i++) product[i]! *= alpha;
       if (c && beta !== 0) {
         const cDims = broadcastStaticDims([c.dims, [m, n]]);
