@@ -227,7 +227,9 @@ export const signalOps: readonly OpDefinitionV1[] = [
       const axisValue = ctx.input(2) ? constScalar(ctx, 2) : ctx.attrs.int('axis', legacyDefault);
       const length = ctx.input(1) ? constScalar(ctx, 1) : undefined;
       const onesided = ctx.attrs.int('onesided', 0) !== 0;
-      if (axisValue === undefined) return ctx.setOutput(0, { dtype: x.dtype, shape: [...x.shape.slice(0, -1).map(() => -1), 2] });
+      const realOutput = onesided && ctx.attrs.int('inverse', 0) !== 0;
+      if (axisValue === undefined)
+        return ctx.setOutput(0, { dtype: x.dtype, shape: [...x.shape.slice(0, -1).map(() => -1), realOutput ? 1 : 2] });
       const axis = axisValue < 0 ? axisValue + rank : axisValue;
       if (axis < 0 || axis >= rank - 1) throw new InferenceError(`DFT ${ctx.nodeName}: axis ${axisValue} out of range`);
       const halfInverse = onesided && ctx.attrs.int('inverse', 0) !== 0;
