@@ -1,4 +1,5 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { centerCropPadKernels, centerCropPadOps } from './center-crop-pad.js';
 import { concatSplitKernels, concatSplitOps } from './concat-split.js';
 import { depthSpaceKernels, depthSpaceOps } from './depth-space.js';
 import { expandTileKernels, expandTileOps } from './expand-tile.js';
@@ -32,6 +33,7 @@ export const tensorOps: readonly OpDefinitionV1[] = [
   ...reverseSequenceOps,
   ...identityConstantOps,
   ...uniqueOps,
+  ...centerCropPadOps,
 ];
 /** Reference kernels of the tensor group. */
 export const tensorKernels: readonly KernelV1[] = [
@@ -50,4 +52,5 @@ export const tensorKernels: readonly KernelV1[] = [
   ...reverseSequenceKernels,
   ...identityConstantKernels,
   ...uniqueKernels,
+  ...centerCropPadKernels,
 ];
