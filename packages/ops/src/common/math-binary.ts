@@ -54,9 +54,23 @@ function runRows(plan: BroadcastRows, a: NumberArray, b: NumberArray, out: Numbe
 }
 
 /** Runs a binary elementwise kernel: inputs 0 and 1, output 0 of `outDtype` (default: input 0's). */
+/**
+ * Input 1 as broadcasting sees it: before opset 7, `broadcast=1` with `axis` aligned B's dims at
+ * `axis` of A rather than at the end, so B gets trailing 1s.
+ */
+export function legacyAlignedSecond(ctx: KernelContextV1, a: HostTensor, b: HostTensor): HostTensor {
+  if (!ctx.attrs.has('broadcast') || ctx.attrs.int('broadcast', 0) === 0 || !ctx.attrs.has('axis')) return b;
+  const rank = a.dims.length;
+  const raw = ctx.attrs.int('axis');
+  const axis = raw < 0 ? raw + rank : raw;
+  const trailing = rank - axis - b.dims.length;
+  if (axis < 0 || trailing <= 0) return b;
+  return { ...b, dims: [...b.dims, ...new Array<number>(trailing).fill(1)] };
+}
+
 export function computeBinary(ctx: KernelContextV1, impl: BinaryImpl, outDtype?: DataType): void {
   const a = requireTensor(ctx, 0);
-  const b = requireTensor(ctx, 1);
+  const b = legacyAlignedSecond(ctx, a, requireTensor(ctx, 1));
   const dims = broadcastOrThrow(ctx, [a, b]);
   const dtype = outDtype ?? a.type;
   const plan = planBroadcastRows([a.dims, b.dims], dims);

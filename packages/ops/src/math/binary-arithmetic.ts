@@ -1,6 +1,6 @@
 /** Add, Sub, Mul, Div, Pow, Mod: numpy-broadcasting arithmetic over every numeric type. */
 import type { InferenceContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
-import { InferenceError, isFloatType } from '@tsge/metadef';
+import { InferenceError, broadcastShapes, isFloatType, isUnknownRank } from '@tsge/metadef';
 import { type BinaryImpl, type NumberRow, computeBinary } from '../common/math-binary.js';
 import { inferBroadcast, requireInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
@@ -32,9 +32,18 @@ function floorModBig(a: bigint, b: bigint): bigint {
   const r = a % b;
   return r !== 0n && r < 0n !== b < 0n ? r + b : r;
 }
+/** int64 power by squaring, wrapping at 64 bits like C integer arithmetic (never a huge BigInt). */
 function powBig(a: bigint, b: bigint): bigint {
   if (b < 0n) return a === 1n ? 1n : a === -1n ? (b % 2n === 0n ? 1n : -1n) : 0n;
-  return a ** b;
+  let result = 1n;
+  let base = BigInt.asIntN(64, a);
+  let exponent = b;
+  while (exponent > 0n) {
+    if (exponent & 1n) result = BigInt.asIntN(64, result * base);
+    base = BigInt.asIntN(64, base * base);
+    exponent >>= 1n;
+  }
+  return result;
 }
 
 const IMPLS: Readonly<Record<string, BinaryImpl>> = {
@@ -44,7 +53,19 @@ const IMPLS: Readonly<Record<string, BinaryImpl>> = {
   Div: { number: (a, b) => a / b, bigint: (a, b) => (b === 0n ? 0n : a / b), row: divRow },
 };
 
-const arithmeticInfer = (ctx: InferenceContextV1): void => inferBroadcast(ctx);
+/** Broadcast inference, honouring the pre-opset-7 `broadcast`/`axis` attributes. */
+function arithmeticInfer(ctx: InferenceContextV1): void {
+  const a = requireInput(ctx, 0);
+  const b = requireInput(ctx, 1);
+  if (ctx.attrs.int('broadcast', 0) === 0 || !ctx.attrs.has('axis') || isUnknownRank(a.shape) || isUnknownRank(b.shape))
+    return inferBroadcast(ctx);
+  const raw = ctx.attrs.int('axis');
+  const axis = raw < 0 ? raw + a.shape.length : raw;
+  const trailing = a.shape.length - axis - b.shape.length;
+  const shape = broadcastShapes(a.shape, trailing > 0 ? [...b.shape, ...new Array<number>(trailing).fill(1)] : b.shape);
+  if (!shape) throw new InferenceError(`${ctx.opType} ${ctx.nodeName}: shapes do not broadcast at axis ${raw}`);
+  ctx.setOutput(0, { dtype: a.dtype, shape });
+}
 
 function arithmeticOp(type: string): OpDefinitionV1 {
   return defineOp({
@@ -92,7 +113,16 @@ const fmodImpl: BinaryImpl = { number: (a, b) => a % b, bigint: (a, b) => (b ===
 const floorModImpl: BinaryImpl = { number: floorMod, bigint: floorModBig };
 
 export const binaryArithmeticKernels: readonly KernelV1[] = [
-  ...Object.entries(IMPLS).map(([opType, impl]) => defineKernel({ opType, compute: (ctx) => computeBinary(ctx, impl) })),
+  ...Object.entries(IMPLS).map(([opType, impl]) =>
+    defineKernel({
+      opType,
+      inPlace: [
+        [0, 0],
+        [1, 0],
+      ],
+      compute: (ctx) => computeBinary(ctx, impl),
+    }),
+  ),
   defineKernel({ opType: 'Pow', compute: (ctx) => computeBinary(ctx, powImpl) }),
   defineKernel({
     opType: 'Mod',

@@ -31,6 +31,23 @@ describe('binary arithmetic', () => {
     expect(values(run('Pow', [tensor('int32', [2], [2, 3]), tensor('float32', [2], [3, 2])])[0]!)).toEqual([8, 9]);
     expect(values(run('Pow', [tensor('int64', [2], [2, 3]), tensor('int64', [2], [10, 0])])[0]!)).toEqual([1024, 1]);
   });
+  it('aligns B at axis under legacy broadcast and wraps int64 powers', () => {
+    const legacy = { broadcast: attr.int(1), axis: attr.int(0) };
+    const [y] = run('Add', [tensor('float32', [2, 3], [1, 2, 3, 4, 5, 6]), tensor('float32', [2], [10, 20])], legacy);
+    expect(values(y!)).toEqual([11, 12, 13, 24, 25, 26]);
+    expect(
+      infer('Mul', [info('float32', [2, 3, 4]), info('float32', [3])], { broadcast: attr.int(1), axis: attr.int(1) })[0]!.shape,
+    ).toEqual([2, 3, 4]);
+    const [p] = run('Pow', [tensor('int64', [1], [3]), tensor('int64', [1], [2 ** 40])]);
+    expect(typeof (p!.data as BigInt64Array)[0]).toBe('bigint');
+  });
+  it('reports bad inputs as kernel errors, not TypeErrors', () => {
+    expect(() => run('Add', [tensor('float32', [2], [1, 2]), tensor('float32', [3], [1, 2, 3])])).toThrow(/TSGE-E4003.*broadcast/);
+    expect(() => run('Add', [tensor('float32', [2], [1, 2])])).toThrow(/TSGE-E4003.*input 1 is required/);
+    expect(() => run('BitShift', [tensor('uint8', [1], [1]), tensor('uint8', [1], [1])], { direction: attr.string('UP') })).toThrow(
+      /TSGE-E4003/,
+    );
+  });
   it('infers broadcast shapes with symbols and rejects conflicts', () => {
     expect(infer('Add', [info('float32', ['N', 3]), info('float32', [1, 3])])[0]!.shape).toEqual(['N', 3]);
     expect(() => infer('Add', [info('float32', [2, 3]), info('float32', [4])])).toThrow(/broadcast/);

@@ -25,7 +25,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const MAX_RANGE = 2 ** 31 - 1;
+const MAX_RANGE = 2 ** 28;
 
 export const generatorOps: readonly OpDefinitionV1[] = [
   defineOp({

@@ -76,6 +76,17 @@ describe('TopK, Hardmax, Range, EyeLike, Bernoulli', () => {
     );
     expect(inferred[1]).toEqual({ dtype: 'int64', shape: ['N', 3] });
   });
+  it('rejects invalid k, axes and sizes with kernel errors', () => {
+    const x = tensor('float32', [3], [1, 2, 3]);
+    expect(() => run('TopK', [x, tensor('int64', [1], [4])], {}, 2)).toThrow(/TSGE-E4003/);
+    expect(values(run('TopK', [x], { k: attr.int(1) }, 2)[0]!)).toEqual([3]);
+    expect(() => run('ArgMax', [x], { axis: attr.int(2) })).toThrow(/TSGE-E4003/);
+    expect(() => run('Range', [tensor('float32', [], [0]), tensor('float32', [], [1e12]), tensor('float32', [], [1])])).toThrow(
+      /too large/,
+    );
+    expect(() => run('Einsum', [x], { equation: attr.string('ij->i') })).toThrow(/TSGE-E4003/);
+    expect(() => run('MatMul', [x, tensor('float32', [2, 2], [1, 2, 3, 4])])).toThrow(/inner dims/);
+  });
   it('one-hots the first maximum', () => {
     expect(values(run('Hardmax', [tensor('float32', [2, 3], [1, 3, 3, 0, -1, -2])])[0]!)).toEqual([0, 1, 0, 1, 0, 0]);
   });

@@ -75,7 +75,7 @@ function computeDft(ctx: KernelContextV1): void {
   // an inverse one-sided DFT takes the half spectrum and returns a real signal (irfft)
   const halfInverse = inverse && onesided;
   const n = lengthTensor && lengthTensor.data.length > 0 ? readNumber(lengthTensor, 0) : halfInverse ? 2 * (size - 1) : size;
-  if (!Number.isInteger(n) || n < 1) throw kernelError(ctx, `dft_length ${n} must be a positive integer`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_ELEMENTS) throw kernelError(ctx, `dft_length ${n} must be a positive integer`);
   const bins = halfInverse ? n : onesided ? Math.floor(n / 2) + 1 : n;
   let inner = 1;
   for (let i = axis + 1; i < rank - 1; i++) inner *= x.dims[i]!;
@@ -159,6 +159,9 @@ function computeStft(ctx: KernelContextV1): void {
   out.commit();
 }
 
+/** Largest output the generator ops here will allocate (elements). */
+const MAX_ELEMENTS = 2 ** 28;
+
 type WindowKind = 'hann' | 'hamming' | 'blackman';
 
 function windowValue(kind: WindowKind, k: number, n: number): number {
@@ -175,6 +178,7 @@ function computeMel(ctx: KernelContextV1): void {
   if (!(bins > 0) || !(dftLength > 0) || !(sampleRate > 0))
     throw kernelError(ctx, 'num_mel_bins, dft_length and sample_rate must be positive');
   const spectrogramBins = Math.floor(dftLength / 2) + 1;
+  if (spectrogramBins * bins > MAX_ELEMENTS) throw kernelError(ctx, `a ${spectrogramBins}×${bins} matrix is too large`);
   const lowMel = 2595 * Math.log10(1 + lower / 700);
   const highMel = 2595 * Math.log10(1 + upper / 700);
   const melStep = (highMel - lowMel) / (bins + 2);
@@ -331,7 +335,7 @@ export const signalKernels: readonly KernelV1[] = [
       opType,
       compute: (ctx) => {
         const size = readNumber(requireTensor(ctx, 0), 0);
-        if (!Number.isInteger(size) || size < 0 || size > 2 ** 31 - 1) throw kernelError(ctx, `size ${size} is invalid`);
+        if (!Number.isInteger(size) || size < 0 || size > MAX_ELEMENTS) throw kernelError(ctx, `size ${size} is invalid`);
         const periodic = ctx.attrs.int('periodic', 1) !== 0;
         const n = periodic ? size : size - 1;
         const out = numberOutput(ctx, 0, [size], readTargetType(ctx.attrs, 'output_datatype') ?? 'float32');

@@ -15,7 +15,7 @@ export const topkHardmaxOps: readonly OpDefinitionV1[] = [
   defineOp({
     type: 'TopK',
     sinceVersion: 11,
-    inputs: [param.required('X', 'T'), param.required('K', 'int64')],
+    inputs: [param.required('X', 'T'), param.optional('K', 'int64')],
     outputs: [param.required('Values', 'T'), param.required('Indices', 'I')],
     attributes: [
       { name: 'axis', kind: 'int', default: { kind: 'int', value: -1 } },
@@ -36,7 +36,7 @@ export const topkHardmaxOps: readonly OpDefinitionV1[] = [
       const axis = normalizeAxis(ctx.attrs.int('axis', -1), x.shape.length);
       if (axis === undefined) throw new InferenceError(`TopK ${ctx.nodeName}: axis out of range`);
       const kValue = ctx.inputValue(1);
-      const k = kValue ? toNumberArray(kValue)[0]! : -1;
+      const k = kValue ? toNumberArray(kValue)[0]! : ctx.input(1) ? -1 : ctx.attrs.int('k', -1);
       const shape = x.shape.map((d, i) => (i === axis ? k : d));
       ctx.setOutput(0, { dtype: x.dtype, shape });
       ctx.setOutput(1, { dtype: 'int64', shape });
@@ -61,7 +61,9 @@ export const topkHardmaxKernels: readonly KernelV1[] = [
       const rank = x.dims.length;
       const axis = normalizeAxis(ctx.attrs.int('axis', -1), rank);
       if (axis === undefined) throw kernelError(ctx, 'axis out of range');
-      const k = toNumberArray(requireTensor(ctx, 1))[0] ?? 0;
+      // TopK-1 carried k as an attribute
+      const kTensor = ctx.tensor(1);
+      const k = kTensor ? (toNumberArray(kTensor)[0] ?? 0) : ctx.attrs.int('k', 0);
       const size = x.dims[axis]!;
       if (k < 0 || k > size) throw kernelError(ctx, `k ${k} is outside [0, ${size}]`);
       const largest = ctx.attrs.int('largest', 1) !== 0;

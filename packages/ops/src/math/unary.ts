@@ -127,7 +127,9 @@ export const unaryOps: readonly OpDefinitionV1[] = [
 const isInfDef: UnaryDef = { type: 'IsInf', sinceVersion: 20, types: FLOATS, f: () => 0, out: 'bool' };
 
 export const unaryKernels: readonly KernelV1[] = [
-  ...UNARY.map((def) => defineKernel({ opType: def.type, compute: (ctx) => computeUnary(ctx, def, def.f) })),
+  ...UNARY.map((def) =>
+    defineKernel({ opType: def.type, inPlace: def.out ? [] : [[0, 0]], compute: (ctx) => computeUnary(ctx, def, def.f) }),
+  ),
   defineKernel({
     opType: 'IsInf',
     compute: (ctx) => {
