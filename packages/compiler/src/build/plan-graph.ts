@@ -161,10 +161,10 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
   return { plan, buffers, offsets: memory.offsets, streams, conflicts, strategy: memory.strategy };
 }
 
-/** Every access to `buffer` completes before `node` starts. */
+/** Every access to `buffer` completes before `node` starts (a use by `node` itself overlaps). */
 function allBefore(streams: StreamPlan, buffer: Buffer, node: Node): boolean {
   if (!happensBefore(streams, buffer.def, node)) return false;
-  for (const u of buffer.uses) if (u !== node && !happensBefore(streams, u, node)) return false;
+  for (const u of buffer.uses) if (!happensBefore(streams, u, node)) return false;
   return true;
 }
 

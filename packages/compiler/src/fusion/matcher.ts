@@ -123,8 +123,13 @@ export function fusionAsPass(fusion: FusionPassV1): GraphPassV1 {
       for (let sweep = 0; sweep < 4; sweep++) {
         let changed = false;
         for (const pattern of fusion.patterns()) {
-          for (const m of findMatches(graph, pattern)) {
-            if ([...m.nodes.values()].some((n) => n.graph !== graph)) continue;
+          const sorted = topologicalSort(graph);
+          if (!sorted.ok) break;
+          // match and replace one at a time: a replacement removes nodes later matches would bind
+          for (const node of sorted.order) {
+            if (node.graph !== graph) continue;
+            const m = matchAt(pattern, node);
+            if (!m || m.inputs.some((a) => a.node.graph !== graph)) continue;
             if (fusion.requirements && !fusion.requirements(m, graph, ctx)) continue;
             const created = fusion.replace(m, graph, ctx);
             for (const n of created) ctx.revisit(n);

