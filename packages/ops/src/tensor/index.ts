@@ -1,5 +1,4 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
-import { centerCropPadKernels, centerCropPadOps } from './center-crop-pad.js';
 import { concatSplitKernels, concatSplitOps } from './concat-split.js';
 import { depthSpaceKernels, depthSpaceOps } from './depth-space.js';
 import { expandTileKernels, expandTileOps } from './expand-tile.js';
@@ -33,7 +32,6 @@ export const tensorOps: readonly OpDefinitionV1[] = [
   ...reverseSequenceOps,
   ...identityConstantOps,
   ...uniqueOps,
-  ...centerCropPadOps,
 ];
 /** Reference kernels of the tensor group. */
 export const tensorKernels: readonly KernelV1[] = [
@@ -52,5 +50,4 @@ export const tensorKernels: readonly KernelV1[] = [
   ...reverseSequenceKernels,
   ...identityConstantKernels,
   ...uniqueKernels,
-  ...centerCropPadKernels,
 ];

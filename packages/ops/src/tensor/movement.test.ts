@@ -312,14 +312,3 @@ describe('Unique', () => {
     expect(values(counts)).toEqual([2n, 1n]);
   });
 });
-
-describe('CenterCropPad', () => {
-  it('crops and pads around the centre on the listed axes', () => {
-    const x = f32([3, 2], range(6));
-    const [y] = run('CenterCropPad', [x, i64([2], [1, 4])]);
-    expect(y?.dims).toEqual([1, 4]);
-    expect(values(y)).toEqual([0, 2, 3, 0]);
-    const [z] = run('CenterCropPad', [x, i64([1], [2])], { axes: attr.ints([-2]) });
-    expect(values(z)).toEqual([0, 1, 2, 3]);
-  });
-});
