@@ -59,6 +59,7 @@ const FIXTURE = {
   'packages/parsers/thing/src/index.ts': [
     "export { Box, makeBox as createBox, pick, LIMITS, secret, type BoxOptions } from './box.js';",
     "export * from './more.js';",
+    "export * as shapes from '@tsge/base';",
     '',
   ].join('\n'),
   'packages/parsers/thing/src/box.ts': [
@@ -135,6 +136,9 @@ describe('api-report', () => {
     expect(text).not.toContain('import(');
     const names = [...text.matchAll(/^export (?:class|function|const|let|interface|type) (\w+)/gm)].map((match) => match[1]);
     expect(names).toEqual([...names].sort());
+    expect(text).toContain(
+      '// namespace\nexport namespace shapes {\n    // type\n    export type Shape = readonly number[];\n\n    // function\n    export function rank(shape: Shape): number;\n}',
+    );
     const base = generateReports(root)[0].expected;
     expect(base).toContain('export function rank(shape: Shape): number;');
     expect(base).toContain('export type Shape = readonly number[];');

@@ -21,7 +21,7 @@ export function generateReports(root: string, packages: readonly PublicPackage[]
     const options = compilerOptionsFor(publicPackage.directory);
     host ??= createCachingHost(options);
     const program = ts.createProgram({ rootNames: [publicPackage.entry], options, host });
-    const expected = renderReport(publicPackage.name, collectApi(program, publicPackage.entry));
+    const expected = renderReport(publicPackage.name, collectApi(program, publicPackage.entry, host));
     const actual = existsSync(publicPackage.reportFile) ? readFileSync(publicPackage.reportFile, 'utf8') : undefined;
     results.push({
       packageName: publicPackage.name,

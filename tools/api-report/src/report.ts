@@ -53,23 +53,36 @@ function kindOf(node: ts.Node): ApiKind | undefined {
   return undefined;
 }
 
-/** Emits and caches the `.d.ts` text of source files of one program. */
+/**
+ * Emits and caches the `.d.ts` text of source files. Files reached through node_modules (another
+ * workspace package, re-exported) are not emitted by the package's program, so they get a program
+ * of their own.
+ */
 class DeclarationEmitter {
   private readonly cache = new Map<string, ts.SourceFile | undefined>();
-  constructor(private readonly program: ts.Program) {}
+  constructor(
+    private readonly program: ts.Program,
+    private readonly host: ts.CompilerHost,
+  ) {}
 
   declarationsOf(sourceFile: ts.SourceFile): ts.SourceFile | undefined {
     if (sourceFile.isDeclarationFile) return sourceFile;
     if (!this.cache.has(sourceFile.fileName)) {
+      const program = this.program.isSourceFileFromExternalLibrary(sourceFile)
+        ? ts.createProgram({ rootNames: [sourceFile.fileName], options: this.program.getCompilerOptions(), host: this.host })
+        : this.program;
+      const emittedFrom = program.getSourceFile(sourceFile.fileName);
       let text: string | undefined;
-      this.program.emit(
-        sourceFile,
-        (fileName, data) => {
-          if (/\.d\.[cm]?ts$/.test(fileName)) text = data;
-        },
-        undefined,
-        true,
-      );
+      if (emittedFrom) {
+        program.emit(
+          emittedFrom,
+          (fileName, data) => {
+            if (/\.d\.[cm]?ts$/.test(fileName)) text = data;
+          },
+          undefined,
+          true,
+        );
+      }
       this.cache.set(
         sourceFile.fileName,
         text === undefined ? undefined : ts.createSourceFile(`${sourceFile.fileName}.d.ts`, text, ts.ScriptTarget.Latest, true),
@@ -109,13 +122,26 @@ function findEmitted(declarations: ts.SourceFile, localName: string, kind: ApiKi
 }
 
 /** Every export of a module with its declaration text, sorted by name, then kind; overloads keep their order. */
-export function collectApi(program: ts.Program, entry: string): ApiEntry[] {
+export function collectApi(
+  program: ts.Program,
+  entry: string,
+  host: ts.CompilerHost = ts.createCompilerHost(program.getCompilerOptions()),
+): ApiEntry[] {
   const checker = program.getTypeChecker();
-  const emitter = new DeclarationEmitter(program);
+  const emitter = new DeclarationEmitter(program, host);
   const entryFile = program.getSourceFile(entry);
   if (!entryFile) throw new Error(`cannot read ${entry}`);
   const moduleSymbol = checker.getSymbolAtLocation(entryFile);
-  if (!moduleSymbol) return [];
+  return moduleSymbol ? collectModule(moduleSymbol, checker, emitter, new Set()) : [];
+}
+
+function collectModule(
+  moduleSymbol: ts.Symbol,
+  checker: ts.TypeChecker,
+  emitter: DeclarationEmitter,
+  visiting: Set<ts.Symbol>,
+): ApiEntry[] {
+  visiting.add(moduleSymbol);
   const entries: ApiEntry[] = [];
   for (const exported of checker.getExportsOfModule(moduleSymbol)) {
     const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
@@ -126,6 +152,13 @@ export function collectApi(program: ts.Program, entry: string): ApiEntry[] {
       entries.push({ name: exported.name, kind, text });
     };
     for (const declaration of target.declarations ?? []) {
+      if (ts.isSourceFile(declaration)) {
+        // `export * as name from './x.js'`: the module's exports, nested.
+        const nested = visiting.has(target) ? [] : collectModule(target, checker, emitter, visiting);
+        const body = nested.map((entry) => `    // ${entry.kind}\n    export ${entry.text.replace(/\n/g, '\n    ')}`).join('\n\n');
+        add('namespace', `namespace ${exported.name} {\n${body}\n}`);
+        continue;
+      }
       const kind = kindOf(declaration);
       const localName = ts.getNameOfDeclaration(declaration);
       const emitted = emitter.declarationsOf(declaration.getSourceFile());
@@ -139,6 +172,7 @@ export function collectApi(program: ts.Program, entry: string): ApiEntry[] {
       add(kind ?? 'const', `const ${exported.name}: ${clean(checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation))};`);
     }
   }
+  visiting.delete(moduleSymbol);
   const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   return entries.sort((a, b) => compare(a.name, b.name) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
 }
