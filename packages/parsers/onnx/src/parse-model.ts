@@ -10,6 +10,7 @@ import {
   diagnostic,
 } from '@tsge/metadef';
 import { type ImportContext, importRootGraph } from './import/graph-importer.js';
+import { decodeFunctions } from './import/functions.js';
 import { transformNodes } from './import/transform.js';
 import { TensorLoader } from './import/tensor-loader.js';
 import { int64ToNumber } from './internal/int64.js';
@@ -56,6 +57,15 @@ export function opsetsOf(model: IModelProto): Map<string, number> {
 
 /** Parses an ONNX model into a metadef Graph in the canonical op set. */
 export async function parseOnnx(input: ParseInput, options: ParseOptions = {}): Promise<ParseResult> {
+  try {
+    return await parseModel(input, options);
+  } catch (error) {
+    // a bug or an I/O failure inside the parser still reaches the caller as a diagnostic
+    return { graph: undefined, diagnostics: [problemToDiagnostic(error, input.path !== undefined ? { file: input.path } : undefined)] };
+  }
+}
+
+async function parseModel(input: ParseInput, options: ParseOptions): Promise<ParseResult> {
   const file = input.path;
   const { model, diagnostics } = decodeModelProto(input.bytes, file);
   if (!model) return { graph: undefined, diagnostics };
@@ -64,16 +74,19 @@ export async function parseOnnx(input: ParseInput, options: ParseOptions = {}): 
   const extra = (options.extra ?? {}) as OnnxParseExtra;
   const opsets = opsetsOf(model);
   const collected: Diagnostic[] = [];
+  const loader = new TensorLoader(input.readRelative);
+  const functions = await decodeFunctions(model.functions ?? [], loader, collected);
+  const usedNames = new Set<string>();
   const ctx: ImportContext = {
-    loader: new TensorLoader(input.readRelative),
+    loader,
     diagnostics: collected,
     file,
     opsets,
     ops: extra.ops,
     initializerInputs: new Set(extra.initializerInputs ?? []),
     subgraphNames: new Set(),
-    transform: (nodes, graphName) =>
-      transformNodes(nodes, { opsets, functions: model.functions ?? [], diagnostics: collected, file, graphName, ops: extra.ops }),
+    transform: (nodes, graphName, shapeOf) =>
+      transformNodes(nodes, { opsets, functions, diagnostics: collected, file, graphName, ops: extra.ops, shapeOf, usedNames }),
   };
   let graph: Graph;
   try {

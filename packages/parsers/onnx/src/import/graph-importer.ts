@@ -11,6 +11,7 @@ import {
   type Node,
   type OpRegistry,
   type OutDataAnchor,
+  type Shape,
   type TensorDesc,
   attr,
   createOpDesc,
@@ -42,7 +43,7 @@ export interface ImportContext {
   /** Initializers the user wants as graph inputs rather than constants. */
   readonly initializerInputs: ReadonlySet<string>;
   /** Rewrites (function inlining, contrib mapping, opset upgrade) applied to each graph's nodes. */
-  readonly transform: (nodes: RawNode[], graphName: string) => RawNode[];
+  readonly transform: (nodes: RawNode[], graphName: string, shapeOf: (name: string) => Shape | undefined) => RawNode[];
   /** Subgraph names taken so far (subgraphs register with the root only once their parent exists). */
   readonly subgraphNames: Set<string>;
 }
@@ -145,7 +146,13 @@ class GraphImport {
     await this.addInitializers(proto);
     this.addInputs(proto, formalParentIndex);
     const nodes = await this.decodeNodes(proto.node ?? []);
-    const transformed = this.ctx.transform(nodes, this.graph.name);
+    const shapeOf = (name: string): Shape | undefined => {
+      const type = this.types.get(name);
+      if (type?.kind === 'tensor') return type.shape;
+      const anchor = this.scope.values.get(name);
+      return anchor?.node.opDesc.outputDescs[anchor.index]?.shape;
+    };
+    const transformed = this.ctx.transform(nodes, this.graph.name, shapeOf);
     for (const raw of orderNodes(transformed)) {
       try {
         await this.addNode(raw);
@@ -232,6 +239,7 @@ class GraphImport {
         domain: p.domain || 'ai.onnx',
         inputs: [...(p.input ?? [])],
         outputs: [...(p.output ?? [])],
+        ...(p.overload ? { overload: p.overload } : {}),
       });
       position++;
       try {

@@ -17,6 +17,8 @@ export interface RawNode {
   graphs: Map<string, IGraphProto>;
   /** Inside function bodies: attribute name → the caller's attribute it refers to. */
   refs: Map<string, string>;
+  /** NodeProto.overload: picks among model-local functions of one name. */
+  overload?: string;
   /** The opset of this node's domain, when it differs from the model's (nodes from a function body). */
   opset?: number;
 }
