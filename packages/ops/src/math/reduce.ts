@@ -37,6 +37,20 @@ function initial(kind: Kind): number {
   }
 }
 
+/** For each input element, its output slot; trailing-axes reductions (the common case) skip the odometer. */
+function reductionMap(dims: readonly number[], axes: readonly number[], kept: readonly number[]): Int32Array {
+  const rank = dims.length;
+  const suffix = axes.every((a, i) => a === rank - axes.length + i);
+  if (!suffix) return broadcastIndexMap(kept, dims);
+  let inner = 1;
+  for (const a of axes) inner *= dims[a]!;
+  let total = 1;
+  for (const d of dims) total *= d;
+  const map = new Int32Array(total);
+  for (let i = 0, o = 0; i < total; o++) for (let k = 0; k < inner; k++, i++) map[i] = o;
+  return map;
+}
+
 function computeReduce(ctx: KernelContextV1, kind: Kind): void {
   const x = requireTensor(ctx, 0);
   const keepdims = ctx.attrs.int('keepdims', 1) !== 0;
@@ -58,7 +72,7 @@ function computeReduce(ctx: KernelContextV1, kind: Kind): void {
   let outCount = 1;
   for (const d of kept) outCount *= d;
   const acc = new Float64Array(outCount).fill(initial(kind));
-  const map = broadcastIndexMap(kept, x.dims);
+  const map = reductionMap(x.dims, axes, kept);
   const n = map.length;
   switch (kind) {
     case 'sum':
