@@ -1,19 +1,8 @@
 /** Dropout: identity with an all-true mask in inference; seeded Bernoulli masking in training. */
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { numpyRandomSample } from '../common/nn-mt19937.js';
 import { NN_FLOAT_TYPES, floatOutput, hasInput, inputInfo, readFloats, requireTensor } from '../common/nn-float-io.js';
 import { defineKernel, defineOp, param } from '../define.js';
-
-/** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const dropoutOps: readonly OpDefinitionV1[] = [
   defineOp({
@@ -49,7 +38,8 @@ export const dropoutKernels: readonly KernelV1[] = [
         out.data.set(xs);
         mask?.fill(1);
       } else {
-        const random = seededRandom(ctx.attrs.has('seed') ? ctx.attrs.int('seed') : (Math.random() * 2 ** 32) >>> 0);
+        // numpy-compatible stream: a seeded model reproduces the ONNX reference mask
+        const random = numpyRandomSample(ctx.attrs.has('seed') ? ctx.attrs.int('seed') : (Math.random() * 2 ** 32) >>> 0);
         const keep = 1 / (1 - ratio);
         for (let i = 0; i < xs.length; i++) {
           const kept = random() >= ratio;

@@ -1,4 +1,10 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import { centerCropPadKernels, centerCropPadOps } from './center-crop-pad.js';
+import { col2imKernels, col2imOps } from './col2im.js';
+import { deformConvKernels, deformConvOps } from './deform-conv.js';
+import { gridSampleKernels, gridSampleOps } from './grid-sample.js';
+import { maxUnpoolKernels, maxUnpoolOps } from './max-unpool.js';
+import { roiPoolKernels, roiPoolOps } from './roi-pool.js';
 import { activationKernels, activationOps } from './activations.js';
 import { convTransposeKernels, convTransposeOps } from './conv-transpose.js';
 import { convKernels, convOps } from './conv.js';
@@ -28,6 +34,12 @@ export const nnOps: readonly OpDefinitionV1[] = [
   ...quantizeOps,
   ...lossOps,
   ...nonMaxSuppressionOps,
+  ...roiPoolOps,
+  ...maxUnpoolOps,
+  ...gridSampleOps,
+  ...deformConvOps,
+  ...col2imOps,
+  ...centerCropPadOps,
 ];
 /** Reference kernels of the nn group. */
 export const nnKernels: readonly KernelV1[] = [
@@ -44,4 +56,10 @@ export const nnKernels: readonly KernelV1[] = [
   ...quantizeKernels,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
+  ...roiPoolKernels,
+  ...maxUnpoolKernels,
+  ...gridSampleKernels,
+  ...deformConvKernels,
+  ...col2imKernels,
+  ...centerCropPadKernels,
 ];
