@@ -74,7 +74,7 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
       const bytes = descBytes(node.opDesc.outputDescs[o]);
       if (dynamic || bytes === undefined) return;
       const pinned = node.type === DATA || graphOutputs.has(anchor);
-      const shared = pinned ? undefined : inPlaceBuffer(node, o, bytes, options.kernelOf(node), bufferOf, streams);
+      const shared = pinned || options.disableReuse ? undefined : inPlaceBuffer(node, o, bytes, options.kernelOf(node), bufferOf, streams);
       const buffer = shared ?? newBuffer(node, bytes, pinned);
       if (shared) shared.uses.push(node);
       bufferOf.set(anchor, buffer);
