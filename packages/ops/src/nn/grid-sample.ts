@@ -129,7 +129,7 @@ export const gridSampleKernels: readonly KernelV1[] = [
             // grid stores coordinates innermost-axis first
             const g = grid[gBase + rank - 1 - a] as number;
             let v = Math.fround(align ? ((g + 1) / 2) * (size - 1) : ((g + 1) * size - 1) / 2);
-            if (mode === 'nearest') v = rank === 3 ? (v >= 0 ? Math.floor(v + 0.5) : Math.ceil(v - 0.5)) : rint(v);
+            if (mode === 'nearest') v = rint(v);
             const lo = align ? 0 : -0.5;
             const hi = align ? size - 1 : size - 0.5;
             if (v < lo || v > hi) {
