@@ -110,6 +110,20 @@ describe('checkWorkspace', () => {
     ]);
   });
 
+  it('rejects a published source file that needs a devDependency at run time, but not its tests', () => {
+    const root = writeTree({
+      ...BASE,
+      'packages/ops/package.json': JSON.stringify({
+        name: '@tsge/ops',
+        exports: { '.': './src/index.ts' },
+        devDependencies: { '@tsge/metadef': 'workspace:^' },
+      }),
+      'packages/ops/src/index.ts': "import { x } from '@tsge/metadef';\nimport type { T } from '@tsge/metadef';\nexport const y: T = x;\n",
+      'packages/ops/src/index.test.ts': "import { x } from '@tsge/metadef';\nconsole.log(x);\n",
+    });
+    expect(errors(checkWorkspace(root).findings)).toEqual(['dev-dependency-in-source packages/ops/src/index.ts:1']);
+  });
+
   it('lets tools import anything and apps import ge and metadef but not the compiler', () => {
     const root = writeTree({
       ...BASE,

@@ -11,6 +11,7 @@ export type FindingKind =
   | 'unexported-subpath' // (b) a subpath missing from the target's `exports`
   | 'relative-escape' // (b) a relative import leaving the package folder
   | 'undeclared-dependency' // (c) not in dependencies / devDependencies / peerDependencies
+  | 'dev-dependency-in-source' // (c) a published source file importing a devDependency
   | 'unknown-package' // `@tsge/x` that is not a workspace package
   | 'unlisted-package' // a workspace package the table does not cover
   | 'value-import' // warning: a value import where the table says "types only"
@@ -50,6 +51,11 @@ function declares(manifest: WorkspacePackage['manifest'], name: string): boolean
   return [manifest.dependencies, manifest.devDependencies, manifest.peerDependencies, manifest.optionalDependencies].some(
     (dependencies) => dependencies !== undefined && Object.hasOwn(dependencies, name),
   );
+}
+
+/** Tests, benchmarks, scripts and fixtures may use devDependencies; shipped sources may not. */
+function isDevelopmentFile(relativeFile: string): boolean {
+  return /(\.(test|spec|bench)\.[cm]?[jt]sx?$)|(^|\/)(test|tests|__tests__|__fixtures__|fixtures|scripts|bench)\//.test(relativeFile);
 }
 
 function isInside(directory: string, file: string): boolean {
@@ -131,6 +137,18 @@ export function checkWorkspace(root: string, options: CheckOptions = {}): CheckR
             kind: 'undeclared-dependency',
             severity: 'error',
             message: `'${specifier}': ${name} is not declared in ${manifestFile} (add "${name}": "workspace:^")`,
+          });
+        } else if (
+          workspacePackage.manifest.private !== true &&
+          !isDevelopmentFile(path.relative(workspacePackage.directory, file).split(path.sep).join('/')) &&
+          !reference.typeOnly &&
+          !declares({ ...workspacePackage.manifest, devDependencies: undefined }, name)
+        ) {
+          findings.push({
+            ...at,
+            kind: 'dev-dependency-in-source',
+            severity: 'error',
+            message: `'${specifier}': ${name} is only a devDependency of ${workspacePackage.name}, but this published file needs it at run time`,
           });
         }
         const targetRole = roleOf(target);
