@@ -74,7 +74,7 @@ function taskClocks(plan: ExecutionPlan): { hb: (a: string, b: string) => boolea
       }
     });
   }
-  streams.forEach((s, si) => expect(pos[si], `stream ${si} deadlocks`).toBe(s.tasks.length));
+  for (const [si, s] of streams.entries()) expect(pos[si], `stream ${si} deadlocks`).toBe(s.tasks.length);
   return {
     hb: (a, b) => {
       const w = where.get(a);

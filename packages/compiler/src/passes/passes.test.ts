@@ -1,0 +1,126 @@
+import type { Graph, GraphPassV1, HostTensor, OpRegistry } from '@tsge/metadef';
+import { GraphBuilder, attr, createTensor, createTensorDesc } from '@tsge/metadef';
+import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { describe, expect, it } from 'vitest';
+import { PassManager } from '../pass-manager.js';
+import { dumpIr } from '../test-dump.js';
+import { commonSubexpressionPass } from './common-subexpression.js';
+import { constantFoldingPass } from './constant-folding.js';
+import { deadCodePass } from './dead-code.js';
+import { inferShapesPass, symbolSource } from './infer-shapes.js';
+import { layoutChainsPass } from './layout-chains.js';
+import { removeNoopsPass } from './remove-noops.js';
+import { runGraphOnHost } from '../host/run-graph.js';
+import { randomFloats } from '../test-graphs.js';
+
+const ops: OpRegistry = createDefaultOpRegistry();
+const kernels = createDefaultKernelRegistry();
+const f32 = (dims: number[], seed = 1): HostTensor =>
+  createTensor(
+    'float32',
+    dims,
+    randomFloats(
+      dims.reduce((a, b) => a * b, 1),
+      seed,
+    ),
+  );
+const i64 = (values: number[]): HostTensor => createTensor('int64', [values.length], BigInt64Array.from(values, BigInt));
+
+/** Runs passes, checks the outputs are unchanged on the host, and returns the before/after dump. */
+function apply(graph: Graph, passes: GraphPassV1[], feeds: Record<string, HostTensor>): { text: string; counters: Record<string, number> } {
+  const before = dumpIr(graph);
+  const expected = runGraphOnHost(graph, feeds, kernels);
+  const manager = new PassManager({ ops, target: 'js', level: 3 });
+  manager.run(graph, passes, 'test');
+  expect(manager.diagnostics).toEqual([]);
+  const actual = runGraphOnHost(graph, feeds, kernels);
+  for (const [name, value] of Object.entries(expected)) {
+    const a = actual[name] as HostTensor;
+    const e = value as HostTensor;
+    expect(a.dims).toEqual(e.dims);
+    [...(e.data as Float32Array)].forEach((v, i) => expect((a.data as Float32Array)[i]).toBeCloseTo(v, 4));
+  }
+  return { text: `${before}--- after\n${dumpIr(graph)}`, counters: manager.counters };
+}
+
+describe('passes (golden IR)', () => {
+  it('infer-shapes', async () => {
+    const b = new GraphBuilder('infer');
+    const x = b.input('x', 'float32', ['batch', 3]);
+    const t = b.op('Transpose', [x], { name: 't', attrs: { perm: attr.ints([1, 0]) } });
+    const w = b.constant('w', f32([2, 4]));
+    const m = b.op('MatMul', [t, w], { name: 'mm' });
+    b.output(m, 'y');
+    const graph = b.build();
+    const manager = new PassManager({ ops, target: 'js', level: 0 });
+    const before = dumpIr(graph);
+    manager.run(graph, [inferShapesPass(symbolSource())], 'test');
+    expect(graph.findNode('mm')?.opDesc.outputDescs[0]?.shape).toEqual([3, 4]);
+    await expect(`${before}--- after\n${dumpIr(graph)}`).toMatchFileSnapshot('golden/infer-shapes.txt');
+  });
+
+  it('constant-folding', async () => {
+    const b = new GraphBuilder('fold', { ops });
+    const x = b.input('x', 'float32', [2, 3]);
+    const shape = b.op('Shape', [x], { name: 'shape' });
+    const reshaped = b.op('Reshape', [x, shape], { name: 'reshape' });
+    const sum = b.op('Add', [b.constant('a', f32([3], 2)), b.constant('c', f32([3], 3))], { name: 'sum' });
+    b.output(b.op('Mul', [reshaped, sum], { name: 'mul' }), 'y');
+    const r = apply(b.build(), [constantFoldingPass(kernels, symbolSource()), deadCodePass], { x: f32([2, 3], 7) });
+    expect(r.counters.folded).toBe(2);
+    await expect(r.text).toMatchFileSnapshot('golden/constant-folding.txt');
+  });
+
+  it('remove-noops', async () => {
+    const b = new GraphBuilder('noops', { ops });
+    const x = b.input('x', 'float32', [2, 3]);
+    const id = b.op('Identity', [x], { name: 'id' });
+    const drop = b.opN('Dropout', [id], 2, { name: 'drop' })[0];
+    const reshape = b.op('Reshape', [drop as never, b.constant('s', i64([2, 3]))], { name: 'reshape' });
+    const transpose = b.op('Transpose', [reshape], { name: 'transpose', attrs: { perm: attr.ints([0, 1]) } });
+    const cast = b.op('Cast', [transpose], { name: 'cast', attrs: { to: attr.int(1) } });
+    b.output(b.op('Relu', [cast], { name: 'relu' }), 'y');
+    const r = apply(b.build(), [removeNoopsPass, deadCodePass], { x: f32([2, 3]) });
+    expect(r.counters['noops-removed']).toBe(5);
+    await expect(r.text).toMatchFileSnapshot('golden/remove-noops.txt');
+  });
+
+  it('transpose-reshape-chains', async () => {
+    const b = new GraphBuilder('chains', { ops });
+    const x = b.input('x', 'float32', [2, 3, 4]);
+    const t1 = b.op('Transpose', [x], { name: 't1', attrs: { perm: attr.ints([1, 0, 2]) } });
+    const t2 = b.op('Transpose', [t1], { name: 't2', attrs: { perm: attr.ints([0, 2, 1]) } });
+    const flat = b.op('Flatten', [x], { name: 'flat' });
+    const reshape = b.op('Reshape', [flat, b.constant('s', i64([4, 6]))], { name: 'reshape' });
+    b.output(b.op('Relu', [t2], { name: 'relu' }), 'y');
+    b.output(reshape, 'z');
+    const r = apply(b.build(), [layoutChainsPass, deadCodePass], { x: f32([2, 3, 4]) });
+    expect(r.counters['chains-simplified']).toBe(2);
+    await expect(r.text).toMatchFileSnapshot('golden/transpose-reshape-chains.txt');
+  });
+
+  it('common-subexpression', async () => {
+    const b = new GraphBuilder('cse', { ops });
+    const x = b.input('x', 'float32', [4]);
+    const c1 = b.constant('c1', createTensor('float32', [4], Float32Array.of(1, 2, 3, 4)));
+    const c2 = b.constant('c2', createTensor('float32', [4], Float32Array.of(1, 2, 3, 4)));
+    const a = b.op('Add', [x, c1], { name: 'a' });
+    const a2 = b.op('Add', [x, c2], { name: 'a2' });
+    b.output(b.op('Mul', [b.op('Relu', [a], { name: 'r1' }), b.op('Relu', [a2], { name: 'r2' })], { name: 'mul' }), 'y');
+    const r = apply(b.build(), [commonSubexpressionPass], { x: f32([4]) });
+    expect(r.counters.cse).toBe(3);
+    await expect(r.text).toMatchFileSnapshot('golden/common-subexpression.txt');
+  });
+
+  it('dead-code-elimination', async () => {
+    const b = new GraphBuilder('dce', { ops });
+    const x = b.input('x', 'float32', [4]);
+    b.op('Sigmoid', [b.op('Neg', [x], { name: 'unused1' })], { name: 'unused2' });
+    b.output(b.op('Relu', [x], { name: 'relu' }), 'y');
+    const r = apply(b.build(), [deadCodePass], { x: f32([4]) });
+    expect(r.counters['dead-nodes']).toBe(2);
+    await expect(r.text).toMatchFileSnapshot('golden/dead-code-elimination.txt');
+  });
+});
+
+export { createTensorDesc };
