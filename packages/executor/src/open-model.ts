@@ -30,7 +30,11 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   if (prepared.diagnostics.length > 0) throw TsgeError.fromDiagnostics(prepared.diagnostics);
   const plans = prepared.plans;
   const kernelModules = (options.kernelModules ?? []).map((m) => (m instanceof URL ? m.href : m));
-  const registry = await loadKernelRegistry(kernelModules);
+  const calls = plans.flatMap((plan) =>
+    plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
+  );
+  // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
+  const registry = await loadKernelRegistry(kernelModules, calls, model.graph.subgraphs.size > 0);
 
   const anyDynamic = plans.some((p) => p.dynamic);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));

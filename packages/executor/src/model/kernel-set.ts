@@ -1,5 +1,5 @@
 import type { KernelRegistry, KernelV1 } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createKernelRegistry, referenceKernels } from '@tsge/ops';
+import { normalizeDomain } from '@tsge/metadef';
 import type { WasmMemory, WasmModule } from '@tsge/runtime';
 import { wasm } from '@tsge/runtime';
 import type { KernelCall } from './kernel-call.js';
@@ -14,25 +14,53 @@ const WASM_PREFIX = 'wasm:';
 
 /**
  * The kernels a model may use: those of `kernelModules` (modules exporting `kernels`) first, then
- * `@tsge/ops`'s defaults. The same function runs on the calling thread and in each worker.
+ * `@tsge/ops`'s defaults. `@tsge/ops` is imported only when some call needs it (or `always`), so a
+ * worker whose tasks are all covered elsewhere starts faster. The same function runs on the calling
+ * thread and in each worker.
  */
-export async function loadKernelRegistry(kernelModules: readonly string[]): Promise<KernelRegistry> {
-  if (kernelModules.length === 0) return createDefaultKernelRegistry();
-  const registry = createKernelRegistry();
-  const taken = new Set<string>();
-  const add = (kernel: KernelV1): void => {
-    const key = `${kernel.domain}::${kernel.opType}::${kernel.name}`;
-    if (taken.has(key)) return;
-    taken.add(key);
-    registry.register(kernel);
-  };
+export async function loadKernelRegistry(
+  kernelModules: readonly string[],
+  calls: Iterable<KernelCall>,
+  always = false,
+): Promise<KernelRegistry> {
+  const registry = createSimpleRegistry();
   for (const specifier of kernelModules) {
     const module = (await import(specifier)) as { kernels?: readonly KernelV1[] };
     if (!Array.isArray(module.kernels)) throw new TypeError(`kernel module ${specifier} does not export a kernels array`);
-    for (const kernel of module.kernels) add(kernel);
+    for (const kernel of module.kernels) registry.register(kernel);
   }
-  for (const kernel of referenceKernels()) add(kernel);
+  let needsDefaults = always;
+  for (const call of calls) {
+    if (needsDefaults) break;
+    if (!call.kernel.startsWith(WASM_PREFIX) && !bindKernel(call, registry, new Map())) needsDefaults = true;
+  }
+  if (needsDefaults) {
+    const ops = await import('@tsge/ops');
+    for (const kernel of ops.createDefaultKernelRegistry().list()) registry.register(kernel);
+  }
   return registry;
+}
+
+/** A registry where the first kernel registered under a name wins (user modules before defaults). */
+function createSimpleRegistry(): KernelRegistry {
+  const byOp = new Map<string, KernelV1[]>();
+  const key = (opType: string, domain: string): string => `${normalizeDomain(domain)}::${opType}`;
+  return {
+    register(kernel) {
+      const list = byOp.get(key(kernel.opType, kernel.domain)) ?? [];
+      if (!list.some((k) => k.name === kernel.name)) list.push(kernel);
+      byOp.set(key(kernel.opType, kernel.domain), list);
+    },
+    find(opType, domain, dtype, preference = ['reference']) {
+      const fits = (byOp.get(key(opType, domain)) ?? []).filter((k) => dtype === undefined || !k.dtypes || k.dtypes.includes(dtype));
+      for (const name of preference) {
+        const k = fits.find((c) => c.name === name);
+        if (k) return k;
+      }
+      return fits[0];
+    },
+    list: () => [...byOp.values()].flat(),
+  };
 }
 
 /** Instantiates the model's KERNELS modules over the device memory (per thread). */

@@ -12,7 +12,10 @@ import type { SinkWorkerData, SinkWorkerMessage, TaskTiming } from './sink-proto
 const bound = new Map<KernelCall, BoundKernel>();
 
 export async function setup(context: WorkerContext<SinkWorkerData>): Promise<void> {
-  const registry = await loadKernelRegistry(context.data.kernelModules);
+  const calls = context.data.plans.flatMap((plan) =>
+    plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
+  );
+  const registry = await loadKernelRegistry(context.data.kernelModules, calls);
   const wasmKernels = await instantiateWasmKernels(context.data.wasmModules, context.memory);
   for (const plan of context.data.plans) {
     for (const stream of plan.streams) {
