@@ -26,6 +26,23 @@ describe('signal', () => {
     });
     expect(infer('DFT', [info('float32', ['B', 8, 1])], { onesided: attr.int(1), axis: attr.int(1) })[0]!.shape).toEqual(['B', 5, 2]);
   });
+  it('agrees with the direct sum for power-of-two and other lengths', () => {
+    for (const n of [6, 8, 16]) {
+      const signal = Array.from({ length: n }, (_, t) => Math.sin(t * 1.3) + t / n);
+      const [y] = run('DFT', [tensor('float64', [n, 1], signal), undefined, tensor('int64', [], [0])]);
+      const v = values(y!) as number[];
+      for (let f = 0; f < n; f++) {
+        let re = 0;
+        let im = 0;
+        for (let t = 0; t < n; t++) {
+          re += signal[t]! * Math.cos((2 * Math.PI * f * t) / n);
+          im -= signal[t]! * Math.sin((2 * Math.PI * f * t) / n);
+        }
+        expect(v[2 * f]).toBeCloseTo(re, 9);
+        expect(v[2 * f + 1]).toBeCloseTo(im, 9);
+      }
+    }
+  });
   it('frames signals with STFT', () => {
     const signal = tensor('float32', [1, 6, 1], [1, 1, 1, 1, 1, 1]);
     const [y] = run('STFT', [signal, tensor('int64', [], [2]), undefined, tensor('int64', [], [4])]);

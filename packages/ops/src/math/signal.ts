@@ -1,6 +1,7 @@
 /** Signal ops: DFT, STFT, Hann/Hamming/Blackman windows and MelWeightMatrix. */
 import type { KernelContextV1, KernelV1, OpDefinitionV1, Shape } from '@tsge/metadef';
 import { InferenceError, isUnknownRank, readNumber } from '@tsge/metadef';
+import { fftInPlace, isPowerOfTwo } from '../common/math-fft.js';
 import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
 import { requireInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
@@ -8,7 +9,7 @@ import { readTargetType } from './cast.js';
 import { FLOATS, NUMERIC } from './op-types.js';
 
 /**
- * One DFT of `n` complex samples read at `re[inOff + t*inStride]` (imaginary parts from `im`, or
+ * One DFT (an FFT when n is a power of two) of `n` complex samples read at `re[inOff + t*inStride]` (imaginary parts from `im`, or
  * zero), written as `bins` interleaved (re, im) pairs at `out[outOff + f*outStride]`.
  */
 function dftSlice(
@@ -22,6 +23,22 @@ function dftSlice(
   cosTable: Float64Array,
   sinTable: Float64Array,
 ): void {
+  if (isPowerOfTwo(n)) {
+    const re = new Float64Array(n);
+    const im = new Float64Array(n);
+    for (let t = 0; t < input.available; t++) {
+      const p = input.offset + t * input.stride;
+      re[t] = src[p]!;
+      im[t] = input.complex ? src[p + 1]! : 0;
+    }
+    fftInPlace(re, im, inverse, cosTable, sinTable);
+    for (let f = 0; f < bins; f++) {
+      const q = output.offset + f * output.stride;
+      out[q] = inverse ? re[f]! / n : re[f]!;
+      out[q + 1] = inverse ? im[f]! / n : im[f]!;
+    }
+    return;
+  }
   const sign = inverse ? 1 : -1;
   for (let f = 0; f < bins; f++) {
     let sumRe = 0;
