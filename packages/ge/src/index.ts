@@ -1,0 +1,6 @@
+// @tsge/ge: the user-facing API (GE's api/): parse, compile, load, run.
+export { initialize, finalize, type GeOptions } from './initialize.js';
+export { parseModel, registerParser, listParsers, discoverParsers, type ParseModelOptions } from './parsers.js';
+export { buildModel, compileModel, loadModel, type BuildOptions } from './model.js';
+export { Session, type SessionOptions } from './session.js';
+export { defaultRegistries, type Registries } from './registries.js';

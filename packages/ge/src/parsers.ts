@@ -1,0 +1,160 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Dim, Graph, OpRegistry, ParseInput, ParserV1 } from '@tsge/metadef';
+import { TsgeError } from '@tsge/metadef';
+
+/**
+ * Parser packages tsge knows by name. They are discovered at run time when installed next to
+ * `@tsge/ge` (optional peer dependencies), never imported statically, so users install only the
+ * front ends they need.
+ */
+const KNOWN_PARSER_PACKAGES = ['@tsge/parser-onnx', '@tsge/parser-tensorflow', '@tsge/parser-caffe', '@tsge/parser-mindspore'] as const;
+
+const registered = new Map<string, ParserV1>();
+let discovery: Promise<void> | undefined;
+
+/** Registers a parser (a custom one, or an installed one found without discovery). */
+export function registerParser(parser: ParserV1): void {
+  if (parser.specVersion !== 'v1') throw TsgeError.of('TSGE-E3005', { reason: `parser ${parser.name} has unknown specVersion` });
+  registered.set(parser.name, parser);
+}
+
+/** Parsers known now (after discovery). */
+export async function listParsers(): Promise<readonly ParserV1[]> {
+  await discoverParsers();
+  return [...registered.values()];
+}
+
+/** Imports every known parser package that is installed; missing ones are skipped. */
+export function discoverParsers(): Promise<void> {
+  discovery ??= (async () => {
+    for (const name of KNOWN_PARSER_PACKAGES) {
+      try {
+        const mod = (await import(name)) as Record<string, unknown>;
+        for (const value of Object.values(mod)) if (isParser(value) && !registered.has(value.name)) registered.set(value.name, value);
+      } catch {
+        // not installed: that front end is simply unavailable
+      }
+    }
+  })();
+  return discovery;
+}
+
+function isParser(value: unknown): value is ParserV1 {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<ParserV1>;
+  return v.specVersion === 'v1' && typeof v.sniff === 'function' && typeof v.parse === 'function' && typeof v.name === 'string';
+}
+
+/** GE framework numbers (atc `--framework`). */
+const FRAMEWORK_NAMES: Readonly<Record<number, string>> = { 0: 'caffe', 1: 'mindspore', 3: 'tensorflow', 5: 'onnx' };
+
+export interface ParseModelOptions {
+  /** Parser name ('onnx', ...) or GE framework number; sniffed from the bytes when omitted. */
+  readonly format?: string | number;
+  /** Model file name for diagnostics when `source` is bytes. */
+  readonly fileName?: string;
+  readonly inputShapes?: Readonly<Record<string, readonly Dim[]>>;
+  readonly outNodes?: readonly string[];
+  /** Side file with weights (Caffe `.caffemodel`). */
+  readonly weightsPath?: string;
+  /** Op registry used to report unsupported ops at parse time. */
+  readonly ops?: OpRegistry;
+}
+
+/** Reads and parses a model file with whichever installed parser recognises it. */
+export async function parseModel(source: string | Uint8Array, options: ParseModelOptions = {}): Promise<Graph> {
+  await discoverParsers();
+  const filePath = typeof source === 'string' ? source : options.fileName;
+  let bytes: Uint8Array;
+  if (typeof source === 'string') {
+    try {
+      bytes = new Uint8Array(await readFile(source));
+    } catch (e) {
+      throw TsgeError.of(
+        'TSGE-E3001',
+        { reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(e) },
+        { file: source },
+        e,
+      );
+    }
+  } else bytes = source;
+
+  const parser = pickParser(bytes, filePath, options.format);
+  const input: ParseInput = {
+    bytes,
+    ...(filePath ? { path: filePath } : {}),
+    ...(typeof source === 'string' ? { readRelative: confinedReader(path.dirname(path.resolve(source))) } : {}),
+  };
+  const result = await parser.parse(input, {
+    ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),
+    ...(options.outNodes ? { outputNodes: options.outNodes } : {}),
+    extra: { ...(options.weightsPath ? { weightsPath: options.weightsPath } : {}), ...(options.ops ? { ops: options.ops } : {}) },
+  });
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0 || !result.graph) {
+    throw TsgeError.fromDiagnostics(
+      errors.length
+        ? errors
+        : [
+            {
+              code: 'TSGE-E3003',
+              severity: 'error',
+              message: 'the parser returned no graph',
+              ...(filePath ? { location: { file: filePath } } : {}),
+            },
+          ],
+    );
+  }
+  return result.graph;
+}
+
+function pickParser(bytes: Uint8Array, filePath: string | undefined, format: string | number | undefined): ParserV1 {
+  const all = [...registered.values()];
+  if (format !== undefined) {
+    const name = typeof format === 'number' ? FRAMEWORK_NAMES[format] : format;
+    const p = all.find((x) => x.name === name || (typeof format === 'number' && x.framework === format));
+    if (!p) {
+      throw TsgeError.of(
+        'TSGE-E3005',
+        { reason: `no installed parser for format ${String(format)}; installed: ${all.map((x) => x.name).join(', ') || 'none'}` },
+        filePath ? { file: filePath } : undefined,
+      );
+    }
+    return p;
+  }
+  let best: ParserV1 | undefined;
+  let bestScore = 0;
+  for (const p of all) {
+    let score = 0;
+    try {
+      score = p.sniff(bytes, filePath);
+    } catch {
+      score = 0;
+    }
+    if (score > bestScore) {
+      best = p;
+      bestScore = score;
+    }
+  }
+  if (!best) {
+    throw TsgeError.of(
+      'TSGE-E3005',
+      { reason: `installed parsers: ${all.map((x) => x.name).join(', ') || 'none'}` },
+      filePath ? { file: filePath } : undefined,
+    );
+  }
+  return best;
+}
+
+/** Reads side files relative to `root`, refusing paths that leave it. */
+function confinedReader(root: string): (relativePath: string) => Promise<Uint8Array> {
+  return async (relativePath) => {
+    const full = path.resolve(root, relativePath);
+    const rel = path.relative(root, full);
+    if (path.isAbsolute(relativePath) || rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw TsgeError.of('TSGE-E3004', { path: relativePath }, { file: relativePath });
+    }
+    return new Uint8Array(await readFile(full));
+  };
+}

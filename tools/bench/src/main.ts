@@ -1,0 +1,218 @@
+// `pnpm bench [--models a,b] [--threads N] [--runs N] [--json file]`: tsge against onnxruntime-node
+// and onnxruntime-web on identical inputs, alternating runs in one process, reported as ratios.
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge';
+import type { HostTensor } from '@tsge/metadef';
+import { createTensor, elementCount } from '@tsge/metadef';
+import { concreteDims, createRandom, latencyStats, randomTensor, compareTensors } from '@tsge/run';
+import { type BenchModel, benchModels } from './models.js';
+import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
+
+interface Options {
+  models?: string[];
+  threads: number;
+  runs: number;
+  warmup: number;
+  json?: string;
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2 };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = (argv[i] as string).split('=', 2) as [string, string | undefined];
+    const value = (): string => inline ?? (argv[++i] as string);
+    if (flag === '--models') o.models = value().split(',');
+    else if (flag === '--threads') o.threads = Number(value());
+    else if (flag === '--runs') o.runs = Number(value());
+    else if (flag === '--warmup') o.warmup = Number(value());
+    else if (flag === '--json') o.json = value();
+    else throw new Error(`bench: unknown option ${flag}`);
+  }
+  return o;
+}
+
+const median = (xs: number[]): number => latencyStats(xs).medianMs;
+
+async function timeIt<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const r = await f();
+  return [r, performance.now() - t];
+}
+
+function arangeInput(dims: readonly number[]): HostTensor {
+  const n = elementCount(dims);
+  const t = createTensor('float32', dims);
+  const d = t.data as Float32Array;
+  for (let i = 0; i < n; i++) d[i] = i / n;
+  return t;
+}
+
+interface ModelResult {
+  id: string;
+  compileMs: number;
+  load: Record<string, number>;
+  latency: Record<string, { median: number; p90: number }>;
+  ratios: { tsgeOverWeb?: number; tsgeOverNode?: number; loadTsgeOverNode?: number };
+  memory?: { arenaBytes: number; lowerBoundBytes: number; noReuseBytes: number };
+  maxRelErrorVsNode?: number;
+  peakRssMB: number;
+  error?: string;
+}
+
+async function benchOne(model: BenchModel, options: Options, outDir: string): Promise<ModelResult> {
+  const log = (s: string): void => void process.stderr.write(`[${model.id}] ${s}\n`);
+  const bytes = new Uint8Array(await readFile(model.path));
+  log('compiling with tsge ...');
+  const [compiled, compileMs] = await timeIt(async () => {
+    const graph = await parseModel(model.path, { inputShapes: model.inputShapes, ops: defaultRegistries().ops });
+    return compileModel(graph, { inputShapes: model.inputShapes });
+  });
+  await writeFile(path.join(outDir, `${model.id}.om`), compiled.om);
+  const load: Record<string, number> = {};
+  const runtimes: LoadedRuntime[] = [];
+  // load times: median of 3 loads each
+  const tsgeLoads: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const [ex, ms] = await timeIt(() => loadModel(compiled.om, { threads: options.threads }));
+    tsgeLoads.push(ms);
+    if (i < 2) await ex.release();
+    else runtimes.push({ name: 'tsge', run: (f) => ex.run(f) as never, release: () => ex.release() });
+  }
+  load.tsge = median(tsgeLoads);
+  const nodeLoads: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const [rt, ms] = await timeIt(() => loadOrtNode(model.path, options.threads));
+    nodeLoads.push(ms);
+    if (i < 2) await rt.release();
+    else runtimes.push(rt);
+  }
+  load['ort-node'] = median(nodeLoads);
+  try {
+    const [rt, ms] = await timeIt(() => loadOrtWeb(bytes, options.threads));
+    load['ort-web'] = ms;
+    runtimes.push(rt);
+  } catch (e) {
+    log(`onnxruntime-web failed to load: ${String(e)}`);
+  }
+  const tsgeExecutor = await loadModel(compiled.om, { threads: 1 });
+  const random = createRandom(7);
+  const feeds: Record<string, HostTensor> = {};
+  for (const meta of tsgeExecutor.inputMetadata) {
+    const dims = concreteDims(meta.name, meta.shape, model.inputShapes[meta.name]);
+    feeds[meta.name] = model.input === 'arange' && meta.dtype === 'float32' ? arangeInput(dims) : randomTensor(meta.dtype, dims, random);
+  }
+  await tsgeExecutor.release();
+  log(`warm-up (${options.warmup}) and ${options.runs} alternating runs ...`);
+  const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
+  const lastOutputs = new Map<string, Record<string, HostTensor>>();
+  for (let i = 0; i < options.warmup; i++) for (const r of runtimes) lastOutputs.set(r.name, await r.run(feeds));
+  for (let i = 0; i < options.runs; i++) {
+    for (const r of runtimes) {
+      const [, ms] = await timeIt(() => r.run(feeds));
+      samples.get(r.name)?.push(ms);
+    }
+    process.stderr.write(`\r[${model.id}] run ${i + 1}/${options.runs}`);
+  }
+  process.stderr.write('\n');
+  for (const r of runtimes) await r.release();
+  const latency: ModelResult['latency'] = {};
+  for (const [name, xs] of samples) {
+    const s = latencyStats(xs);
+    latency[name] = { median: s.medianMs, p90: s.p90Ms };
+  }
+  let maxRel: number | undefined;
+  const tsgeOut = lastOutputs.get('tsge');
+  const nodeOut = lastOutputs.get('ort-node');
+  if (tsgeOut && nodeOut) {
+    maxRel = 0;
+    for (const [name, exp] of Object.entries(nodeOut)) {
+      const got = tsgeOut[name];
+      maxRel = got ? Math.max(maxRel, compareTensors(name, got, exp).maxRelError) : Number.POSITIVE_INFINITY;
+    }
+  }
+  const summary = compiled.summary as unknown as { memory?: ModelResult['memory'] };
+  return {
+    id: model.id,
+    compileMs,
+    load,
+    latency,
+    ratios: {
+      ...(latency.tsge && latency['ort-web'] ? { tsgeOverWeb: latency.tsge.median / latency['ort-web'].median } : {}),
+      ...(latency.tsge && latency['ort-node'] ? { tsgeOverNode: latency.tsge.median / latency['ort-node'].median } : {}),
+      ...(load.tsge !== undefined && load['ort-node'] !== undefined ? { loadTsgeOverNode: load.tsge / load['ort-node'] } : {}),
+    },
+    ...(summary.memory ? { memory: summary.memory } : {}),
+    ...(maxRel !== undefined ? { maxRelErrorVsNode: maxRel } : {}),
+    peakRssMB: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+const geomean = (xs: number[]): number => (xs.length ? Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length) : Number.NaN);
+
+function table(results: ModelResult[], options: Options): string {
+  const f = (x: number | undefined, d = 1): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
+  const rows = [
+    '| model | tsge ms | ort-web ms | ort-node ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | peak RSS MB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    if (r.error) {
+      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} |||||||||| `);
+      continue;
+    }
+    const mem = r.memory ? f(r.memory.arenaBytes / Math.max(1, r.memory.lowerBoundBytes), 2) : '—';
+    rows.push(
+      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.latency['ort-web']?.median)} | ${f(r.latency['ort-node']?.median)} | ${f(r.ratios.tsgeOverWeb, 2)} | ${f(r.ratios.tsgeOverNode, 2)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${f(r.peakRssMB, 0)} |`,
+    );
+  }
+  const ok = results.filter((r) => !r.error);
+  rows.push(
+    `| **geomean** | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | |`,
+  );
+  return `machine: ${os.cpus()[0]?.model ?? 'unknown'} (${os.availableParallelism()} hardware threads), ${options.threads} thread(s) per runtime, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n\n${rows.join('\n')}`;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+  const outDir = path.join(repoRoot, 'out', 'bench');
+  await mkdir(outDir, { recursive: true });
+  const all = benchModels(repoRoot);
+  const selected = options.models ? all.filter((m) => options.models?.includes(m.id)) : all;
+  const results: ModelResult[] = [];
+  for (const [i, m] of selected.entries()) {
+    process.stderr.write(`(${i + 1}/${selected.length}) ${m.id}\n`);
+    try {
+      results.push(await benchOne(m, options, outDir));
+    } catch (e) {
+      results.push({
+        id: m.id,
+        compileMs: Number.NaN,
+        load: {},
+        latency: {},
+        ratios: {},
+        peakRssMB: process.resourceUsage().maxRSS / 1024,
+        error: e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e),
+      });
+    }
+  }
+  console.log(table(results, options));
+  const jsonPath = options.json ?? path.join(outDir, 'bench.json');
+  await writeFile(
+    jsonPath,
+    JSON.stringify(
+      { machine: { cpu: os.cpus()[0]?.model, threads: os.availableParallelism(), node: process.version }, options, results },
+      null,
+      2,
+    ),
+  );
+  console.error(`\nJSON written to ${jsonPath}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

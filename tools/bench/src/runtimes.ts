@@ -1,0 +1,53 @@
+import type { HostTensor } from '@tsge/metadef';
+
+/** One runtime under test, loaded with one model. */
+export interface LoadedRuntime {
+  readonly name: 'tsge' | 'ort-node' | 'ort-web';
+  run(feeds: Readonly<Record<string, HostTensor>>): Promise<Record<string, HostTensor>>;
+  release(): Promise<void>;
+}
+
+type OrtModule = typeof import('onnxruntime-node');
+
+function toOrtFeeds(
+  ort: Pick<OrtModule, 'Tensor'>,
+  feeds: Readonly<Record<string, HostTensor>>,
+): Record<string, InstanceType<OrtModule['Tensor']>> {
+  const out: Record<string, InstanceType<OrtModule['Tensor']>> = {};
+  for (const [name, t] of Object.entries(feeds)) out[name] = new ort.Tensor(t.type as never, t.data as never, t.dims as number[]);
+  return out;
+}
+
+function fromOrt(results: Record<string, { type: string; dims: readonly number[]; data: unknown }>): Record<string, HostTensor> {
+  const out: Record<string, HostTensor> = {};
+  for (const [name, t] of Object.entries(results))
+    out[name] = { type: t.type as HostTensor['type'], dims: [...t.dims], data: t.data as HostTensor['data'] };
+  return out;
+}
+
+/** onnxruntime-node on the CPU with `threads` intra-op threads. */
+export async function loadOrtNode(modelPath: string, threads: number): Promise<LoadedRuntime> {
+  const ort = await import('onnxruntime-node');
+  const session = await ort.InferenceSession.create(modelPath, {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionProviders: ['cpu'],
+  });
+  return {
+    name: 'ort-node',
+    run: async (feeds) => fromOrt((await session.run(toOrtFeeds(ort, feeds))) as never),
+    release: () => session.release(),
+  };
+}
+
+/** onnxruntime-web's wasm backend, running in Node, with `threads` threads. */
+export async function loadOrtWeb(modelBytes: Uint8Array, threads: number): Promise<LoadedRuntime> {
+  const ort = (await import('onnxruntime-web')) as unknown as OrtModule & { env: { wasm: { numThreads: number; simd?: boolean } } };
+  ort.env.wasm.numThreads = threads;
+  const session = await ort.InferenceSession.create(modelBytes, { executionProviders: ['wasm'] });
+  return {
+    name: 'ort-web',
+    run: async (feeds) => fromOrt((await session.run(toOrtFeeds(ort, feeds))) as never),
+    release: () => session.release(),
+  };
+}
