@@ -37,7 +37,7 @@ function fuse(graph: Graph, fusion: FusionPassV1, feeds: Record<string, HostTens
     const e = value as HostTensor;
     const a = actual[name] as HostTensor;
     expect(a.dims).toEqual(e.dims);
-    [...(e.data as Float32Array)].forEach((v, i) => expect((a.data as Float32Array)[i]).toBeCloseTo(v, tolerance));
+    for (const [i, v] of (e.data as Float32Array).entries()) expect((a.data as Float32Array)[i]).toBeCloseTo(v, tolerance);
   }
   return { applied: manager.counters[fusion.name] ?? 0, text: `${before}--- after\n${dumpIr(graph)}` };
 }

@@ -1,5 +1,5 @@
 import type { Graph, GraphPassV1, HostTensor, OpRegistry } from '@tsge/metadef';
-import { GraphBuilder, attr, createTensor, createTensorDesc } from '@tsge/metadef';
+import { GraphBuilder, attr, createTensor } from '@tsge/metadef';
 import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { PassManager } from '../pass-manager.js';
@@ -38,7 +38,7 @@ function apply(graph: Graph, passes: GraphPassV1[], feeds: Record<string, HostTe
     const a = actual[name] as HostTensor;
     const e = value as HostTensor;
     expect(a.dims).toEqual(e.dims);
-    [...(e.data as Float32Array)].forEach((v, i) => expect((a.data as Float32Array)[i]).toBeCloseTo(v, 4));
+    for (const [i, v] of (e.data as Float32Array).entries()) expect((a.data as Float32Array)[i]).toBeCloseTo(v, 4);
   }
   return { text: `${before}--- after\n${dumpIr(graph)}`, counters: manager.counters };
 }
@@ -122,5 +122,3 @@ describe('passes (golden IR)', () => {
     await expect(r.text).toMatchFileSnapshot('golden/dead-code-elimination.txt');
   });
 });
-
-export { createTensorDesc };
