@@ -17,7 +17,7 @@ function becomes(node: RawNode, opType: string, inputs: string[], attrs: Record<
   node.attrs = new Map(Object.entries(attrs));
 }
 
-function addBias(node: RawNode, ctx: UpgradeContext, x: string, bias: string | undefined): string {
+function addBias(ctx: UpgradeContext, x: string, bias: string | undefined): string {
   return bias ? (ctx.helper('Add', [x, bias])[0] as string) : x;
 }
 
@@ -32,11 +32,11 @@ const rule = (opType: string, description: string, apply: UpgradeRule['apply']):
 export const MICROSOFT_RULES: readonly UpgradeRule[] = [
   rule('Gelu', 'Gelu → Gelu (exact)', (node) => becomes(node, 'Gelu', [node.inputs[0] ?? ''])),
   rule('FastGelu', 'FastGelu(X, bias) → Gelu(X + bias, tanh)', (node, ctx) => {
-    const x = addBias(node, ctx, node.inputs[0] ?? '', node.inputs[1] || undefined);
+    const x = addBias(ctx, node.inputs[0] ?? '', node.inputs[1] || undefined);
     becomes(node, 'Gelu', [x], { approximate: attr.string('tanh') });
   }),
   rule('BiasGelu', 'BiasGelu(A, B) → Gelu(A + B)', (node, ctx) => {
-    const x = addBias(node, ctx, node.inputs[0] ?? '', node.inputs[1] || undefined);
+    const x = addBias(ctx, node.inputs[0] ?? '', node.inputs[1] || undefined);
     becomes(node, 'Gelu', [x]);
   }),
   rule('QuickGelu', 'QuickGelu(X) → X * Sigmoid(alpha * X)', (node, ctx) => {
@@ -55,7 +55,7 @@ export const MICROSOFT_RULES: readonly UpgradeRule[] = [
     const [input, skip, gamma, beta, bias] = node.inputs;
     const epsilon = numberOf(node.attrs.get('epsilon')) ?? 1e-12;
     let sum = ctx.helper('Add', [input ?? '', skip ?? ''])[0] as string;
-    sum = addBias(node, ctx, sum, bias || undefined);
+    sum = addBias(ctx, sum, bias || undefined);
     // output 3 (input + skip + bias) is the sum itself
     const sumOutput = node.outputs[3];
     if (sumOutput) ctx.helper('Identity', [sum], { outputs: 1, rename: sumOutput });

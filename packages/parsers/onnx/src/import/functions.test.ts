@@ -1,0 +1,175 @@
+import { type Graph, type Node, constValueOf, createOpRegistry, toNumberArray } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import { parseOnnx } from '../index.js';
+import { DT, a, encodeModel, graph, node, value } from '../testing/build-model.js';
+
+const localDomain = 'custom.fn';
+
+describe('model-local functions', () => {
+  it('inlines calls recursively, mapping formals and ref_attr_name attributes', async () => {
+    // ScaledRelu(X) = Relu(Mul(X, Constant(alpha))); Double(X) = ScaledRelu(X) with alpha 2, twice
+    const scaledRelu = {
+      name: 'ScaledRelu',
+      domain: localDomain,
+      input: ['X'],
+      output: ['Y'],
+      attribute: ['alpha'],
+      attributeProto: [],
+      node: [node('Constant', [], ['A'], [a.ref('value_float', 'alpha', 1)]), node('Mul', ['X', 'A'], ['T']), node('Relu', ['T'], ['Y'])],
+      opsetImport: [{ domain: '', version: 21 }],
+    };
+    const twice = {
+      name: 'Twice',
+      domain: localDomain,
+      input: ['X'],
+      output: ['Y'],
+      attribute: [],
+      attributeProto: [a.float('alpha', 3)],
+      node: [
+        node('ScaledRelu', ['X'], ['M'], [a.ref('alpha', 'alpha', 1)], localDomain),
+        node('ScaledRelu', ['M'], ['Y'], [a.float('alpha', 2)], localDomain),
+      ],
+      opsetImport: [
+        { domain: '', version: 21 },
+        { domain: localDomain, version: 1 },
+      ],
+    };
+    const bytes = encodeModel({
+      nodes: [node('Twice', ['x'], ['y'], [], localDomain), node('Twice', ['y'], ['z'], [a.float('alpha', 5)], localDomain)],
+      inputs: [value('x', DT.FLOAT, [2])],
+      outputs: [value('z', DT.FLOAT, [2])],
+      opsets: { [localDomain]: 1 },
+      functions: [scaledRelu, twice],
+    });
+    const result = await parseOnnx({ bytes });
+    expect(result.diagnostics).toEqual([]);
+    const g = result.graph as Graph;
+    expect(g.nodes.filter((n) => n.opDesc.domain === localDomain)).toHaveLength(0);
+    expect(g.nodesOfType('Relu')).toHaveLength(4);
+    // alphas: default 3 then literal 2 (first call), caller's 5 then 2 (second call)
+    const alphas = g.nodesOfType('Mul').map((m: Node) => {
+      const t = constValueOf(m.inData[1]?.peer?.node);
+      return t ? toNumberArray(t)[0] : undefined;
+    });
+    expect(alphas.sort()).toEqual([2, 2, 3, 5]);
+    const out = g.outputNode() as Node;
+    expect(out.inData[0]?.peer?.node.type).toBe('Relu');
+    expect(out.opDesc.inputNames).toEqual(['z']);
+  });
+
+  it('reports recursion instead of looping', async () => {
+    const loop = { name: 'Self', domain: localDomain, input: ['X'], output: ['Y'], node: [node('Self', ['X'], ['Y'], [], localDomain)] };
+    const result = await parseOnnx({
+      bytes: encodeModel({
+        nodes: [node('Self', ['x'], ['y'], [], localDomain)],
+        inputs: [value('x')],
+        outputs: [value('y')],
+        opsets: { [localDomain]: 1 },
+        functions: [loop],
+      }),
+    });
+    expect(result.diagnostics.some((d) => /deeper/.test(d.message))).toBe(true);
+  });
+});
+
+describe('support check and Constant forms', () => {
+  it('reports every unsupported op at once with node, domain and opset', async () => {
+    const ops = createOpRegistry([
+      {
+        specVersion: 'v1',
+        domain: 'ai.onnx',
+        type: 'Relu',
+        sinceVersion: 14,
+        inputs: [],
+        outputs: [],
+        attributes: [],
+        typeConstraints: [],
+        infer: () => {},
+      },
+    ]);
+    const result = await parseOnnx(
+      {
+        bytes: encodeModel({
+          nodes: [node('Relu', ['x'], ['a']), node('Frobnicate', ['a'], ['b']), node('Attention', ['b'], ['y'], [], 'com.microsoft')],
+          inputs: [value('x')],
+          outputs: [value('y')],
+          opsets: { 'com.microsoft': 1 },
+        }),
+        path: 'm.onnx',
+      },
+      { extra: { ops } },
+    );
+    expect(result.graph).toBeUndefined();
+    const unsupported = result.diagnostics.filter((d) => d.code === 'TSGE-E3002');
+    expect(unsupported.map((d) => [d.location?.opType, d.location?.domain, d.location?.node])).toEqual([
+      ['Frobnicate', 'ai.onnx', 'Frobnicate_b'],
+      ['Attention', 'com.microsoft', 'Attention_y'],
+    ]);
+    expect(unsupported[0]?.message).toContain('opset 21');
+    expect(unsupported[1]?.location?.file).toBe('m.onnx');
+  });
+
+  it('turns every Constant form into a Const node', async () => {
+    const forms = [
+      a.float('value_float', 1.5),
+      a.floats('value_floats', [1, 2]),
+      a.int('value_int', 7),
+      a.ints('value_ints', [3, 4]),
+      a.string('value_string', 'hi'),
+    ];
+    const nodes = forms.map((f, i) => node('Constant', [], [`c${i}`], [f]));
+    const result = await parseOnnx({ bytes: encodeModel({ nodes, inputs: [], outputs: forms.map((_, i) => value(`c${i}`)) }) });
+    const g = result.graph as Graph;
+    const values = (g.outputNode() as Node).inData.map((d) => constValueOf(d.peer?.node));
+    expect(values.map((t) => t?.type)).toEqual(['float32', 'float32', 'int64', 'int64', 'string']);
+    expect(values.map((t) => t?.dims)).toEqual([[], [2], [], [2], []]);
+    expect(values[4]?.data).toEqual(['hi']);
+  });
+
+  it('keeps initializers listed as inputs when asked, and applies input shape overrides', async () => {
+    const bytes = encodeModel({
+      nodes: [node('Add', ['x', 'w'], ['y'])],
+      inputs: [value('x', DT.FLOAT, ['n', 2]), value('w', DT.FLOAT, [2])],
+      outputs: [value('y')],
+      initializers: [{ name: 'w', dims: [2], dataType: DT.FLOAT, floatData: [1, 2] }],
+    });
+    const asConst = (await parseOnnx({ bytes })).graph as Graph;
+    expect(asConst.inputNodes().map((n) => n.opDesc.outputNames[0])).toEqual(['x']);
+    expect(asConst.inputNodes()[0]?.opDesc.outputDescs[0]?.shape).toEqual(['n', 2]);
+    const asInput = (await parseOnnx({ bytes }, { extra: { initializerInputs: ['w'] }, inputShapes: new Map([['x', [4, 2]]]) }))
+      .graph as Graph;
+    expect(asInput.inputNodes().map((n) => n.opDesc.outputNames[0])).toEqual(['x', 'w']);
+    expect(asInput.inputNodes()[0]?.opDesc.outputDescs[0]?.shape).toEqual([4, 2]);
+  });
+
+  it('reports values nobody produces', async () => {
+    const result = await parseOnnx({ bytes: encodeModel({ nodes: [node('Relu', ['ghost'], ['y'])], inputs: [], outputs: [value('y')] }) });
+    expect(result.graph).toBeUndefined();
+    expect(result.diagnostics[0]?.message).toMatch(/ghost/);
+  });
+
+  it('orders nodes listed out of order', async () => {
+    const g = (
+      await parseOnnx({
+        bytes: encodeModel({ nodes: [node('Relu', ['a'], ['y']), node('Neg', ['x'], ['a'])], inputs: [value('x')], outputs: [value('y')] }),
+      })
+    ).graph as Graph;
+    expect(g.nodesOfType('Relu')[0]?.inData[0]?.peer?.node.type).toBe('Neg');
+  });
+
+  it('captures outer values in subgraphs built in code', async () => {
+    const branch = (op: string) => graph({ nodes: [node(op, ['x'], [`${op}_out`])], inputs: [], outputs: [value(`${op}_out`)] }, op);
+    const g = (
+      await parseOnnx({
+        bytes: encodeModel({
+          nodes: [node('If', ['c'], ['y'], [a.graph('then_branch', branch('Relu')), a.graph('else_branch', branch('Neg'))])],
+          inputs: [value('c', DT.BOOL, []), value('x', DT.FLOAT, [3])],
+          outputs: [value('y')],
+        }),
+      })
+    ).graph as Graph;
+    const ifNode = g.nodesOfType('If')[0] as Node;
+    expect(ifNode.inData.map((d) => d.peer?.node.opDesc.outputNames[0])).toEqual(['c', 'x']);
+    expect(ifNode.opDesc.attrs.get('_implicit_inputs')).toEqual({ kind: 'int', value: 1 });
+  });
+});
