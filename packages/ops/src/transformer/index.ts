@@ -1,5 +1,6 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { attentionKernels, attentionOps } from './attention.js';
+import { causalConvKernels, causalConvOps } from './causal-conv-with-state.js';
 import { flexAttentionKernels, flexAttentionOps } from './flex-attention.js';
 import { linearAttentionKernels, linearAttentionOps } from './linear-attention.js';
 import { rotaryEmbeddingKernels, rotaryEmbeddingOps } from './rotary-embedding.js';
@@ -10,6 +11,7 @@ export const transformerOps: readonly OpDefinitionV1[] = [
   ...rotaryEmbeddingOps,
   ...linearAttentionOps,
   ...flexAttentionOps,
+  ...causalConvOps,
 ];
 /** Reference kernels of the transformer group. */
 export const transformerKernels: readonly KernelV1[] = [
@@ -17,4 +19,5 @@ export const transformerKernels: readonly KernelV1[] = [
   ...rotaryEmbeddingKernels,
   ...linearAttentionKernels,
   ...flexAttentionKernels,
+  ...causalConvKernels,
 ];
