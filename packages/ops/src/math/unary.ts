@@ -1,7 +1,7 @@
 /** Elementwise unary math: Abs, Neg, Sign, Reciprocal, Floor, Ceil, Round, Sqrt, Exp, Log, Erf, trigonometry, IsNaN, IsInf. */
 import type { DataType, KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { isBigIntType } from '@tsge/metadef';
-import { numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { type NumberArray, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
 import { inferSameAsInput, requireInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
 import { FLOATS, NUMERIC, SIGNED_NUMERIC } from './op-types.js';
@@ -37,45 +37,275 @@ interface UnaryDef {
   readonly type: string;
   readonly sinceVersion: number;
   readonly types: readonly DataType[];
-  readonly f: (x: number) => number;
+  /** y[i] = op(x[i]) over the whole array. */
+  readonly loop: (x: NumberArray, y: NumberArray) => void;
   readonly big?: (x: bigint) => bigint;
   /** Output dtype when it is not the input's. */
   readonly out?: DataType;
 }
 
+// each op has its own loop so every call site stays monomorphic (a shared loop calling `f` is ~3x slower)
 const UNARY: readonly UnaryDef[] = [
-  { type: 'Abs', sinceVersion: 13, types: NUMERIC, f: Math.abs, big: (x) => (x < 0n ? -x : x) },
-  { type: 'Neg', sinceVersion: 13, types: SIGNED_NUMERIC, f: (x) => -x, big: (x) => -x },
+  {
+    type: 'Abs',
+    sinceVersion: 13,
+    types: NUMERIC,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.abs(v);
+      }
+    },
+    big: (x) => (x < 0n ? -x : x),
+  },
+  {
+    type: 'Neg',
+    sinceVersion: 13,
+    types: SIGNED_NUMERIC,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = -v;
+      }
+    },
+    big: (x) => -x,
+  },
   {
     type: 'Sign',
     sinceVersion: 13,
     types: NUMERIC,
-    f: (x) => (x > 0 ? 1 : x < 0 ? -1 : x === 0 ? 0 : Number.NaN),
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = v > 0 ? 1 : v < 0 ? -1 : v === 0 ? 0 : Number.NaN;
+      }
+    },
     big: (x) => (x > 0n ? 1n : x < 0n ? -1n : 0n),
   },
-  { type: 'Reciprocal', sinceVersion: 13, types: FLOATS, f: (x) => 1 / x },
-  { type: 'Floor', sinceVersion: 13, types: FLOATS, f: Math.floor },
-  { type: 'Ceil', sinceVersion: 13, types: FLOATS, f: Math.ceil },
-  { type: 'Round', sinceVersion: 22, types: FLOATS, f: roundHalfEven },
-  { type: 'Sqrt', sinceVersion: 13, types: FLOATS, f: Math.sqrt },
-  { type: 'Exp', sinceVersion: 13, types: FLOATS, f: Math.exp },
-  { type: 'Log', sinceVersion: 13, types: FLOATS, f: Math.log },
-  { type: 'Erf', sinceVersion: 13, types: NUMERIC, f: erf },
-  { type: 'Sin', sinceVersion: 22, types: FLOATS, f: Math.sin },
-  { type: 'Cos', sinceVersion: 22, types: FLOATS, f: Math.cos },
-  { type: 'Tan', sinceVersion: 22, types: FLOATS, f: Math.tan },
-  { type: 'Asin', sinceVersion: 22, types: FLOATS, f: Math.asin },
-  { type: 'Acos', sinceVersion: 22, types: FLOATS, f: Math.acos },
-  { type: 'Atan', sinceVersion: 22, types: FLOATS, f: Math.atan },
-  { type: 'Sinh', sinceVersion: 22, types: FLOATS, f: Math.sinh },
-  { type: 'Cosh', sinceVersion: 22, types: FLOATS, f: Math.cosh },
-  { type: 'Asinh', sinceVersion: 22, types: FLOATS, f: Math.asinh },
-  { type: 'Acosh', sinceVersion: 22, types: FLOATS, f: Math.acosh },
-  { type: 'Atanh', sinceVersion: 22, types: FLOATS, f: Math.atanh },
-  { type: 'IsNaN', sinceVersion: 20, types: FLOATS, f: (x) => (Number.isNaN(x) ? 1 : 0), out: 'bool' },
+  {
+    type: 'Reciprocal',
+    sinceVersion: 13,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = 1 / v;
+      }
+    },
+  },
+  {
+    type: 'Floor',
+    sinceVersion: 13,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.floor(v);
+      }
+    },
+  },
+  {
+    type: 'Ceil',
+    sinceVersion: 13,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.ceil(v);
+      }
+    },
+  },
+  {
+    type: 'Round',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = roundHalfEven(v);
+      }
+    },
+  },
+  {
+    type: 'Sqrt',
+    sinceVersion: 13,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.sqrt(v);
+      }
+    },
+  },
+  {
+    type: 'Exp',
+    sinceVersion: 13,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.exp(v);
+      }
+    },
+  },
+  {
+    type: 'Log',
+    sinceVersion: 13,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.log(v);
+      }
+    },
+  },
+  {
+    type: 'Erf',
+    sinceVersion: 13,
+    types: NUMERIC,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = erf(v);
+      }
+    },
+  },
+  {
+    type: 'Sin',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.sin(v);
+      }
+    },
+  },
+  {
+    type: 'Cos',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.cos(v);
+      }
+    },
+  },
+  {
+    type: 'Tan',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.tan(v);
+      }
+    },
+  },
+  {
+    type: 'Asin',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.asin(v);
+      }
+    },
+  },
+  {
+    type: 'Acos',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.acos(v);
+      }
+    },
+  },
+  {
+    type: 'Atan',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.atan(v);
+      }
+    },
+  },
+  {
+    type: 'Sinh',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.sinh(v);
+      }
+    },
+  },
+  {
+    type: 'Cosh',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.cosh(v);
+      }
+    },
+  },
+  {
+    type: 'Asinh',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.asinh(v);
+      }
+    },
+  },
+  {
+    type: 'Acosh',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.acosh(v);
+      }
+    },
+  },
+  {
+    type: 'Atanh',
+    sinceVersion: 22,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Math.atanh(v);
+      }
+    },
+  },
+  {
+    type: 'IsNaN',
+    sinceVersion: 20,
+    types: FLOATS,
+    loop: (x, y) => {
+      for (let i = 0; i < x.length; i++) {
+        const v = x[i]!;
+        y[i] = Number.isNaN(v) ? 1 : 0;
+      }
+    },
+    out: 'bool',
+  },
 ];
 
-function computeUnary(ctx: KernelContextV1, def: UnaryDef, f: (x: number) => number): void {
+function computeUnary(ctx: KernelContextV1, def: UnaryDef, loop: UnaryDef['loop']): void {
   const x = requireTensor(ctx, 0);
   const dtype = def.out ?? x.type;
   if (def.big && isBigIntType(x.type)) {
@@ -86,8 +316,7 @@ function computeUnary(ctx: KernelContextV1, def: UnaryDef, f: (x: number) => num
   }
   const src = numbersOf(x);
   const out = numberOutput(ctx, 0, x.dims, dtype);
-  const dst = out.values;
-  for (let i = 0; i < src.length; i++) dst[i] = f(src[i]!);
+  loop(src, out.values);
   out.commit();
 }
 
@@ -124,20 +353,23 @@ export const unaryOps: readonly OpDefinitionV1[] = [
   }),
 ];
 
-const isInfDef: UnaryDef = { type: 'IsInf', sinceVersion: 20, types: FLOATS, f: () => 0, out: 'bool' };
+const isInfDef: UnaryDef = { type: 'IsInf', sinceVersion: 20, types: FLOATS, loop: () => {}, out: 'bool' };
 
 export const unaryKernels: readonly KernelV1[] = [
   ...UNARY.map((def) =>
-    defineKernel({ opType: def.type, inPlace: def.out ? [] : [[0, 0]], compute: (ctx) => computeUnary(ctx, def, def.f) }),
+    defineKernel({ opType: def.type, inPlace: def.out ? [] : [[0, 0]], compute: (ctx) => computeUnary(ctx, def, def.loop) }),
   ),
   defineKernel({
     opType: 'IsInf',
     compute: (ctx) => {
       const negative = ctx.attrs.int('detect_negative', 1) !== 0;
       const positive = ctx.attrs.int('detect_positive', 1) !== 0;
-      const f = (x: number): number =>
-        (positive && x === Number.POSITIVE_INFINITY) || (negative && x === Number.NEGATIVE_INFINITY) ? 1 : 0;
-      computeUnary(ctx, isInfDef, f);
+      computeUnary(ctx, isInfDef, (x, y) => {
+        for (let i = 0; i < x.length; i++) {
+          const v = x[i]!;
+          y[i] = (positive && v === Number.POSITIVE_INFINITY) || (negative && v === Number.NEGATIVE_INFINITY) ? 1 : 0;
+        }
+      });
     },
   }),
 ];
