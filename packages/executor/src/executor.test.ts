@@ -289,6 +289,19 @@ describe('executor', () => {
     expect(JSON.parse(JSON.stringify(trace)).traceEvents).toHaveLength(5);
   });
 
+  it('rejects a model larger than the memory limit, and run-time tensors beyond it, with TSGE-E6005', async () => {
+    const error = await load(twoBranchGraph(), { threads: 1, maxMemoryBytes: 512 }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E6005');
+    expect((error as Error).message).toMatch(/needs \d+ bytes of device memory; the limit is 512/);
+    const b = new GraphBuilder('dynamic-big');
+    const n = b.input('n', 'float32', [1]);
+    b.output(b.op('Iota', [n], { name: 'iota', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', ['len'])] }), 'y');
+    const executor = await load(b.build(), { threads: 1, maxMemoryBytes: 4 << 20 });
+    const big = await executor.run({ n: { type: 'float32', dims: [1], data: [8 << 20] } }).catch((e: unknown) => e);
+    expect((big as TsgeError).code).toBe('TSGE-E6005');
+    expect(values((await executor.run({ n: { type: 'float32', dims: [1], data: [2] } })).y)).toEqual([0, 1]);
+  });
+
   it('fails runs after release with TSGE-E6006', async () => {
     const executor = await openModel(assembleModel(twoBranchGraph()), { kernelModules, threads: 2 });
     await executor.release();

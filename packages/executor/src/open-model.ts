@@ -11,6 +11,7 @@ import { nodesByName, preparePlans } from './model/prepare-plans.js';
 import { selectPlan } from './model/select-plan.js';
 import type { ChromeTrace, ExecutionMode, Executor, Feed, LoadModelOptions, RunOptions, TensorMetadata, TraceEvent } from './options.js';
 import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
+import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { controlLayout } from './sink/control-block.js';
 import { type SinkDispatcher, assignStreams, createSinkDispatcher } from './sink/sink-dispatcher.js';
@@ -50,13 +51,19 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     64 + alignUp(Math.max(64, model.weights.byteLength), 64) + slotCount * arenaBytes + alignUp(layout.totalWords * 4, 64);
   const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
   if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
-  const device: CpuDevice = createCpuDevice({
-    threads: useWorkers ? threads : 1,
-    initialBytes: staticBytes,
-    maximumBytes: Math.min(limit, 4 * GIB),
-    // shared memory keeps views valid when run-time tensors grow it
-    shareMemory: useWorkers || anyDynamic,
-  });
+  let device: CpuDevice;
+  try {
+    device = createCpuDevice({
+      threads: useWorkers ? threads : 1,
+      initialBytes: staticBytes,
+      maximumBytes: Math.min(limit, 4 * GIB),
+      // shared memory keeps views valid when run-time tensors grow it
+      shareMemory: useWorkers || anyDynamic,
+    });
+  } catch (error) {
+    // the engine could not reserve the memory
+    throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) }, undefined, error);
+  }
 
   try {
     const weightsBase = device.allocate(Math.max(64, model.weights.byteLength));
@@ -139,7 +146,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     });
   } catch (error) {
     await device.release();
-    throw error;
+    throw asRunError(error);
   }
 }
 
@@ -243,7 +250,9 @@ function createExecutor(parts: ExecutorParts): Executor {
         );
       })();
       try {
-        const outputs = await device.track(work);
+        const outputs = await device.track(work).catch((error: unknown) => {
+          throw asRunError(error);
+        });
         const result: Record<string, RuntimeValue> = {};
         executor.outputNames.forEach((name, i) => {
           result[name] = outputs[i] as RuntimeValue;

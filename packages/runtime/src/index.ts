@@ -1,9 +1,16 @@
 // @tsge/runtime public API: the CPU device (DeviceV1) and the pieces the executor builds on.
 export { type CpuDevice, type CpuDeviceOptions, createCpuDevice, defaultThreadCount, canShareMemory } from './cpu-device.js';
-export { type DeviceMemory, type DeviceMemoryOptions, createDeviceMemory, PAGE_BYTES, MAX_PAGES } from './memory/device-memory.js';
+export {
+  type DeviceMemory,
+  type DeviceMemoryOptions,
+  createDeviceMemory,
+  DeviceMemoryError,
+  PAGE_BYTES,
+  MAX_PAGES,
+} from './memory/device-memory.js';
 export { type RegionAllocator, createRegionAllocator } from './memory/region-allocator.js';
 export { type CachingAllocator, createCachingAllocator } from './memory/caching-allocator.js';
-export { viewOf, byteSize, alignUp } from './memory/views.js';
+export { viewOf, byteSize, alignUp, elementBytes } from './memory/views.js';
 export { type EventTable, createEventTable, eventTableWords } from './stream/event-table.js';
 export {
   type StreamTask,

@@ -1,9 +1,21 @@
-import { TsgeError } from '@tsge/metadef';
 import { type WasmMemory, wasm } from '../wasm.js';
 
 export const PAGE_BYTES = 65536;
 /** wasm32 addresses at most 4 GiB. */
 export const MAX_PAGES = 65536;
+
+/** The memory cannot grow to what is asked (the executor reports it as TSGE-E6005 with these sizes). */
+export class DeviceMemoryError extends RangeError {
+  readonly code = 'TSGE-E6005';
+  readonly needed: number;
+  readonly limit: number;
+  constructor(needed: number, limit: number) {
+    super(`TSGE-E6005 error: the model needs ${needed} bytes of device memory; the limit is ${limit}`);
+    this.name = 'DeviceMemoryError';
+    this.needed = needed;
+    this.limit = limit;
+  }
+}
 
 export interface DeviceMemoryOptions {
   /** Shared memory (a SharedArrayBuffer) so worker threads can use it; needs a maximum. */
@@ -17,7 +29,7 @@ export interface DeviceMemory {
   readonly memory: WasmMemory;
   readonly shared: boolean;
   readonly maximumBytes: number;
-  /** Grows the memory so that bytes [0, endByte) exist; fails with TSGE-E6005 beyond the maximum. */
+  /** Grows the memory so that bytes [0, endByte) exist; throws DeviceMemoryError beyond the maximum. */
   ensureCapacity(endByte: number): void;
 }
 
@@ -37,7 +49,7 @@ export function createDeviceMemory(options: DeviceMemoryOptions): DeviceMemory {
     ensureCapacity(endByte) {
       const have = memory.buffer.byteLength;
       if (endByte <= have) return;
-      if (endByte > maximumBytes) throw TsgeError.of('TSGE-E6005', { needed: endByte, limit: maximumBytes });
+      if (endByte > maximumBytes) throw new DeviceMemoryError(endByte, maximumBytes);
       memory.grow(pagesFor(endByte - have));
     },
   };

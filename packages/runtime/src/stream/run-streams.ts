@@ -12,9 +12,11 @@ export interface StreamCursor<K> {
 }
 
 export class StreamDeadlockError extends Error {
-  constructor(readonly events: readonly number[]) {
+  readonly events: readonly number[];
+  constructor(events: readonly number[]) {
     super(`streams wait on events ${events.join(', ')} that no stream records`);
     this.name = 'StreamDeadlockError';
+    this.events = events;
   }
 }
 
