@@ -1,4 +1,5 @@
 /** Equal, Less, LessOrEqual, Greater, GreaterOrEqual: broadcasting comparisons giving bool. */
+// Each comparison has its own row loop so its call site stays monomorphic.
 import type { KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { type BinaryImpl, broadcastOrThrow, computeBinary } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
@@ -8,11 +9,41 @@ import { defineKernel, defineOp, param } from '../define.js';
 import { ALL_TYPES, NUMERIC_AND_BOOL } from './op-types.js';
 
 const IMPLS: Readonly<Record<string, BinaryImpl>> = {
-  Equal: { number: (a, b) => (a === b ? 1 : 0), bigintPredicate: (a, b) => a === b },
-  Less: { number: (a, b) => (a < b ? 1 : 0), bigintPredicate: (a, b) => a < b },
-  LessOrEqual: { number: (a, b) => (a <= b ? 1 : 0), bigintPredicate: (a, b) => a <= b },
-  Greater: { number: (a, b) => (a > b ? 1 : 0), bigintPredicate: (a, b) => a > b },
-  GreaterOrEqual: { number: (a, b) => (a >= b ? 1 : 0), bigintPredicate: (a, b) => a >= b },
+  Equal: {
+    number: (a, b) => (a === b ? 1 : 0),
+    bigintPredicate: (a, b) => a === b,
+    row: (a, ia, sa, b, ib, sb, out, o, n) => {
+      for (let k = 0; k < n; k++, ia += sa, ib += sb) out[o + k] = a[ia]! === b[ib]! ? 1 : 0;
+    },
+  },
+  Less: {
+    number: (a, b) => (a < b ? 1 : 0),
+    bigintPredicate: (a, b) => a < b,
+    row: (a, ia, sa, b, ib, sb, out, o, n) => {
+      for (let k = 0; k < n; k++, ia += sa, ib += sb) out[o + k] = a[ia]! < b[ib]! ? 1 : 0;
+    },
+  },
+  LessOrEqual: {
+    number: (a, b) => (a <= b ? 1 : 0),
+    bigintPredicate: (a, b) => a <= b,
+    row: (a, ia, sa, b, ib, sb, out, o, n) => {
+      for (let k = 0; k < n; k++, ia += sa, ib += sb) out[o + k] = a[ia]! <= b[ib]! ? 1 : 0;
+    },
+  },
+  Greater: {
+    number: (a, b) => (a > b ? 1 : 0),
+    bigintPredicate: (a, b) => a > b,
+    row: (a, ia, sa, b, ib, sb, out, o, n) => {
+      for (let k = 0; k < n; k++, ia += sa, ib += sb) out[o + k] = a[ia]! > b[ib]! ? 1 : 0;
+    },
+  },
+  GreaterOrEqual: {
+    number: (a, b) => (a >= b ? 1 : 0),
+    bigintPredicate: (a, b) => a >= b,
+    row: (a, ia, sa, b, ib, sb, out, o, n) => {
+      for (let k = 0; k < n; k++, ia += sa, ib += sb) out[o + k] = a[ia]! >= b[ib]! ? 1 : 0;
+    },
+  },
 };
 
 /** Equal on strings: element-wise identity of the broadcast operands. */
