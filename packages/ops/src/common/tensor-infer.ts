@@ -84,3 +84,12 @@ export function indexValues(t: HostTensor): Float64Array {
 export function intList(t: HostTensor): number[] {
   return Array.from(indexValues(t));
 }
+
+/**
+ * Inputs of a control-flow node without the outer-scope captures parsers append (attr
+ * `_implicit_inputs`). Inference sees every input; kernels are given only the formal ones.
+ */
+export function formalInputCount(ctx: InferenceContextV1): number {
+  const implicit = ctx.attrs.has('_implicit_inputs') ? ctx.attrs.int('_implicit_inputs', 0) : 0;
+  return Math.max(0, ctx.inputCount - implicit);
+}

@@ -66,6 +66,36 @@ describe('Loop', () => {
   });
 });
 
+describe('control-flow inference', () => {
+  it('ignores outer-scope captures appended after the formal inputs', () => {
+    const def = controlflowOps.find((d) => d.type === 'Scan');
+    if (!def) throw new Error('no Scan');
+    const seen: number[] = [];
+    const out = inferOnValues(
+      def,
+      [
+        { dtype: 'float32', shape: [2] },
+        { dtype: 'float32', shape: [5, 2] },
+        { dtype: 'float32', shape: [] },
+      ],
+      {
+        attrs: new Map([
+          ['num_scan_inputs', attr.int(1)],
+          ['_implicit_inputs', attr.int(1)],
+        ]),
+        outputCount: 2,
+        inferSubgraph: (_name, inputs) => {
+          seen.push(inputs.length);
+          return [inputs[0], inputs[1]];
+        },
+      },
+    );
+    expect(seen).toEqual([2]);
+    expect(out[0]?.shape).toEqual([2]);
+    expect(out[1]?.shape).toEqual([5, 2]);
+  });
+});
+
 describe('Scan', () => {
   it('accumulates over a reversed scan input and writes a reversed scan output', () => {
     const body: KernelContextV1['runSubgraph'] = (_name, inputs) => {

@@ -3,7 +3,7 @@
 import type { Dim, HostTensor, InferenceContextV1, KernelContextV1, RuntimeValue, Shape, ValueInfo } from '@tsge/metadef';
 import { ALL_TENSOR_TYPES, createTensor, isHostTensor, isUnknownRank, readNumber } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { kernelError, normalizeAxisInclusive, requireTensor, whereOf } from '../common/tensor-infer.js';
+import { formalInputCount, kernelError, normalizeAxisInclusive, requireTensor, whereOf } from '../common/tensor-infer.js';
 import { stackInto, stackedDims, takeAlongAxis } from '../common/tensor-stack.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
@@ -89,7 +89,8 @@ export const loopOp = defineOp({
   typeConstraints: ANY,
   infer(ctx) {
     const carried: (ValueInfo | undefined)[] = [];
-    for (let i = 2; i < ctx.inputCount; i++) carried.push(ctx.input(i));
+    const inputs = formalInputCount(ctx);
+    for (let i = 2; i < inputs; i++) carried.push(ctx.input(i));
     const body = ctx.inferSubgraph?.('body', [{ dtype: 'int64', shape: [] }, { dtype: 'bool', shape: [] }, ...carried]);
     for (let i = 0; i < ctx.outputCount; i++) {
       if (i < carried.length) {
@@ -140,6 +141,33 @@ function scanAxes(ctx: { readonly attrs: InferenceContextV1['attrs'] }, name: st
   return Array.from({ length: count }, (_, i) => list[i] ?? 0);
 }
 
+/** Scan-8 inference: states carry a leading batch axis, scan inputs/outputs [batch, sequence, ...]. */
+function inferScan8(ctx: InferenceContextV1): void {
+  const m = ctx.attrs.int('num_scan_inputs');
+  const inputs = formalInputCount(ctx);
+  const n = inputs - 1 - m;
+  const strip = (v: ValueInfo | undefined, count: number): ValueInfo | undefined =>
+    v && { ...v, shape: isUnknownRank(v.shape) ? [-2] : v.shape.slice(count) };
+  const bodyInputs: (ValueInfo | undefined)[] = [];
+  let batch: Dim = -1;
+  let length: Dim = -1;
+  for (let i = 1; i < inputs; i++) {
+    const v = ctx.input(i);
+    if (v && !isUnknownRank(v.shape)) {
+      batch = v.shape[0] ?? -1;
+      if (i > n) length = v.shape[1] ?? -1;
+    }
+    bodyInputs.push(strip(v, i > n ? 2 : 1));
+  }
+  const body = ctx.inferSubgraph?.('body', bodyInputs);
+  for (let i = 0; i < ctx.outputCount; i++) {
+    const out = body?.[i];
+    if (!out) continue;
+    const prefix: Dim[] = i < n ? [batch] : [batch, length];
+    ctx.setOutput(i, { ...out, shape: isUnknownRank(out.shape) ? [-2] : [...prefix, ...out.shape] });
+  }
+}
+
 export const scanOp = defineOp({
   type: 'Scan',
   sinceVersion: 25,
@@ -155,13 +183,18 @@ export const scanOp = defineOp({
   ],
   typeConstraints: ANY,
   infer(ctx) {
+    if (ctx.opsetVersion > 0 && ctx.opsetVersion < 9) {
+      inferScan8(ctx);
+      return;
+    }
     const m = ctx.attrs.int('num_scan_inputs');
-    const n = ctx.inputCount - m;
+    const inputs = formalInputCount(ctx);
+    const n = inputs - m;
     const inAxes = scanAxes(ctx, 'scan_input_axes', m);
     const outAxes = scanAxes(ctx, 'scan_output_axes', ctx.outputCount - n);
     const bodyInputs: (ValueInfo | undefined)[] = [];
     let length: Dim = -1;
-    for (let i = 0; i < ctx.inputCount; i++) {
+    for (let i = 0; i < inputs; i++) {
       const v = ctx.input(i);
       if (i < n || !v || isUnknownRank(v.shape)) {
         bodyInputs.push(i < n ? v : v && { ...v, shape: [-2] });

@@ -1,7 +1,7 @@
 // Optional, OptionalHasElement, OptionalGetElement and SequenceMap.
 import type { HostTensor, RuntimeValue, SequenceValue, ValueInfo } from '@tsge/metadef';
 import { ALL_TENSOR_TYPES, isHostTensor, isOptionalValue, isSequenceValue } from '@tsge/metadef';
-import { kernelError } from '../common/tensor-infer.js';
+import { formalInputCount, kernelError } from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 import { sequenceInfo } from './sequence.js';
 
@@ -88,7 +88,8 @@ export const sequenceMapOp = defineOp({
   infer(ctx) {
     if (!ctx.inferSubgraph) return;
     const inputs: (ValueInfo | undefined)[] = [];
-    for (let i = 0; i < ctx.inputCount; i++) {
+    const count = formalInputCount(ctx);
+    for (let i = 0; i < count; i++) {
       const v = ctx.input(i);
       inputs.push(v?.kind === 'sequence' ? (v.element ?? { dtype: v.dtype, shape: [-2] }) : v);
     }
