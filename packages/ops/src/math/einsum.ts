@@ -1,7 +1,7 @@
 /** Einsum (explicit and implicit output, ellipsis, repeated labels/diagonals, broadcasting) and Det. */
 import type { KernelContextV1, KernelV1, OpDefinitionV1, Shape } from '@tsge/metadef';
 import { InferenceError, isUnknownRank } from '@tsge/metadef';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { type NumberArray, kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
 import { requireInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
 import { FLOATS, NUMERIC } from './op-types.js';
@@ -84,6 +84,73 @@ function labelSizes(plan: EinsumPlan, dims: readonly (readonly number[])[]): Map
   return sizes;
 }
 
+interface EinsumLoops {
+  readonly data: readonly NumberArray[];
+  /** strides[operand][label]: how far each loop label moves each operand. */
+  readonly strides: readonly (readonly number[])[];
+  readonly extents: readonly number[];
+  /** Product of the summed labels' extents. */
+  readonly innerCount: number;
+  /** Whether the last loop label is an output label (no label is summed). */
+  readonly lastIsOutput: boolean;
+}
+
+/** Sums operand products into `acc`; the last label runs as a tight inner loop, the rest by odometer. */
+function accumulateEinsum(loops: EinsumLoops, acc: Float64Array): void {
+  const { data, strides, extents, innerCount, lastIsOutput } = loops;
+  const last = extents.length - 1;
+  if (last < 0) {
+    let product = 1;
+    for (const d of data) product *= d[0]!;
+    acc[0] = product;
+    return;
+  }
+  const lastExtent = extents[last]!;
+  let total = 1;
+  for (const e of extents) total *= e;
+  if (total === 0) return;
+  const lastStrides = strides.map((s) => s[last]!);
+  const offsets = new Array<number>(data.length).fill(0);
+  const index = new Array<number>(last).fill(0);
+  const a = data[0]!;
+  const b = data[1];
+  const sa = lastStrides[0]!;
+  const sb = lastStrides[1] ?? 0;
+  for (let start = 0; start < total; start += lastExtent) {
+    const slot = lastIsOutput ? start : Math.floor(start / innerCount);
+    let pa = offsets[0]!;
+    if (data.length === 1) {
+      if (lastIsOutput) for (let t = 0; t < lastExtent; t++, pa += sa) acc[slot + t]! += a[pa]!;
+      else {
+        let sum = 0;
+        for (let t = 0; t < lastExtent; t++, pa += sa) sum += a[pa]!;
+        acc[slot]! += sum;
+      }
+    } else if (data.length === 2 && b) {
+      let pb = offsets[1]!;
+      if (lastIsOutput) for (let t = 0; t < lastExtent; t++, pa += sa, pb += sb) acc[slot + t]! += a[pa]! * b[pb]!;
+      else {
+        let sum = 0;
+        for (let t = 0; t < lastExtent; t++, pa += sa, pb += sb) sum += a[pa]! * b[pb]!;
+        acc[slot]! += sum;
+      }
+    } else {
+      for (let t = 0; t < lastExtent; t++) {
+        let product = 1;
+        for (let i = 0; i < data.length; i++) product *= data[i]![offsets[i]! + t * lastStrides[i]!]!;
+        acc[lastIsOutput ? slot + t : slot]! += product;
+      }
+    }
+    for (let j = last - 1; j >= 0; j--) {
+      index[j]!++;
+      for (let i = 0; i < offsets.length; i++) offsets[i]! += strides[i]![j]!;
+      if (index[j]! < extents[j]!) break;
+      for (let i = 0; i < offsets.length; i++) offsets[i]! -= strides[i]![j]! * extents[j]!;
+      index[j] = 0;
+    }
+  }
+}
+
 function computeEinsum(ctx: KernelContextV1): void {
   const tensors = Array.from({ length: ctx.inputCount }, (_, i) => requireTensor(ctx, i));
   const plan = parseEinsum(
@@ -118,21 +185,7 @@ function computeEinsum(ctx: KernelContextV1): void {
   let innerCount = 1;
   for (let j = plan.output.length; j < order.length; j++) innerCount *= extents[j]!;
   const acc = new Float64Array(outCount);
-  const index = new Array<number>(order.length).fill(0);
-  const offsets = new Array<number>(tensors.length).fill(0);
-  const total = outCount * innerCount;
-  for (let step = 0; step < total; step++) {
-    let product = 1;
-    for (let i = 0; i < data.length; i++) product *= data[i]![offsets[i]!]!;
-    acc[Math.floor(step / innerCount)]! += product;
-    for (let j = order.length - 1; j >= 0; j--) {
-      index[j]!++;
-      for (let i = 0; i < offsets.length; i++) offsets[i]! += strides[i]![j]!;
-      if (index[j]! < extents[j]!) break;
-      for (let i = 0; i < offsets.length; i++) offsets[i]! -= strides[i]![j]! * extents[j]!;
-      index[j] = 0;
-    }
-  }
+  accumulateEinsum({ data, strides, extents, innerCount, lastIsOutput: summed.length === 0 }, acc);
   out.values.set(acc);
   out.commit();
 }

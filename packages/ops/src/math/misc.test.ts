@@ -17,6 +17,11 @@ describe('Einsum and Det', () => {
     })[0]!;
     expect(batch.dims).toEqual([2, 1, 1]);
     expect(values(batch)).toEqual([3, 14]);
+    const v = tensor('float32', [3], [1, 2, 3]);
+    expect(values(run('Einsum', [v, v, v], { equation: attr.string('i,i,i->') })[0]!)).toEqual([36]);
+    expect(values(run('Einsum', [a], { equation: attr.string('ij->') })[0]!)).toEqual([21]);
+    expect(values(run('Einsum', [v, v], { equation: attr.string('i,j->ij') })[0]!)).toEqual([1, 2, 3, 2, 4, 6, 3, 6, 9]);
+    expect(values(run('Einsum', [tensor('float32', [], [2]), v], { equation: attr.string(',i->i') })[0]!)).toEqual([2, 4, 6]);
     expect(parseEinsum('ij,jk', [2, 2])).toEqual({
       inputs: [
         ['i', 'j'],
