@@ -8,10 +8,12 @@ import { mlKernels, mlOps } from './ml/index.js';
 import { nnKernels, nnOps } from './nn/index.js';
 import { tensorKernels, tensorOps } from './tensor/index.js';
 import { transformerKernels, transformerOps } from './transformer/index.js';
+import { wasmSimdKernels } from './wasm/index.js';
 
 export { createKernelRegistry } from './kernel-registry.js';
 export { defineOp, defineKernel, param, type OpSpec, type KernelSpec } from './define.js';
 export { runKernelOnHost, type HostRunOptions } from './host/run-on-host.js';
+export { hasWasmSimd, hasRelaxedSimd, measureSimdPeak, simdGemmOnMemory, wasmSimdKernels } from './wasm/index.js';
 
 /** Every op definition tsge ships. */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
@@ -25,7 +27,7 @@ export function referenceKernels(): readonly KernelV1[] {
 export function createDefaultOpRegistry(): OpRegistry {
   return createOpRegistry(defaultOpDefinitions());
 }
-/** A fresh registry holding every reference kernel. */
+/** A fresh registry holding every reference kernel and the WebAssembly SIMD kernels. */
 export function createDefaultKernelRegistry(): KernelRegistry {
-  return createKernelRegistry(referenceKernels());
+  return createKernelRegistry([...referenceKernels(), ...wasmSimdKernels()]);
 }

@@ -1,4 +1,5 @@
 import type { AttrReader } from '../types/attr.js';
+import type { LinearMemory } from './device.js';
 import type { DataType } from '../types/dtype.js';
 import type { HostTensor, RuntimeValue } from '../types/tensor.js';
 
@@ -25,6 +26,11 @@ export interface KernelContextV1 {
   runSubgraph(attrName: string, inputs: readonly (RuntimeValue | undefined)[]): RuntimeValue[];
   /** The opset version of the node's domain in its model (kernels of canonical ops may ignore it). */
   readonly opsetVersion: number;
+  /**
+   * The device memory that tensor views live in, when they live in one (absent on plain host
+   * memory). WebAssembly kernels instantiate over it and address tensors by `data.byteOffset`.
+   */
+  readonly memory?: LinearMemory;
 }
 
 /**

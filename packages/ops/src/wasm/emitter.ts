@@ -1,0 +1,302 @@
+/**
+ * A small WebAssembly binary emitter. Kernels are generated from TypeScript at load time (or by
+ * the compiler), so no WebAssembly toolchain is needed and generated code embeds only numbers.
+ */
+
+export const I32 = 0x7f;
+export const F32 = 0x7d;
+export const V128 = 0x7b;
+export type ValType = typeof I32 | typeof F32 | typeof V128;
+
+function uleb(out: number[], value: number): void {
+  let v = value >>> 0;
+  do {
+    let byte = v & 0x7f;
+    v >>>= 7;
+    if (v !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (v !== 0);
+}
+
+function sleb(out: number[], value: number): void {
+  let v = value | 0;
+  for (;;) {
+    const byte = v & 0x7f;
+    v >>= 7;
+    if ((v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+const f32Scratch = new DataView(new ArrayBuffer(4));
+
+/** Function body builder with one method per instruction used by tsge kernels. */
+export class Code {
+  readonly bytes: number[] = [];
+  private readonly localTypes: ValType[] = [];
+  private readonly paramCount: number;
+
+  constructor(paramCount: number) {
+    this.paramCount = paramCount;
+  }
+
+  /** Declares a local and returns its index. */
+  local(type: ValType): number {
+    this.localTypes.push(type);
+    return this.paramCount + this.localTypes.length - 1;
+  }
+  get locals(): readonly ValType[] {
+    return this.localTypes;
+  }
+
+  private op(...b: number[]): this {
+    this.bytes.push(...b);
+    return this;
+  }
+  private simd(opcode: number): this {
+    this.bytes.push(0xfd);
+    uleb(this.bytes, opcode);
+    return this;
+  }
+  private memarg(align: number, offset: number): this {
+    uleb(this.bytes, align);
+    uleb(this.bytes, offset);
+    return this;
+  }
+
+  // control
+  block(): this {
+    return this.op(0x02, 0x40);
+  }
+  loop(): this {
+    return this.op(0x03, 0x40);
+  }
+  if(): this {
+    return this.op(0x04, 0x40);
+  }
+  else(): this {
+    return this.op(0x05);
+  }
+  end(): this {
+    return this.op(0x0b);
+  }
+  br(depth: number): this {
+    this.op(0x0c);
+    uleb(this.bytes, depth);
+    return this;
+  }
+  brIf(depth: number): this {
+    this.op(0x0d);
+    uleb(this.bytes, depth);
+    return this;
+  }
+  return(): this {
+    return this.op(0x0f);
+  }
+
+  // locals
+  get(index: number): this {
+    this.op(0x20);
+    uleb(this.bytes, index);
+    return this;
+  }
+  set(index: number): this {
+    this.op(0x21);
+    uleb(this.bytes, index);
+    return this;
+  }
+  tee(index: number): this {
+    this.op(0x22);
+    uleb(this.bytes, index);
+    return this;
+  }
+
+  // i32
+  i32(value: number): this {
+    this.op(0x41);
+    sleb(this.bytes, value);
+    return this;
+  }
+  i32Add(): this {
+    return this.op(0x6a);
+  }
+  i32Sub(): this {
+    return this.op(0x6b);
+  }
+  i32Mul(): this {
+    return this.op(0x6c);
+  }
+  i32Shl(): this {
+    return this.op(0x74);
+  }
+  i32LtS(): this {
+    return this.op(0x48);
+  }
+  i32GeS(): this {
+    return this.op(0x4e);
+  }
+  i32GtS(): this {
+    return this.op(0x4a);
+  }
+  i32LeS(): this {
+    return this.op(0x4c);
+  }
+  i32Eqz(): this {
+    return this.op(0x45);
+  }
+  i32Ne(): this {
+    return this.op(0x47);
+  }
+  i32And(): this {
+    return this.op(0x71);
+  }
+
+  // f32
+  f32(value: number): this {
+    this.op(0x43);
+    f32Scratch.setFloat32(0, value, true);
+    for (let i = 0; i < 4; i++) this.bytes.push(f32Scratch.getUint8(i));
+    return this;
+  }
+  f32Load(offset = 0): this {
+    return this.op(0x2a).memarg(2, offset);
+  }
+  f32Store(offset = 0): this {
+    return this.op(0x38).memarg(2, offset);
+  }
+  f32Add(): this {
+    return this.op(0x92);
+  }
+  f32Mul(): this {
+    return this.op(0x94);
+  }
+  f32Max(): this {
+    return this.op(0x97);
+  }
+  f32Min(): this {
+    return this.op(0x96);
+  }
+
+  // v128 / f32x4
+  v128Load(offset = 0): this {
+    return this.simd(0x00).memarg(4, offset);
+  }
+  v128Store(offset = 0): this {
+    return this.simd(0x0b).memarg(4, offset);
+  }
+  v128Load32Splat(offset = 0): this {
+    return this.simd(0x09).memarg(2, offset);
+  }
+  f32x4Splat(): this {
+    return this.simd(0x13);
+  }
+  f32x4ExtractLane(lane: number): this {
+    this.simd(0x1f);
+    this.bytes.push(lane);
+    return this;
+  }
+  f32x4Add(): this {
+    return this.simd(0xe4);
+  }
+  f32x4Mul(): this {
+    return this.simd(0xe6);
+  }
+  f32x4Min(): this {
+    return this.simd(0xe8);
+  }
+  f32x4Max(): this {
+    return this.simd(0xe9);
+  }
+  /** Relaxed SIMD fused multiply-add: a*b + c (operands pushed a, b, c). */
+  f32x4RelaxedMadd(): this {
+    return this.simd(0x105);
+  }
+}
+
+export interface FunctionDef {
+  readonly name: string;
+  readonly params: readonly ValType[];
+  readonly results: readonly ValType[];
+  readonly code: Code;
+}
+
+/**
+ * Assembles a module importing `env.memory` (shared or not, to match the device memory) and
+ * exporting the given functions.
+ */
+export function assembleModule(functions: readonly FunctionDef[], memory: { shared: boolean }): Uint8Array {
+  const out: number[] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+  const section = (id: number, body: number[]): void => {
+    out.push(id);
+    uleb(out, body.length);
+    out.push(...body);
+  };
+  const name = (target: number[], s: string): void => {
+    const bytes = new TextEncoder().encode(s);
+    uleb(target, bytes.length);
+    target.push(...bytes);
+  };
+  // types: one per function
+  const types: number[] = [];
+  uleb(types, functions.length);
+  for (const f of functions) {
+    types.push(0x60);
+    uleb(types, f.params.length);
+    types.push(...f.params);
+    uleb(types, f.results.length);
+    types.push(...f.results);
+  }
+  section(1, types);
+  // import env.memory
+  const imports: number[] = [];
+  uleb(imports, 1);
+  name(imports, 'env');
+  name(imports, 'memory');
+  imports.push(0x02);
+  if (memory.shared) {
+    imports.push(0x03);
+    uleb(imports, 1);
+    uleb(imports, 65536);
+  } else {
+    imports.push(0x00);
+    uleb(imports, 1);
+  }
+  section(2, imports);
+  const funcs: number[] = [];
+  uleb(funcs, functions.length);
+  functions.forEach((_, i) => uleb(funcs, i));
+  section(3, funcs);
+  const exports: number[] = [];
+  uleb(exports, functions.length);
+  functions.forEach((f, i) => {
+    name(exports, f.name);
+    exports.push(0x00);
+    uleb(exports, i);
+  });
+  section(7, exports);
+  const code: number[] = [];
+  uleb(code, functions.length);
+  for (const f of functions) {
+    const body: number[] = [];
+    // locals, run-length grouped
+    const groups: [number, ValType][] = [];
+    for (const t of f.code.locals) {
+      const last = groups[groups.length - 1];
+      if (last && last[1] === t) last[0]++;
+      else groups.push([1, t]);
+    }
+    uleb(body, groups.length);
+    for (const [count, t] of groups) {
+      uleb(body, count);
+      body.push(t);
+    }
+    body.push(...f.code.bytes, 0x0b);
+    uleb(code, body.length);
+    code.push(...body);
+  }
+  section(10, code);
+  return new Uint8Array(out);
+}

@@ -1,0 +1,71 @@
+import type { LinearMemory } from '@tsge/metadef';
+import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
+import { gemmFunction } from './gemm-module.js';
+
+/** The exports of tsge's hand-written SIMD kernel module. */
+export interface SimdKernelExports {
+  gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
+}
+
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+let simdSupport: boolean | undefined;
+let fmaSupport: boolean | undefined;
+
+function probe(fn: FunctionDef): boolean {
+  if (!wasm) return false;
+  try {
+    return wasm.validate(assembleModule([fn], { shared: false }));
+  } catch {
+    return false;
+  }
+}
+
+/** Whether WebAssembly SIMD128 works here. */
+export function hasWasmSimd(): boolean {
+  if (simdSupport === undefined) {
+    const code = new Code(0);
+    code.f32(1).f32x4Splat().f32x4ExtractLane(0);
+    code.bytes.push(0x1a); // drop
+    simdSupport = probe({ name: 'probe', params: [], results: [], code });
+  }
+  return simdSupport;
+}
+
+/** Whether relaxed SIMD (f32x4.relaxed_madd) works here (Node ≥ 22, current browsers). */
+export function hasRelaxedSimd(): boolean {
+  if (fmaSupport === undefined) {
+    const code = new Code(0);
+    const v = code.local(V128);
+    code.get(v).get(v).get(v).f32x4RelaxedMadd().set(v);
+    fmaSupport = hasWasmSimd() && probe({ name: 'probe', params: [], results: [], code });
+  }
+  return fmaSupport;
+}
+
+const modules = new Map<boolean, object>();
+const instances = new WeakMap<object, SimdKernelExports>();
+
+/**
+ * The SIMD kernels instantiated over `memory` (cached per memory). Undefined when SIMD is absent.
+ */
+export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined {
+  if (!wasm || !hasWasmSimd()) return undefined;
+  const cached = instances.get(memory);
+  if (cached) return cached;
+  const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
+  let module = modules.get(shared);
+  if (!module) {
+    module = new wasm.Module(assembleModule([gemmFunction(hasRelaxedSimd())], { shared }));
+    modules.set(shared, module);
+  }
+  const instance = new wasm.Instance(module, { env: { memory } });
+  const exports = instance.exports as unknown as SimdKernelExports;
+  instances.set(memory, exports);
+  return exports;
+}

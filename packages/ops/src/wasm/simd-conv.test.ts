@@ -1,0 +1,104 @@
+import type { AttrValue, HostTensor, KernelContextV1, LinearMemory } from '@tsge/metadef';
+import { attr, createAttrReader, createTensor } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import { runKernelOnHost } from '../host/run-on-host.js';
+import { nnKernels } from '../nn/index.js';
+import { hasWasmSimd } from './kernel-modules.js';
+import { simdConvKernel } from './simd-conv.js';
+
+const WasmMemory = (
+  globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number; shared?: boolean }) => LinearMemory } }
+).WebAssembly.Memory;
+const reference = nnKernels.find((k) => k.opType === 'Conv' && k.name === 'reference');
+
+function seeded(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s / 0x7fffffff - 0.5;
+  };
+}
+
+interface Case {
+  name: string;
+  x: number[];
+  w: number[];
+  bias: boolean;
+  attrs: Record<string, AttrValue>;
+}
+
+const cases: Case[] = [
+  { name: '3×3 pad 1', x: [1, 3, 9, 11], w: [8, 3, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  {
+    name: '3×3 stride 2',
+    x: [2, 4, 10, 10],
+    w: [6, 4, 3, 3],
+    bias: true,
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 0, 1, 0]) },
+  },
+  { name: '1×1 pointwise', x: [2, 5, 7, 6], w: [9, 5, 1, 1], bias: true, attrs: {} },
+  { name: '1×1 no bias', x: [1, 16, 4, 4], w: [16, 16, 1, 1], bias: false, attrs: {} },
+  { name: 'grouped', x: [1, 8, 6, 6], w: [8, 4, 3, 3], bias: true, attrs: { group: attr.int(2), pads: attr.ints([1, 1, 1, 1]) } },
+  {
+    name: 'dilated, SAME_UPPER',
+    x: [1, 2, 12, 9],
+    w: [4, 2, 3, 3],
+    bias: false,
+    attrs: { dilations: attr.ints([2, 2]), auto_pad: attr.string('SAME_UPPER') },
+  },
+  { name: '1-D', x: [1, 3, 20], w: [5, 3, 4], bias: true, attrs: { strides: attr.ints([3]) } },
+  { name: 'depthwise falls back', x: [1, 4, 5, 5], w: [4, 1, 3, 3], bias: true, attrs: { group: attr.int(4) } },
+];
+
+describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
+  const kernel = simdConvKernel(reference!);
+  for (const c of cases) {
+    it(`matches the reference kernel: ${c.name}`, () => {
+      const rnd = seeded(c.x.reduce((a, b) => a * 7 + b, 1));
+      const count = (d: number[]) => d.reduce((a, b) => a * b, 1);
+      const xs = Float32Array.from({ length: count(c.x) }, rnd);
+      const ws = Float32Array.from({ length: count(c.w) }, rnd);
+      const bs = Float32Array.from({ length: c.w[0] as number }, rnd);
+      const attrs = new Map(Object.entries(c.attrs));
+      const host = [
+        createTensor('float32', c.x, xs),
+        createTensor('float32', c.w, ws),
+        ...(c.bias ? [createTensor('float32', [c.w[0] as number], bs)] : []),
+      ];
+      const expected = runKernelOnHost(reference!, host, { outputCount: 1, attrs })[0] as HostTensor;
+
+      const memory = new WasmMemory({ initial: 32 });
+      let offset = 64;
+      const place = (t: HostTensor): HostTensor => {
+        const view = new Float32Array(memory.buffer, offset, t.data.length);
+        view.set(t.data as Float32Array);
+        offset += Math.ceil((t.data.length * 4) / 64) * 64 + 64;
+        return { type: t.type, dims: t.dims, data: view };
+      };
+      const inputs = host.map(place);
+      const yView = new Float32Array(memory.buffer, offset, expected.data.length).fill(Number.NaN);
+      let outDims: readonly number[] = [];
+      const ctx: KernelContextV1 = {
+        nodeName: 'conv',
+        opType: 'Conv',
+        attrs: createAttrReader(attrs),
+        inputCount: inputs.length,
+        outputCount: 1,
+        opsetVersion: 22,
+        memory,
+        input: (i) => inputs[i],
+        tensor: (i) => inputs[i],
+        output: (_i, dims) => {
+          outDims = dims;
+          return { type: 'float32', dims: [...dims], data: yView };
+        },
+        setOutput: () => {},
+        runSubgraph: () => [],
+      };
+      kernel.compute(ctx);
+      expect(outDims).toEqual(expected.dims);
+      const e = expected.data as Float32Array;
+      for (let i = 0; i < e.length; i++) expect(yView[i]).toBeCloseTo(e[i] as number, 4);
+    });
+  }
+});

@@ -1,0 +1,127 @@
+import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
+import { windowGatherTable } from '../common/nn-conv-geometry.js';
+import { convProblem } from '../nn/conv.js';
+import { defineKernel } from '../define.js';
+import { scratchMemory } from './scratch-memory.js';
+import { inMemory, simdGemm } from './simd-matmul.js';
+
+/** Output columns per staged panel: keeps an im2col panel around 1 MiB so it stays in L2. */
+const PANEL_BYTES = 1 << 20;
+
+/**
+ * Conv on float32 with the SIMD GEMM. A 1×1, stride-1, unpadded convolution (group 1) is one GEMM
+ * per image straight over device memory (W[Cout×Cin] · X[Cin×HW]). Any other convolution stages
+ * panels of output columns: the im2col panel and the group's weights are copied into a private
+ * scratch memory, multiplied there, and the result rows are copied out with the bias.
+ * Groups with fewer than 4 output channels (depthwise) stay on the reference kernel: their GEMMs
+ * have a single row and the staging would cost more than it saves.
+ */
+export function simdConvKernel(reference: KernelV1): KernelV1 {
+  return defineKernel({
+    opType: 'Conv',
+    name: 'wasm-simd',
+    dtypes: ['float32'],
+    compute: (ctx: KernelContextV1) => {
+      const x = ctx.tensor(0);
+      const w = ctx.tensor(1);
+      const b = ctx.tensor(2);
+      const memory = ctx.memory;
+      if (!x || !w || !memory || x.type !== 'float32' || w.type !== 'float32') return reference.compute(ctx);
+      const p = convProblem(ctx, x, w);
+      const mg = p.outChannels / p.group;
+      const cg = p.inChannels / p.group;
+      if (mg < 4 || !inMemory(memory, x, w)) return reference.compute(ctx);
+      const g = p.geometry;
+      const outSize = g.outDims.reduce((s, d) => s * d, 1);
+      const inSize = g.inDims.reduce((s, d) => s * d, 1);
+      const kSize = g.kernel.reduce((s, d) => s * d, 1);
+      const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
+      if (!inMemory(memory, y)) return reference.compute(ctx);
+      const X = x.data as Float32Array;
+      const W = w.data as Float32Array;
+      const Y = y.data as Float32Array;
+      const bias = b ? (b.data as Float32Array) : undefined;
+
+      const pointwise =
+        kSize === 1 && p.group === 1 && inSize === outSize && g.strides.every((s) => s === 1) && g.padsBegin.every((q) => q === 0);
+      if (pointwise) {
+        for (let n = 0; n < p.batch; n++) {
+          simdGemm(
+            memory,
+            { m: p.outChannels, n: outSize, k: p.inChannels },
+            { data: W, offset: 0, ld: p.inChannels },
+            { data: X, offset: n * p.inChannels * inSize, ld: inSize },
+            { data: Y, offset: n * p.outChannels * outSize, ld: outSize },
+          );
+        }
+        if (bias) addBias(Y, bias, p.batch, p.outChannels, outSize);
+        return;
+      }
+
+      const kDim = cg * kSize;
+      const table = windowGatherTable(g);
+      const panel = Math.max(4, Math.min(outSize, Math.floor(PANEL_BYTES / (4 * kDim)) & ~3));
+      const wBytes = mg * kDim * 4;
+      const colBytes = kDim * panel * 4;
+      const outBytes = mg * panel * 4;
+      const scratch = scratchMemory(64 + wBytes + colBytes + outBytes + 192);
+      if (!scratch) return reference.compute(ctx);
+      const wOffset = 64;
+      const colOffset = align64(wOffset + wBytes);
+      const outOffset = align64(colOffset + colBytes);
+      const sw = new Float32Array(scratch.buffer, wOffset, mg * kDim);
+      const col = new Float32Array(scratch.buffer, colOffset, kDim * panel);
+      const out = new Float32Array(scratch.buffer, outOffset, mg * panel);
+      for (let grp = 0; grp < p.group; grp++) {
+        sw.set(W.subarray(grp * mg * kDim, (grp + 1) * mg * kDim));
+        for (let n = 0; n < p.batch; n++) {
+          const xBase = (n * p.inChannels + grp * cg) * inSize;
+          const yBase = (n * p.outChannels + grp * mg) * outSize;
+          for (let o0 = 0; o0 < outSize; o0 += panel) {
+            const cols = Math.min(panel, outSize - o0);
+            // im2col panel: row (c, k) holds X[c] gathered at the window offsets of outputs o0..o0+cols
+            for (let c = 0; c < cg; c++) {
+              const xc = xBase + c * inSize;
+              for (let k = 0; k < kSize; k++) {
+                const row = (c * kSize + k) * cols;
+                const t = k * outSize + o0;
+                for (let o = 0; o < cols; o++) {
+                  const idx = table[t + o] as number;
+                  col[row + o] = idx >= 0 ? (X[xc + idx] as number) : 0;
+                }
+              }
+            }
+            simdGemm(
+              scratch,
+              { m: mg, n: cols, k: kDim },
+              { data: sw, offset: 0, ld: kDim },
+              { data: col, offset: 0, ld: cols },
+              { data: out, offset: 0, ld: cols },
+            );
+            for (let m = 0; m < mg; m++) {
+              const bv = bias ? (bias[grp * mg + m] as number) : 0;
+              const dst = yBase + m * outSize + o0;
+              const src = m * cols;
+              for (let o = 0; o < cols; o++) Y[dst + o] = (out[src + o] as number) + bv;
+            }
+          }
+        }
+      }
+    },
+  });
+}
+
+function align64(n: number): number {
+  return (n + 63) & ~63;
+}
+
+function addBias(y: Float32Array, bias: Float32Array, batch: number, channels: number, size: number): void {
+  for (let n = 0; n < batch; n++) {
+    for (let c = 0; c < channels; c++) {
+      const bv = bias[c] as number;
+      if (bv === 0) continue;
+      const base = (n * channels + c) * size;
+      for (let i = 0; i < size; i++) y[base + i] = (y[base + i] as number) + bv;
+    }
+  }
+}

@@ -1,0 +1,16 @@
+import type { KernelV1 } from '@tsge/metadef';
+import { nnKernels } from '../nn/index.js';
+import { mathKernels } from '../math/index.js';
+import { simdConvKernel } from './simd-conv.js';
+import { simdMatMulKernel } from './simd-matmul.js';
+
+function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
+  const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
+  if (!k) throw new Error(`no reference ${opType} kernel to fall back on`);
+  return k;
+}
+
+/** The 'wasm-simd' kernels; each falls back to the reference kernel where it does not apply. */
+export function wasmSimdKernels(): readonly KernelV1[] {
+  return [simdMatMulKernel(referenceOf(mathKernels, 'MatMul')), simdConvKernel(referenceOf(nnKernels, 'Conv'))];
+}
