@@ -267,7 +267,7 @@ export function assembleModule(functions: readonly FunctionDef[], memory: { shar
   section(2, imports);
   const funcs: number[] = [];
   uleb(funcs, functions.length);
-  functions.forEach((_, i) => uleb(funcs, i));
+  for (let i = 0; i < functions.length; i++) uleb(funcs, i);
   section(3, funcs);
   const exports: number[] = [];
   uleb(exports, functions.length);
