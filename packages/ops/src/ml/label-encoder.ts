@@ -99,7 +99,8 @@ export const labelEncoderKernel = defineKernel({
     fillSlots(y.data, isBig ? 0n : table.valueType === 'string' ? '' : 0);
     for (let i = 0; i < inputs.length; i++) {
       const v = map.get(inputs[i] as Scalar) ?? table.fallback;
-      out[i] = isBig ? BigInt(v as number) : v;
+      if (isBig && (typeof v !== 'number' || !Number.isInteger(v))) throw kernelError(ctx, `value ${String(v)} is not an integer`);
+      out[i] = isBig ? BigInt(v) : v;
     }
   },
 });

@@ -86,6 +86,10 @@ export function elementOffsets(
   onBadIndex: (index: number) => never,
 ): Int32Array {
   const rank = indexDims.length;
+  for (let d = 0; d < rank; d++) {
+    if (d !== axis && (indexDims[d] as number) > (dataDims[d] as number))
+      throw new RangeError(`indices dim ${d} (${indexDims[d]}) exceeds the data's ${dataDims[d]}`);
+  }
   const strides = rowMajorStrides(dataDims);
   const total = indices.length;
   const offsets = new Int32Array(total);
@@ -120,9 +124,14 @@ export const gatherElementsKernel = defineKernel({
     const indicesT = requireTensor(ctx, 1);
     if (indicesT.dims.length !== x.dims.length) throw kernelError(ctx, 'data and indices ranks differ');
     const axis = kernelAxis(ctx, ctx.attrs.int('axis', 0), x.dims.length);
-    const offsets = elementOffsets(x.dims, indicesT.dims, axis, indexValues(indicesT), (i) => {
-      throw kernelError(ctx, `index ${i} is out of range`);
-    });
+    let offsets: Int32Array;
+    try {
+      offsets = elementOffsets(x.dims, indicesT.dims, axis, indexValues(indicesT), (i) => {
+        throw kernelError(ctx, `index ${i} is out of range`);
+      });
+    } catch (e) {
+      throw e instanceof RangeError ? kernelError(ctx, e.message) : e;
+    }
     const y = ctx.output(0, indicesT.dims, x.type);
     const src = x.data as unknown as { [i: number]: unknown };
     const dst = y.data as unknown as { [i: number]: unknown };
@@ -140,6 +149,8 @@ export function ndSliceStarts(
 ): { starts: Float64Array; sliceSize: number; outDims: number[] } {
   const k = indexDims[indexDims.length - 1] as number;
   if (indexDims.length < 1 || k > dataDims.length - batchDims) onBad(`index tuples of ${k} do not fit data rank ${dataDims.length}`);
+  if (batchDims < 0 || batchDims >= indexDims.length || batchDims >= dataDims.length) onBad(`batch_dims ${batchDims} is out of range`);
+  for (let d = 0; d < batchDims; d++) if (indexDims[d] !== dataDims[d]) onBad(`batch dim ${d} differs between data and indices`);
   const batch = product(dataDims, 0, batchDims);
   const strides = rowMajorStrides(dataDims);
   const sliceSize = product(dataDims, batchDims + k);

@@ -70,9 +70,14 @@ function scatterElementsKernel(opType: 'ScatterElements' | 'Scatter') {
         throw kernelError(ctx, 'indices and updates must have equal dims of the data rank');
       const axis = kernelAxis(ctx, ctx.attrs.int('axis', 0), x.dims.length);
       const combine = opType === 'Scatter' ? (scatterCombiner('none', x.type) as Combine) : combinerOf(ctx, x.type);
-      const offsets = elementOffsets(x.dims, indicesT.dims, axis, indexValues(indicesT), (i) => {
-        throw kernelError(ctx, `index ${i} is out of range`);
-      });
+      let offsets: Int32Array;
+      try {
+        offsets = elementOffsets(x.dims, indicesT.dims, axis, indexValues(indicesT), (i) => {
+          throw kernelError(ctx, `index ${i} is out of range`);
+        });
+      } catch (e) {
+        throw e instanceof RangeError ? kernelError(ctx, e.message) : e;
+      }
       const y = ctx.output(0, x.dims, x.type);
       if (y.data !== x.data) copyBlock(x.data, 0, y.data, 0, x.data.length);
       for (let k = 0; k < offsets.length; k++) combine(y.data, offsets[k] as number, updates.data, k);
@@ -155,7 +160,8 @@ export const tensorScatterKernel = defineKernel({
     if (y.data !== past.data) copyBlock(past.data, 0, y.data, 0, past.data.length);
     for (let o = 0; o < outer; o++) {
       const batch = axis === 0 ? 0 : Math.floor(o / perBatch);
-      const start = writeAt ? (writeAt[batch] as number) : 0;
+      const start = writeAt ? writeAt[batch] : 0;
+      if (start === undefined || !Number.isInteger(start)) throw kernelError(ctx, `write_indices has no entry for batch ${batch}`);
       for (let s = 0; s < seq; s++) {
         let at = start + s;
         if (circular) at = ((at % maxSeq) + maxSeq) % maxSeq;
