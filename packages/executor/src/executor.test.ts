@@ -5,6 +5,7 @@ import { openModel } from './open-model.js';
 import type { Executor, LoadModelOptions } from './options.js';
 import { assembleModel } from './testing/assemble-model.fixture.js';
 import { TEST_DOMAIN } from './testing/test-kernels.fixture.js';
+import { wasmAddModule } from './testing/wasm-add.fixture.js';
 
 const kernelModules = [new URL('./testing/test-kernels.fixture.ts', import.meta.url)];
 const open: Executor[] = [];
@@ -300,6 +301,38 @@ describe('executor', () => {
     const big = await executor.run({ n: { type: 'float32', dims: [1], data: [8 << 20] } }).catch((e: unknown) => e);
     expect((big as TsgeError).code).toBe('TSGE-E6005');
     expect(values((await executor.run({ n: { type: 'float32', dims: [1], data: [2] } })).y)).toEqual([0, 1]);
+  });
+
+  it('runs generated WebAssembly kernels over the shared device memory', async () => {
+    const b = new GraphBuilder('wasm');
+    const desc = createTensorDesc('float32', [4]);
+    const x = b.input('x', 'float32', [4]);
+    const sum = b.op('Add', [x, b.constant('w', new Float32Array([10, 20, 30, 40]), [4])], {
+      name: 'gen_add',
+      domain: TEST_DOMAIN,
+      outputDescs: [desc],
+    });
+    b.output(b.op('Relu', [sum], { name: 'relu', domain: TEST_DOMAIN, outputDescs: [desc] }), 'y');
+    const graph = b.build();
+    for (const options of [{ threads: 2 }, { threads: 1 }, { threads: 1, mode: 'host' as const }]) {
+      const model = assembleModel(graph.clone(), {
+        kernelOf: (n) => (n.name === 'gen_add' ? 'wasm:gen0:add' : undefined),
+        kernels: [{ name: 'gen0', bytes: wasmAddModule() }],
+      });
+      const executor = await openModel(model, { kernelModules, ...options });
+      open.push(executor);
+      const { y } = await executor.run({ x: { type: 'float32', dims: [4], data: [1, -25, 3, -50] } });
+      expect(values(y), JSON.stringify(options)).toEqual([11, 0, 33, 0]);
+    }
+    const model = assembleModel(graph.clone(), {
+      kernelOf: (n) => (n.name === 'gen_add' ? 'wasm:gen0:nope' : undefined),
+      kernels: [{ name: 'gen0', bytes: wasmAddModule() }],
+    });
+    const error = await openModel(model, { kernelModules, threads: 1 }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E4004');
+    const broken = assembleModel(graph.clone(), { kernels: [{ name: 'gen0', bytes: wasmAddModule().subarray(0, 20) }] });
+    const compileError = await openModel(broken, { kernelModules, threads: 1 }).catch((e: unknown) => e);
+    expect((compileError as TsgeError).code).toBe('TSGE-E2006');
   });
 
   it('fails runs after release with TSGE-E6006', async () => {

@@ -57,8 +57,9 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       threads: useWorkers ? threads : 1,
       initialBytes: staticBytes,
       maximumBytes: Math.min(limit, 4 * GIB),
-      // shared memory keeps views valid when run-time tensors grow it
-      shareMemory: useWorkers || anyDynamic,
+      // shared memory keeps views valid when run-time tensors grow it; generated kernels import
+      // the memory as shared, so a model with KERNELS always gets shared memory
+      shareMemory: useWorkers || anyDynamic || model.kernels.length > 0,
     });
   } catch (error) {
     // the engine could not reserve the memory
@@ -72,8 +73,14 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     const controlOffset = device.allocate(layout.totalWords * 4);
 
     const wasmModules: { name: string; module: WasmModule }[] = [];
-    for (const k of model.kernels) wasmModules.push({ name: k.name, module: await device.loadKernelModule(k.bytes) });
-    const wasmKernels = await instantiateWasmKernels(wasmModules, device.memory);
+    let wasmKernels: Awaited<ReturnType<typeof instantiateWasmKernels>>;
+    try {
+      for (const k of model.kernels) wasmModules.push({ name: k.name, module: await device.loadKernelModule(k.bytes) });
+      wasmKernels = await instantiateWasmKernels(wasmModules, device.memory);
+    } catch (error) {
+      const reason = `a KERNELS module does not compile or link: ${error instanceof Error ? error.message : String(error)}`;
+      throw TsgeError.of('TSGE-E2006', { format: 'om', reason }, undefined, error);
+    }
 
     // bind every task on this thread: a missing kernel fails the load, naming node and op
     const bound = new Map<KernelCall, BoundKernel>();
@@ -198,7 +205,7 @@ function createExecutor(parts: ExecutorParts): Executor {
       createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
       (call, stream) => {
         const start = profiling ? performance.now() : 0;
-        runRefCall(call, parts.bound.get(call) as BoundKernel, device.memory.buffer, bases);
+        runRefCall(call, parts.bound.get(call) as BoundKernel, device.memory.buffer, bases, device.memory);
         if (profiling) record(run, call, stream, 0, epochMicros(start), (performance.now() - start) * 1000);
       },
     );

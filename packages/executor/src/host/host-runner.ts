@@ -115,7 +115,7 @@ export async function runOnHost(
     if (bound.kind === 'wasm') {
       // generated kernels work on planned places only
       if ([...call.inputs, ...call.outputs].some(isDynamicRef)) throw kernelError(call, 'a generated kernel cannot take run-time shapes');
-      runRefCall(call, bound, buffer(), bases);
+      runRefCall(call, bound, buffer(), bases, device.memory);
       call.outputs.forEach((ref, i) => {
         values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, buffer(), bases));
       });
@@ -129,6 +129,7 @@ export async function runOnHost(
       inputCount: callInputs.length,
       outputCount: node.outData.length,
       opsetVersion: call.opsetVersion,
+      memory: device.memory,
       input: (i) => callInputs[i],
       tensor(i) {
         const v = callInputs[i];

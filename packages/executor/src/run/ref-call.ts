@@ -1,4 +1,4 @@
-import type { DataType, HostTensor, KernelContextV1, RuntimeValue } from '@tsge/metadef';
+import type { DataType, HostTensor, KernelContextV1, LinearMemory, RuntimeValue } from '@tsge/metadef';
 import { DTYPE_BYTES, createAttrReader, isHostTensor, shapeSize, shapeToString } from '@tsge/metadef';
 import type { TensorRef } from '@tsge/om';
 import type { KernelCall } from '../model/kernel-call.js';
@@ -11,7 +11,7 @@ import { kernelError, kernelFailure } from './kernel-failure.js';
  * memory. An output must have the planned dtype and element count (consumers read the planned
  * shape); anything else is an error naming the node, never a write outside the plan.
  */
-export function runRefCall(call: KernelCall, bound: BoundKernel, buffer: ArrayBufferLike, bases: RegionBases): void {
+export function runRefCall(call: KernelCall, bound: BoundKernel, buffer: ArrayBufferLike, bases: RegionBases, memory?: LinearMemory): void {
   if (bound.kind === 'wasm') {
     const addresses: number[] = [];
     for (const ref of [...call.inputs, ...call.outputs]) addresses.push(ref.region === 'none' ? 0 : regionBase(ref, bases) + ref.offset);
@@ -45,6 +45,7 @@ export function runRefCall(call: KernelCall, bound: BoundKernel, buffer: ArrayBu
     inputCount: inputs.length,
     outputCount: call.outputs.length,
     opsetVersion: call.opsetVersion,
+    ...(memory ? { memory } : {}),
     input: (index) => inputs[index],
     tensor: (index) => inputs[index],
     output: plannedOutput,

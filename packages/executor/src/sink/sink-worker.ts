@@ -76,7 +76,7 @@ function runJob(
       (call, streamId) => {
         if (aborted()) throw new StreamAbortedError();
         const start = data.profile ? now() : 0;
-        runRefCall(call, bound.get(call) as BoundKernel, buffer, bases);
+        runRefCall(call, bound.get(call) as BoundKernel, buffer, bases, context.memory);
         if (data.profile) timings.push([call.node, call.opType, call.kernel, streamId, start, now() - start]);
       },
       aborted,

@@ -12,7 +12,10 @@ export interface AssembleOptions {
   readonly dynamicNodes?: readonly string[];
   /** Extra plans: gears as input name → shape, each planned from `graphForGear`. */
   readonly gears?: readonly { gear: Record<string, number[]>; graph: Graph }[];
-  readonly kernelName?: string;
+  /** Implementation name of a node's task (default 'reference'). */
+  readonly kernelOf?: (node: Node) => string | undefined;
+  /** KERNELS partition. */
+  readonly kernels?: OmModel['kernels'];
 }
 
 const align = (n: number): number => Math.ceil(n / 64) * 64;
@@ -73,7 +76,7 @@ export function assembleModel(graph: Graph, options: AssembleOptions = {}): OmMo
     graph,
     weights,
     taskInfo: { version: 1, dynamic, plans },
-    kernels: [],
+    kernels: options.kernels ?? [],
     ioInfo: { version: 1, inputs, outputs },
   };
 }
@@ -139,7 +142,7 @@ function planFor(
       node: node.name,
       opType: node.type,
       domain: node.opDesc.domain,
-      kernel: options.kernelName ?? 'reference',
+      kernel: options.kernelOf?.(node) ?? 'reference',
       inputs: node.inData.map((_, i) => refOf(node, i)),
       outputs: node.outData.map((_, i) => refs.get(`${node.name}:${i}`) as TensorRef),
     });
