@@ -128,6 +128,13 @@ export function requireTensor(ctx: KernelContextV1, index: number): HostTensor {
   return t;
 }
 
+/** Input i as a tensor of one of `dtypes`, or a kernel error. */
+export function requireTensorOf(ctx: KernelContextV1, index: number, dtypes: readonly DataType[]): HostTensor {
+  const t = requireTensor(ctx, index);
+  if (!dtypes.includes(t.type)) throw kernelError(ctx, `input ${index} has dtype ${t.type}; allowed: ${dtypes.join(', ')}`);
+  return t;
+}
+
 /** A kernel failure caused by the model or its inputs (TSGE-E4003). */
 export function kernelError(ctx: KernelContextV1, reason: string): TsgeError {
   return TsgeError.of('TSGE-E4003', { reason: `${ctx.opType} ${ctx.nodeName}: ${reason}` });

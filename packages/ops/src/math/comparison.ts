@@ -3,7 +3,7 @@
 import type { KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { type BinaryImpl, broadcastOrThrow, computeBinary } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
-import { requireTensor } from '../common/math-values.js';
+import { requireTensor, requireTensorOf } from '../common/math-values.js';
 import { inferBroadcast } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
 import { ALL_TYPES, NUMERIC_AND_BOOL } from './op-types.js';
@@ -49,7 +49,7 @@ const IMPLS: Readonly<Record<string, BinaryImpl>> = {
 /** Equal on strings: element-wise identity of the broadcast operands. */
 function equalStrings(ctx: KernelContextV1): void {
   const a = requireTensor(ctx, 0);
-  const b = requireTensor(ctx, 1);
+  const b = requireTensorOf(ctx, 1, ['string']);
   const dims = broadcastOrThrow(ctx, [a, b]);
   const plan = planBroadcastRows([a.dims, b.dims], dims);
   const out = ctx.output(0, dims, 'bool').data as Uint8Array;

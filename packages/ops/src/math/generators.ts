@@ -9,7 +9,7 @@ import { FLOATS, NUMERIC_AND_BOOL } from './op-types.js';
 
 /** Element count of Range(start, limit, delta). */
 export function rangeCount(start: number, limit: number, delta: number): number {
-  if (delta === 0 || !Number.isFinite(start) || !Number.isFinite(limit)) return 0;
+  if (delta === 0 || !Number.isFinite(start) || !Number.isFinite(limit) || Number.isNaN(delta)) return 0;
   return Math.max(Math.ceil((limit - start) / delta), 0);
 }
 
@@ -93,7 +93,7 @@ export const generatorKernels: readonly KernelV1[] = [
       const [s, l, d] = [0, 1, 2].map((i) => readNumber(requireTensor(ctx, i), 0)) as [number, number, number];
       if (d === 0) throw kernelError(ctx, 'delta must not be zero');
       const n = rangeCount(s, l, d);
-      if (n > MAX_RANGE) throw kernelError(ctx, `range of ${n} elements is too large`);
+      if (!Number.isFinite(n) || n > MAX_RANGE) throw kernelError(ctx, `range of ${n} elements is too large or undefined`);
       const out = numberOutput(ctx, 0, [n], start.type);
       for (let i = 0; i < n; i++) out.values[i] = s + i * d;
       out.commit();

@@ -3,7 +3,9 @@ import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { InferenceError, isUnknownRank } from '@tsge/metadef';
 import { broadcastOrThrow } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
-import { kernelError, requireTensor } from '../common/math-values.js';
+import { kernelError, requireTensorOf } from '../common/math-values.js';
+
+const STRING: readonly ['string'] = ['string'];
 import { inferBroadcast, requireInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
@@ -130,7 +132,7 @@ export const stringKernels: readonly KernelV1[] = [
   defineKernel({
     opType: 'StringNormalizer',
     compute: (ctx) => {
-      const x = requireTensor(ctx, 0);
+      const x = requireTensorOf(ctx, 0, STRING);
       const action = ctx.attrs.string('case_change_action', 'NONE');
       const sensitive = ctx.attrs.int('is_case_sensitive', 0) !== 0;
       const stopwords = ctx.attrs.strings('stopwords', []);
@@ -150,8 +152,8 @@ export const stringKernels: readonly KernelV1[] = [
   defineKernel({
     opType: 'StringConcat',
     compute: (ctx) => {
-      const a = requireTensor(ctx, 0);
-      const b = requireTensor(ctx, 1);
+      const a = requireTensorOf(ctx, 0, STRING);
+      const b = requireTensorOf(ctx, 1, STRING);
       const dims = broadcastOrThrow(ctx, [a, b]);
       const plan = planBroadcastRows([a.dims, b.dims], dims);
       const out = ctx.output(0, dims, 'string').data as string[];
@@ -169,7 +171,7 @@ export const stringKernels: readonly KernelV1[] = [
   defineKernel({
     opType: 'StringSplit',
     compute: (ctx) => {
-      const x = requireTensor(ctx, 0);
+      const x = requireTensorOf(ctx, 0, STRING);
       const delimiter = ctx.attrs.string('delimiter', '');
       const maxsplit = ctx.attrs.has('maxsplit') ? ctx.attrs.int('maxsplit') : -1;
       const pieces = (x.data as string[]).map((s) => splitString(s, delimiter, maxsplit));
@@ -185,7 +187,7 @@ export const stringKernels: readonly KernelV1[] = [
   defineKernel({
     opType: 'RegexFullMatch',
     compute: (ctx) => {
-      const x = requireTensor(ctx, 0);
+      const x = requireTensorOf(ctx, 0, STRING);
       const regex = compileFullMatch(ctx.attrs.string('pattern'));
       if (!regex) throw kernelError(ctx, 'the pattern is not a valid regex');
       const out = ctx.output(0, x.dims, 'bool').data as Uint8Array;

@@ -65,7 +65,7 @@ export const topkHardmaxKernels: readonly KernelV1[] = [
       const kTensor = ctx.tensor(1);
       const k = kTensor ? (toNumberArray(kTensor)[0] ?? 0) : ctx.attrs.int('k', 0);
       const size = x.dims[axis]!;
-      if (k < 0 || k > size) throw kernelError(ctx, `k ${k} is outside [0, ${size}]`);
+      if (!Number.isInteger(k) || k < 0 || k > size) throw kernelError(ctx, `k ${k} is not an integer in [0, ${size}]`);
       const largest = ctx.attrs.int('largest', 1) !== 0;
       let inner = 1;
       for (let i = axis + 1; i < rank; i++) inner *= x.dims[i]!;

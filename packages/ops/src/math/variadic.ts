@@ -3,7 +3,7 @@ import type { HostTensor, KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsg
 import { isBigIntType } from '@tsge/metadef';
 import { broadcastOrThrow } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
-import { numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
 import { inferBroadcast } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
 import { FLOATS, NUMERIC } from './op-types.js';
@@ -22,6 +22,8 @@ function combineBig(kind: Combine, acc: bigint, v: bigint): bigint {
 function computeVariadic(ctx: KernelContextV1, kind: Combine, mean: boolean): void {
   const inputs: HostTensor[] = [];
   for (let i = 0; i < ctx.inputCount; i++) inputs.push(requireTensor(ctx, i));
+  if (inputs.length === 0) throw kernelError(ctx, 'needs at least one input');
+  if (inputs.some((t) => t.type !== inputs[0]!.type)) throw kernelError(ctx, `inputs mix dtypes ${inputs.map((t) => t.type).join(', ')}`);
   const dims = broadcastOrThrow(ctx, inputs);
   const dtype = inputs[0]!.type;
   const plan = planBroadcastRows(

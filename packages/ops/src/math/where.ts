@@ -2,7 +2,7 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { broadcastOrThrow } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
-import { requireTensor } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/math-values.js';
 import { inferBroadcast, requireInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
 import { ALL_TYPES } from './op-types.js';
@@ -30,6 +30,8 @@ export const whereKernels: readonly KernelV1[] = [
       const c = requireTensor(ctx, 0);
       const x = requireTensor(ctx, 1);
       const y = requireTensor(ctx, 2);
+      if (x.type !== y.type) throw kernelError(ctx, `X is ${x.type} but Y is ${y.type}`);
+      if (c.type !== 'bool') throw kernelError(ctx, `condition is ${c.type}, not bool`);
       const dims = broadcastOrThrow(ctx, [c, x, y]);
       const plan = planBroadcastRows([c.dims, x.dims, y.dims], dims);
       const out = ctx.output(0, dims, x.type).data as Storage;
