@@ -12,7 +12,8 @@ export const OUTSIDE = -(2 ** 45);
 /** Copies `count` elements from `source[sourceStart..]` to `target[targetStart..]`. */
 export function copyBlock(source: TensorStorage, sourceStart: number, target: TensorStorage, targetStart: number, count: number): void {
   if (count <= 0) return;
-  if (Array.isArray(source) || Array.isArray(target)) {
+  // short runs: a loop beats allocating a subarray view
+  if (count < 16 || Array.isArray(source) || Array.isArray(target)) {
     const s = source as Slots;
     const t = target as unknown as { [index: number]: unknown };
     for (let i = 0; i < count; i++) t[targetStart + i] = s[sourceStart + i];
@@ -37,10 +38,47 @@ export function rawElement(t: HostTensor, index: number): unknown {
 }
 
 /**
+ * The storage as unsigned words of its element width, so element copies run on at most three
+ * array classes (keeps the copy loop's element access polymorphic rather than megamorphic).
+ * 8-byte elements become two 32-bit lanes (`lanes` = 2); strings stay as they are.
+ */
+function wordView(storage: TensorStorage): { view: TensorStorage; lanes: number } {
+  if (Array.isArray(storage)) return { view: storage, lanes: 1 };
+  const { buffer, byteOffset, byteLength, BYTES_PER_ELEMENT: width } = storage as Float64Array;
+  if (width === 1) return { view: new Uint8Array(buffer, byteOffset, byteLength), lanes: 1 };
+  if (width === 2) return { view: new Uint16Array(buffer, byteOffset, byteLength / 2), lanes: 1 };
+  return { view: new Uint32Array(buffer, byteOffset, byteLength / 4), lanes: width / 4 };
+}
+
+/**
  * target[o] = source[Σ_d tables[d][coord_d]] over all output coordinates in row-major order;
  * a negative sum (an OUTSIDE entry) writes `fill` instead.
  */
 export function copyByAxisTables(
+  source: TensorStorage,
+  target: TensorStorage,
+  outDims: readonly number[],
+  tables: readonly Float64Array[],
+  fill?: unknown,
+): void {
+  if (fill !== undefined) {
+    copyTables(source, target, outDims, tables, fill);
+    return;
+  }
+  const from = wordView(source);
+  const to = wordView(target);
+  if (from.lanes === 1) {
+    copyTables(from.view, to.view, outDims, tables);
+    return;
+  }
+  // wide elements: every offset scales by the lane count and a trailing lane axis is added
+  const lanes = from.lanes;
+  const scaled = tables.map((t) => t.map((v) => v * lanes));
+  scaled.push(linearTable(lanes, 1));
+  copyTables(from.view, to.view, [...outDims, lanes], scaled);
+}
+
+function copyTables(
   source: TensorStorage,
   target: TensorStorage,
   outDims: readonly number[],
@@ -63,12 +101,30 @@ export function copyByAxisTables(
   for (let d = 1; d < rank; d++) partial[d] = (partial[d - 1] as number) + ((tables[d - 1] as Float64Array)[0] as number);
   const last = tables[rank - 1] as Float64Array;
   const lastSize = outDims[rank - 1] as number;
+  // rows that read a contiguous input run are block copies (Transpose keeping the last axis, Slice, Concat-like)
+  const first = last[0] as number;
+  const step = lastSize > 1 ? (last[1] as number) - first : 1;
+  let linear = first >= 0 && first + step * (lastSize - 1) >= 0;
+  for (let j = 1; j < lastSize && linear; j++) linear = last[j] === first + j * step;
+  const contiguous = linear && step === 1;
   let o = 0;
   while (o < total) {
     const base = partial[rank - 1] as number;
-    for (let j = 0; j < lastSize; j++) {
-      const s = base + (last[j] as number);
-      dst[o++] = s < 0 ? fill : src[s];
+    if (contiguous && base >= 0) {
+      copyBlock(source, base + first, target, o, lastSize);
+      o += lastSize;
+    } else if (linear && base >= 0) {
+      // strided row (Transpose moving the last axis, Slice with steps, Expand's broadcast)
+      let s = base + first;
+      for (let j = 0; j < lastSize; j++) {
+        dst[o++] = src[s];
+        s += step;
+      }
+    } else {
+      for (let j = 0; j < lastSize; j++) {
+        const s = base + (last[j] as number);
+        dst[o++] = s < 0 ? fill : src[s];
+      }
     }
     // advance the odometer over axes rank-2..0
     let d = rank - 2;
