@@ -195,6 +195,7 @@ describe('extractImports', () => {
       "let h: import('h').H;",
       "import 'i';",
       "const notAnImport = load('j');",
+      "vi.mock('k', () => ({}));",
     ].join('\n');
     expect(extractImports('x.ts', source).map((r) => `${r.line} ${r.specifier} ${r.form}${r.typeOnly ? ' type' : ''}`)).toEqual([
       '1 a import',
@@ -206,6 +207,7 @@ describe('extractImports', () => {
       '7 g require',
       '8 h import-type type',
       '9 i import',
+      '11 k test-mock',
     ]);
   });
 });

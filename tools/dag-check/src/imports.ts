@@ -1,6 +1,9 @@
 import ts from 'typescript';
 
-export type ImportForm = 'import' | 'export' | 'dynamic-import' | 'require' | 'import-type';
+export type ImportForm = 'import' | 'export' | 'dynamic-import' | 'require' | 'import-type' | 'test-mock';
+
+// vitest's module helpers name modules too: `vi.mock('@tsge/x/src/y.js')` reaches into internals like an import.
+const TEST_MODULE_HELPERS = new Set(['mock', 'doMock', 'unmock', 'doUnmock', 'importActual', 'importMock']);
 
 export interface ImportReference {
   readonly specifier: string;
@@ -56,6 +59,14 @@ export function extractImports(fileName: string, sourceText: string): ImportRefe
       const argument = node.arguments[0];
       if (node.expression.kind === ts.SyntaxKind.ImportKeyword) add(argument, argument.text, 'dynamic-import', false);
       else if (ts.isIdentifier(node.expression) && node.expression.text === 'require') add(argument, argument.text, 'require', false);
+      else if (
+        ts.isPropertyAccessExpression(node.expression) &&
+        ts.isIdentifier(node.expression.expression) &&
+        node.expression.expression.text === 'vi' &&
+        TEST_MODULE_HELPERS.has(node.expression.name.text)
+      ) {
+        add(argument, argument.text, 'test-mock', false);
+      }
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       add(node.argument.literal, node.argument.literal.text, 'import-type', true);
     }
