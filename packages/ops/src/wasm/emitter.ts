@@ -150,6 +150,9 @@ export class Code {
   i32Ne(): this {
     return this.op(0x47);
   }
+  i32Or(): this {
+    return this.op(0x72);
+  }
   i32And(): this {
     return this.op(0x71);
   }

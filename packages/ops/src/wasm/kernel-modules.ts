@@ -1,10 +1,31 @@
 import type { LinearMemory } from '@tsge/metadef';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
+import { depthwiseFunction } from './depthwise-module.js';
 import { gemmFunction } from './gemm-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
 export interface SimdKernelExports {
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
+  depthwise(
+    x: number,
+    w: number,
+    y: number,
+    bias: number,
+    H: number,
+    W: number,
+    OH: number,
+    OW: number,
+    KH: number,
+    KW: number,
+    sh: number,
+    sw: number,
+    pt: number,
+    pl: number,
+    dh: number,
+    dw: number,
+    owLo: number,
+    owHi: number,
+  ): void;
 }
 
 interface WasmApi {
@@ -61,7 +82,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
   let module = modules.get(shared);
   if (!module) {
-    module = new wasm.Module(assembleModule([gemmFunction(hasRelaxedSimd())], { shared }));
+    module = new wasm.Module(assembleModule([gemmFunction(hasRelaxedSimd()), depthwiseFunction(hasRelaxedSimd())], { shared }));
     modules.set(shared, module);
   }
   const instance = new wasm.Instance(module, { env: { memory } });

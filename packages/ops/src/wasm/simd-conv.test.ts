@@ -47,7 +47,35 @@ const cases: Case[] = [
     attrs: { dilations: attr.ints([2, 2]), auto_pad: attr.string('SAME_UPPER') },
   },
   { name: '1-D', x: [1, 3, 20], w: [5, 3, 4], bias: true, attrs: { strides: attr.ints([3]) } },
-  { name: 'depthwise falls back', x: [1, 4, 5, 5], w: [4, 1, 3, 3], bias: true, attrs: { group: attr.int(4) } },
+  {
+    name: 'depthwise 3×3 pad 1',
+    x: [2, 4, 9, 13],
+    w: [4, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(4), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 5×5 stride 2',
+    x: [1, 3, 11, 12],
+    w: [3, 1, 5, 5],
+    bias: false,
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([2, 2, 2, 2]) },
+  },
+  {
+    name: 'depthwise dilated, asymmetric pads',
+    x: [1, 2, 10, 17],
+    w: [2, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(2), dilations: attr.ints([2, 2]), pads: attr.ints([1, 2, 0, 1]) },
+  },
+  {
+    name: 'depthwise narrow rows',
+    x: [1, 2, 4, 3],
+    w: [2, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(2), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  { name: 'channel multiplier 2 falls back', x: [1, 2, 5, 5], w: [4, 1, 3, 3], bias: true, attrs: { group: attr.int(2) } },
 ];
 
 describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {

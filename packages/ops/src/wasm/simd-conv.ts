@@ -1,7 +1,9 @@
-import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
+import type { KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { windowGatherTable } from '../common/nn-conv-geometry.js';
 import { convProblem } from '../nn/conv.js';
 import { defineKernel } from '../define.js';
+import type { ConvProblem } from '../nn/conv.js';
+import { simdKernels } from './kernel-modules.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory, simdGemm } from './simd-matmul.js';
 
@@ -30,7 +32,9 @@ export function simdConvKernel(reference: KernelV1): KernelV1 {
       const p = convProblem(ctx, x, w);
       const mg = p.outChannels / p.group;
       const cg = p.inChannels / p.group;
-      if (mg < 4 || !inMemory(memory, x, w)) return reference.compute(ctx);
+      if (!inMemory(memory, x, w)) return reference.compute(ctx);
+      if (mg === 1 && cg === 1 && x.dims.length === 4) return depthwise(ctx, p, memory, reference);
+      if (mg < 4) return reference.compute(ctx);
       const g = p.geometry;
       const outSize = g.outDims.reduce((s, d) => s * d, 1);
       const inSize = g.inDims.reduce((s, d) => s * d, 1);
@@ -122,6 +126,40 @@ function addBias(y: Float32Array, bias: Float32Array, batch: number, channels: n
       if (bv === 0) continue;
       const base = (n * channels + c) * size;
       for (let i = 0; i < size; i++) y[base + i] = (y[base + i] as number) + bv;
+    }
+  }
+}
+
+/** Depthwise 2-D convolution (one filter per channel) straight over device memory. */
+function depthwise(ctx: KernelContextV1, p: ConvProblem, memory: LinearMemory, reference: KernelV1): void {
+  const kernels = simdKernels(memory);
+  const g = p.geometry;
+  const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
+  const x = ctx.tensor(0);
+  const w = ctx.tensor(1);
+  const b = ctx.tensor(2);
+  if (!kernels || !x || !w || !inMemory(memory, y)) return reference.compute(ctx);
+  const [H, W] = g.inDims as [number, number];
+  const [OH, OW] = g.outDims as [number, number];
+  const [KH, KW] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [pt, pl] = g.padsBegin as [number, number];
+  // columns whose whole window is inside the row: ow - pl >= 0 and ow - pl + (KW-1)*dw <= W-1 (stride 1)
+  const owLo = pl;
+  const owHi = W - 1 + pl - (KW - 1) * dw;
+  const X = x.data as Float32Array;
+  const Wt = w.data as Float32Array;
+  const Y = y.data as Float32Array;
+  const bias = b ? (b.data as Float32Array) : undefined;
+  const inSize = H * W;
+  const outSize = OH * OW;
+  for (let n = 0; n < p.batch; n++) {
+    for (let c = 0; c < p.outChannels; c++) {
+      const xAddr = X.byteOffset + (n * p.inChannels + c) * inSize * 4;
+      const yAddr = Y.byteOffset + (n * p.outChannels + c) * outSize * 4;
+      const wAddr = Wt.byteOffset + c * KH * KW * 4;
+      kernels.depthwise(xAddr, wAddr, yAddr, bias ? (bias[c] as number) : 0, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi);
     }
   }
 }
