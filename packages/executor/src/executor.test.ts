@@ -224,6 +224,22 @@ describe('executor', () => {
     expect(values(r3.y)).toEqual([0, 1, 2]);
   });
 
+  it('copies a value a kernel hands over with setOutput to the planned place', async () => {
+    const b = new GraphBuilder('alias');
+    const desc = createTensorDesc('float32', [2]);
+    const x = b.input('x', 'float32', [2]);
+    const r = b.op('Relu', [x], { name: 'relu', domain: TEST_DOMAIN, outputDescs: [desc] });
+    const alias = b.op('Alias', [r], { name: 'alias', domain: TEST_DOMAIN, outputDescs: [desc] });
+    const clobber = b.op('Clobber', [r], { name: 'clobber', domain: TEST_DOMAIN, outputDescs: [desc] });
+    b.output(alias, 'alias').output(clobber, 'clobber');
+    const graph = b.build();
+    for (const mode of ['sink', 'host'] as const) {
+      const executor = await load(graph.clone(), { threads: 1, mode });
+      const result = await executor.run({ x: { type: 'float32', dims: [2], data: [3, 4] } });
+      expect(values(result.alias), mode).toEqual([3, 4]);
+    }
+  });
+
   it('accepts any size for a symbolic input dim', async () => {
     const b = new GraphBuilder('symbolic');
     const x = b.input('x', 'float32', ['batch', 2]);

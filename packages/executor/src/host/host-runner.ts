@@ -108,6 +108,30 @@ export async function runOnHost(
     return { type: dtype, dims: [...dims], data: viewOf(buffer(), dtype, offset, count) };
   };
 
+  const aliasesDevice = (t: HostTensor): boolean =>
+    ArrayBuffer.isView(t.data) && (t.data.buffer === device.memory.buffer || t.data.buffer instanceof SharedArrayBuffer);
+  /**
+   * A value a kernel hands over with setOutput may alias memory the plan reuses later (an input's
+   * place, say): tensors go to the output's planned place (or fresh memory when it has none), and
+   * tensors inside sequences and optionals are copied out of device memory.
+   */
+  const settle = (call: KernelCall, index: number, value: RuntimeValue): RuntimeValue => {
+    if (!isHostTensor(value)) {
+      const detach = (t: HostTensor): HostTensor => (aliasesDevice(t) ? copyTensor(t) : t);
+      if (value.kind === 'sequence') return { ...value, items: value.items.map(detach) };
+      const inner = value.value;
+      if (inner === undefined) return value;
+      if (isHostTensor(inner)) return { kind: 'optional', value: detach(inner) };
+      return { kind: 'optional', value: { ...inner, items: inner.items.map(detach) } };
+    }
+    const ref = call.outputs[index];
+    const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
+    if (!planned && !aliasesDevice(value)) return value;
+    const place = allocate(call, index, value.dims, value.type);
+    if (place.data !== value.data) (place.data as Float32Array).set(value.data as Float32Array);
+    return place;
+  };
+
   const runCall = (call: KernelCall, streamId: number): void => {
     const node = model.nodes.get(call.node) as Node;
     const bound = model.bound.get(call);
@@ -142,7 +166,7 @@ export async function runOnHost(
         return t;
       },
       setOutput(i, value) {
-        values.set(key(node, i), value);
+        values.set(key(node, i), settle(call, i, value));
       },
       runSubgraph: (attrName, subInputs) => runSubgraph(environment, node, attrName, subInputs),
     };

@@ -56,6 +56,17 @@ export const kernels: readonly KernelV1[] = [
     const out = f32(ctx.output(0, [n], 'float32'));
     for (let i = 0; i < n; i++) out[i] = i;
   }),
+  // hands its input over as the output (aliasing the input's memory)
+  kernel('Alias', (ctx) => {
+    ctx.setOutput(0, ctx.tensor(0) as HostTensor);
+  }),
+  // overwrites its input's memory in place with zeros, then outputs x * 0 (after Alias, this
+  // would corrupt the alias if the alias shared the memory)
+  kernel('Clobber', (ctx) => {
+    const x = ctx.tensor(0) as HostTensor;
+    (x.data as Float32Array).fill(0);
+    ctx.output(0, x.dims, 'float32');
+  }),
   // If-like: runs subgraph then_branch when x[0] > 0, else else_branch, on input x
   kernel('Choose', (ctx) => {
     const x = ctx.tensor(0) as HostTensor;
