@@ -23,6 +23,13 @@ export function copyBlock(source: TensorStorage, sourceStart: number, target: Te
   (target as Float64Array).set((source as Float64Array).subarray(sourceStart, sourceStart + count), targetStart);
 }
 
+/** Whether two storages are the same memory (an in-place kernel then need not copy). */
+export function sameStorage(a: TensorStorage, b: TensorStorage): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) return false;
+  return a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.length === b.length;
+}
+
 /** Writes `value` (one element of the target's storage kind) to every slot in [start, end). */
 export function fillSlots(target: TensorStorage, value: unknown, start = 0, end = target.length): void {
   if (Array.isArray(target)) {

@@ -2,7 +2,7 @@
 import type { AttrReader, Dim, HostTensor } from '@tsge/metadef';
 import { ALL_TENSOR_TYPES, InferenceError, createTensor, isHostTensor } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { copyBlock, fillSlots, rawElement } from '../common/tensor-copy.js';
+import { copyBlock, sameStorage, fillSlots, rawElement } from '../common/tensor-copy.js';
 import { intList, kernelError, knownInts, requireTensor, whereOf } from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
@@ -28,7 +28,7 @@ export const identityKernel = defineKernel({
       return;
     }
     const y = ctx.output(0, v.dims, v.type);
-    if (y.data !== v.data) copyBlock(v.data, 0, y.data, 0, v.data.length);
+    if (!sameStorage(y.data, v.data)) copyBlock(v.data, 0, y.data, 0, v.data.length);
   },
 });
 

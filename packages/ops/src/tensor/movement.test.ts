@@ -1,5 +1,5 @@
 import type { AttrMap, HostTensor, RuntimeValue } from '@tsge/metadef';
-import { attr, createTensor, numberToFloat16 } from '@tsge/metadef';
+import { attr, createAttrReader, createTensor, numberToFloat16 } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { inferOnValues } from '../common/tensor-harness.js';
 import { runKernelOnHost } from '../host/run-on-host.js';
@@ -310,5 +310,32 @@ describe('Unique', () => {
     expect(values(y)).toEqual([1, 0, 0, 2, 3, 4]);
     expect(values(inv)).toEqual([0n, 0n, 1n]);
     expect(values(counts)).toEqual([2n, 1n]);
+  });
+});
+
+describe('in-place kernels', () => {
+  it('update a KV cache in place when the output aliases past_cache', () => {
+    const kernel = tensorKernels.find((k) => k.opType === 'TensorScatter');
+    if (!kernel) throw new Error('no TensorScatter');
+    expect(kernel.inPlace).toEqual([[0, 0]]);
+    const past = f32([1, 3, 1], [0, 0, 0]);
+    const update = f32([1, 1, 1], [5]);
+    const inputs = [past, update, i64([1], [2])];
+    // an executor hands back a view of the same memory as the aliased input
+    const aliased: HostTensor = { type: 'float32', dims: past.dims, data: new Float32Array((past.data as Float32Array).buffer) };
+    kernel.compute({
+      nodeName: 'n',
+      opType: 'TensorScatter',
+      attrs: createAttrReader(new Map([['axis', attr.int(1)]])),
+      inputCount: 3,
+      outputCount: 1,
+      opsetVersion: 24,
+      input: (i) => inputs[i],
+      tensor: (i) => inputs[i],
+      output: () => aliased,
+      setOutput: () => {},
+      runSubgraph: () => [],
+    });
+    expect(values(past)).toEqual([0, 0, 5]);
   });
 });

@@ -2,7 +2,7 @@
 import type { Dim, HostTensor, KernelContextV1, Shape } from '@tsge/metadef';
 import { ALL_TENSOR_TYPES, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { copyBlock } from '../common/tensor-copy.js';
+import { copyBlock, sameStorage } from '../common/tensor-copy.js';
 import { dimProduct, intList, kernelError, knownInts, normalizeAxis, requireTensor, unknownDims, whereOf } from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
@@ -11,7 +11,7 @@ const ALL = [{ name: 'T', allowed: ALL_TENSOR_TYPES }];
 /** Writes input 0's elements unchanged under new dims (aliasing allowed: declared in-place). */
 function copyWithDims(ctx: KernelContextV1, x: HostTensor, dims: readonly number[]): void {
   const y = ctx.output(0, dims, x.type);
-  if (y.data !== x.data) copyBlock(x.data, 0, y.data, 0, x.data.length);
+  if (!sameStorage(y.data, x.data)) copyBlock(x.data, 0, y.data, 0, x.data.length);
 }
 
 /** Resolves Reshape's requested shape against the input shape; -1 where it cannot be known. */

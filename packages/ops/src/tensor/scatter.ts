@@ -3,7 +3,7 @@
 import type { DataType, KernelContextV1 } from '@tsge/metadef';
 import { ALL_TENSOR_TYPES, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { copyBlock, product } from '../common/tensor-copy.js';
+import { copyBlock, sameStorage, product } from '../common/tensor-copy.js';
 import { indexValues, kernelAxis, kernelError, normalizeAxis, requireTensor, whereOf } from '../common/tensor-infer.js';
 import { type Combine, isScatterReduction, scatterCombiner } from '../common/tensor-reduction.js';
 import { defineKernel, defineOp, param } from '../define.js';
@@ -79,7 +79,7 @@ function scatterElementsKernel(opType: 'ScatterElements' | 'Scatter') {
         throw e instanceof RangeError ? kernelError(ctx, e.message) : e;
       }
       const y = ctx.output(0, x.dims, x.type);
-      if (y.data !== x.data) copyBlock(x.data, 0, y.data, 0, x.data.length);
+      if (!sameStorage(y.data, x.data)) copyBlock(x.data, 0, y.data, 0, x.data.length);
       for (let k = 0; k < offsets.length; k++) combine(y.data, offsets[k] as number, updates.data, k);
     },
   });
@@ -109,7 +109,7 @@ export const scatterNdKernel = defineKernel({
     if (outDims.length !== updates.dims.length || outDims.some((d, i) => d !== updates.dims[i]))
       throw kernelError(ctx, `updates dims [${updates.dims.join(',')}] should be [${outDims.join(',')}]`);
     const y = ctx.output(0, x.dims, x.type);
-    if (y.data !== x.data) copyBlock(x.data, 0, y.data, 0, x.data.length);
+    if (!sameStorage(y.data, x.data)) copyBlock(x.data, 0, y.data, 0, x.data.length);
     for (let t = 0; t < starts.length; t++) {
       const start = starts[t] as number;
       for (let j = 0; j < sliceSize; j++) combine(y.data, start + j, updates.data, t * sliceSize + j);
@@ -157,7 +157,7 @@ export const tensorScatterKernel = defineKernel({
     const perBatch = product(past.dims, 1, axis);
     const writeAt = indicesT ? indexValues(indicesT) : undefined;
     const y = ctx.output(0, past.dims, past.type);
-    if (y.data !== past.data) copyBlock(past.data, 0, y.data, 0, past.data.length);
+    if (!sameStorage(y.data, past.data)) copyBlock(past.data, 0, y.data, 0, past.data.length);
     for (let o = 0; o < outer; o++) {
       const batch = axis === 0 ? 0 : Math.floor(o / perBatch);
       const start = writeAt ? writeAt[batch] : 0;
