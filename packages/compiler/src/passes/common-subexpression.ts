@@ -24,6 +24,7 @@ export const commonSubexpressionPass = definePass({
       const key = keyOf(node, ids);
       if (key === undefined) continue;
       const twin = seen.get(key);
+      if (twin && !sameConstant(twin, node)) continue;
       if (!twin) {
         seen.set(key, node);
         continue;
@@ -58,14 +59,42 @@ function keyOf(node: Node, ids: Map<Node, number>): string | undefined {
   return `${desc.domain}::${desc.type}|${node.outData.length}|${inputs}|${attrs}`;
 }
 
+/** Bytes of a numeric tensor (a view, no copy). */
+function bytesOf(t: HostTensor): Uint8Array | undefined {
+  if (Array.isArray(t.data)) return undefined;
+  const typed = t.data as Exclude<HostTensor['data'], string[]>;
+  return new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+}
+
+/** FNV-1a over the bytes; equal keys are confirmed byte by byte before merging. */
+function hashBytes(bytes: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ (bytes[i] as number), 0x01000193);
+  return h >>> 0;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function constKey(t: HostTensor): string | undefined {
   if (Array.isArray(t.data)) return t.data.length <= 64 ? `C|${t.type}|${t.dims.join(',')}|${JSON.stringify(t.data)}` : undefined;
-  const typed = t.data as Exclude<HostTensor['data'], string[]>;
-  if (typed.byteLength > MAX_CONST_BYTES) return undefined;
-  const bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
-  let text = '';
-  for (let i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i] as number);
-  return `C|${t.type}|${t.dims.join(',')}|${text}`;
+  const bytes = bytesOf(t) as Uint8Array;
+  if (bytes.length > MAX_CONST_BYTES) return undefined;
+  return `C|${t.type}|${t.dims.join(',')}|${bytes.length}|${hashBytes(bytes)}`;
+}
+
+/** Hash-equal constants must also be byte-equal. */
+function sameConstant(a: Node, b: Node): boolean {
+  if (a.opDesc.type !== CONST) return true;
+  const x = constValueOf(a);
+  const y = constValueOf(b);
+  if (!x || !y) return false;
+  const bx = bytesOf(x);
+  const by = bytesOf(y);
+  return bx === undefined || by === undefined ? JSON.stringify(x.data) === JSON.stringify(y.data) : sameBytes(bx, by);
 }
 
 let unique = 0;
