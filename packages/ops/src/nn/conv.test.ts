@@ -67,6 +67,21 @@ describe('Conv', () => {
       ref.y.map((v, i) => v + (Math.floor(i / per) % 6) + 1),
     );
   });
+  it('agrees with a direct loop for depthwise 3x3 with stride and padding', () => {
+    const xd = [1, 3, 6, 5];
+    const wd = [3, 1, 3, 3];
+    const x = Array.from({ length: 90 }, (_, i) => Math.cos(i * 0.7));
+    const w = Array.from({ length: 27 }, (_, i) => Math.sin(i));
+    const o = { pads: [1, 2, 1, 0], strides: [2, 1], dil: [1, 1], group: 3 };
+    const ref = naiveConv2d(x, xd, w, wd, o);
+    const y = runOp(convKernels, 'Conv', [f32(xd, x), f32(wd, w)], {
+      pads: attr.ints(o.pads),
+      strides: attr.ints(o.strides),
+      group: attr.int(3),
+    })[0];
+    expect(y?.dims).toEqual(ref.dims);
+    expectClose(values(y), ref.y);
+  });
   it('supports SAME_UPPER, 1-D, float64 and depthwise', () => {
     const y = runOp(convKernels, 'Conv', [tensorOf('float64', [1, 1, 4], [1, 2, 3, 4]), tensorOf('float64', [1, 1, 2], [1, 1])], {
       auto_pad: attr.string('SAME_UPPER'),

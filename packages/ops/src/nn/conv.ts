@@ -26,17 +26,88 @@ export interface ConvProblem {
   readonly geometry: WindowGeometry;
 }
 
+/** First output index o with o*stride + offset >= 0, and one past the last with o*stride + offset < size. */
+function validRange(outLen: number, stride: number, offset: number, size: number): [number, number] {
+  const start = offset >= 0 ? 0 : Math.min(outLen, Math.ceil(-offset / stride));
+  const end = Math.max(start, Math.min(outLen, Math.floor((size - 1 - offset) / stride) + 1));
+  return [start, end];
+}
+
+/** 2-D im2col of `cg` channels starting at xBase into col [cg*kh*kw, oh*ow]. */
+function im2col2d(x: FloatArray, xBase: number, col: FloatArray, cg: number, g: WindowGeometry): void {
+  const [h, w] = g.inDims as [number, number];
+  const [oh, ow] = g.outDims as [number, number];
+  const [kh, kw] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [ph, pw] = g.padsBegin as [number, number];
+  const outSize = oh * ow;
+  let row = 0;
+  for (let c = 0; c < cg; c++) {
+    const xc = xBase + c * h * w;
+    for (let ki = 0; ki < kh; ki++)
+      for (let kj = 0; kj < kw; kj++, row += outSize) {
+        const [ojStart, ojEnd] = validRange(ow, sw, kj * dw - pw, w);
+        for (let oi = 0; oi < oh; oi++) {
+          const dst = row + oi * ow;
+          const y = oi * sh + ki * dh - ph;
+          if (y < 0 || y >= h) {
+            col.fill(0, dst, dst + ow);
+            continue;
+          }
+          const src = xc + y * w + kj * dw - pw;
+          for (let oj = 0; oj < ojStart; oj++) col[dst + oj] = 0;
+          for (let oj = ojStart; oj < ojEnd; oj++) col[dst + oj] = x[src + oj * sw] as number;
+          for (let oj = ojEnd; oj < ow; oj++) col[dst + oj] = 0;
+        }
+      }
+  }
+}
+
+/** Depthwise 2-D convolution (one input and one output channel per group), direct loops. */
+function depthwise2d(x: FloatArray, w: FloatArray, bias: ArrayLike<number> | undefined, y: FloatArray, p: ConvProblem): void {
+  const g = p.geometry;
+  const [h, wd] = g.inDims as [number, number];
+  const [oh, ow] = g.outDims as [number, number];
+  const [kh, kw] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [ph, pw] = g.padsBegin as [number, number];
+  for (let n = 0; n < p.batch; n++)
+    for (let c = 0; c < p.outChannels; c++) {
+      const xc = (n * p.inChannels + c) * h * wd;
+      const yc = (n * p.outChannels + c) * oh * ow;
+      y.fill(bias ? (bias[c] as number) : 0, yc, yc + oh * ow);
+      for (let ki = 0; ki < kh; ki++)
+        for (let kj = 0; kj < kw; kj++) {
+          const weight = w[(c * kh + ki) * kw + kj] as number;
+          const [ojStart, ojEnd] = validRange(ow, sw, kj * dw - pw, wd);
+          const [oiStart, oiEnd] = validRange(oh, sh, ki * dh - ph, h);
+          for (let oi = oiStart; oi < oiEnd; oi++) {
+            const src = xc + (oi * sh + ki * dh - ph) * wd + kj * dw - pw;
+            const dst = yc + oi * ow;
+            for (let oj = ojStart; oj < ojEnd; oj++) y[dst + oj] = (y[dst + oj] as number) + weight * (x[src + oj * sw] as number);
+          }
+        }
+    }
+}
+
 /** y = conv(x, w) + bias for any rank; x, w, y share one float array class. */
 export function convForward(x: FloatArray, w: FloatArray, bias: ArrayLike<number> | undefined, y: FloatArray, p: ConvProblem): void {
   const g = p.geometry;
+  const rank = g.inDims.length;
+  const cg = p.inChannels / p.group;
+  const mg = p.outChannels / p.group;
+  if (rank === 2 && cg === 1 && mg === 1) {
+    depthwise2d(x, w, bias, y, p);
+    return;
+  }
   const inSize = dimProduct(g.inDims);
   const outSize = dimProduct(g.outDims);
   const kSize = dimProduct(g.kernel);
-  const cg = p.inChannels / p.group;
-  const mg = p.outChannels / p.group;
-  const table = windowGatherTable(g);
-  let identity = kSize === 1 && inSize === outSize;
-  for (let o = 0; identity && o < outSize; o++) if (table[o] !== o) identity = false;
+  let identity = kSize === 1 && inSize === outSize && g.strides.every((s) => s === 1) && g.padsBegin.every((v) => v === 0);
+  const table = identity || rank === 2 ? undefined : windowGatherTable(g);
+  if (table) for (let o = 0; identity && o < outSize; o++) if (table[o] !== o) identity = false;
   const col: FloatArray = identity
     ? x
     : x instanceof Float64Array
@@ -45,7 +116,7 @@ export function convForward(x: FloatArray, w: FloatArray, bias: ArrayLike<number
   for (let n = 0; n < p.batch; n++) {
     for (let grp = 0; grp < p.group; grp++) {
       const xBase = (n * p.inChannels + grp * cg) * inSize;
-      if (!identity) {
+      if (!identity && table) {
         for (let c = 0; c < cg; c++) {
           const xc = xBase + c * inSize;
           for (let k = 0; k < kSize; k++) {
@@ -57,7 +128,7 @@ export function convForward(x: FloatArray, w: FloatArray, bias: ArrayLike<number
             }
           }
         }
-      }
+      } else if (!identity) im2col2d(x, xBase, col, cg, g);
       const yBase = (n * p.outChannels + grp * mg) * outSize;
       for (let m = 0; m < mg; m++) {
         const b = bias ? (bias[grp * mg + m] as number) : 0;
