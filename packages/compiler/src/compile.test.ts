@@ -42,7 +42,7 @@ describe('compile', () => {
     const before = runGraphOnHost(graph, { x }, kernels);
     const expected = before.y as { data: Float32Array };
     for (const optLevel of [0, 1, 2, 3] as const) {
-      const result = await compile(graph, { ops, kernels, optLevel });
+      const result = await compile(graph, { ops, kernels, optLevel, verify: true });
       const after = runGraphOnHost(result.model.graph, { x }, kernels, { weights: result.model.weights }).y as { data: Float32Array };
       expect(after.data.length).toBe(10);
       for (let i = 0; i < 10; i++) expect(after.data[i]).toBeCloseTo(expected.data[i] as number, 4);

@@ -1,5 +1,5 @@
 import type { Diagnostic, Graph, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
-import { CONST, DATA, NET_OUTPUT, TsgeError, createTensorDesc, diagnostic, isStaticShape } from '@tsge/metadef';
+import { CONST, DATA, NET_OUTPUT, TsgeError, createTensorDesc, diagnostic, isStaticShape, verifyGraph } from '@tsge/metadef';
 import type { ExecutionPlan, IoInfo, IoTensorInfo, OmWriteInput } from '@tsge/om';
 import { writeOm } from '@tsge/om';
 import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
@@ -87,6 +87,7 @@ export async function compile(input: Graph, options: CompileOptions = {}): Promi
     level,
     switches: options.optimizationSwitch ?? {},
     ...(options.dumpGraphAfter ? { dump: graphDumper(options.dumpGraphAfter, options.dumpDir) } : {}),
+    ...(options.verify ? { verify: (g: Graph) => verifyGraph(g, { ops }) } : {}),
     onPass: (name) => options.onProgress?.({ stage: `pass ${name}`, done: ++passCount, total: 0 }),
     onRevisit: (g, nodes) => {
       for (const n of nodes) inferOne(g, n, ops, symbols);

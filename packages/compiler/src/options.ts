@@ -39,6 +39,8 @@ export interface CompileOptions {
   ops?: OpRegistry;
   /** Kernels (default: `createDefaultKernelRegistry()`); tsge fused kernels are added to it. */
   kernels?: KernelRegistry;
+  /** Run metadef's verifier after every pass; a violation fails the compile naming the pass (for tests). */
+  verify?: boolean;
   /** Model name written in the .om header (default: the graph name). */
   modelName?: string;
 }

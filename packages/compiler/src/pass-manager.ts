@@ -11,6 +11,8 @@ export interface PassManagerOptions {
   readonly onPass?: (name: string) => void;
   /** Called for nodes a pass asked to revisit (the compiler re-infers their shapes). */
   readonly onRevisit?: (graph: Graph, nodes: ReadonlySet<Node>) => void;
+  /** Checks the graph after each pass; returned errors are reported against the pass. */
+  readonly verify?: (graph: Graph) => readonly Diagnostic[];
 }
 
 /** How many times a pass reruns while it keeps asking for revisits (bounds a fixpoint). */
@@ -59,6 +61,9 @@ export class PassManager {
       }
       this.timings.push({ name: pass.name, stage, milliseconds: performance.now() - started, changed });
       anyChange ||= changed;
+      for (const d of this.options.verify?.(graph) ?? [])
+        if (d.severity === 'error')
+          this.diagnostics.push(diagnostic('TSGE-E5001', { pass: pass.name, reason: `left an invalid graph: ${d.message}` }, d.location));
       this.options.dump?.(graph, pass.name);
     }
     return anyChange;

@@ -137,7 +137,7 @@ describe('memory plan', () => {
   it.each([1, 2, 3])('is valid and within bounds on random graphs with %i stream(s)', async (streamLimit) => {
     let shared = 0;
     for (const graph of graphs) {
-      const result = await compile(graph, { ops, kernels, streamLimit, optLevel: 0 });
+      const result = await compile(graph, { ops, kernels, streamLimit, optLevel: 0, verify: true });
       const plan = result.model.taskInfo.plans[0] as ExecutionPlan;
       shared += checkPlan(result.model, plan);
       const m = plan.memory;

@@ -1,5 +1,5 @@
 /** Activations a fused op applies to its result in place (float32/float64 outputs). */
-export const FUSABLE_ACTIVATIONS = ['Relu', 'LeakyRelu', 'Sigmoid', 'HardSigmoid', 'Tanh', 'Gelu', 'Clip'] as const;
+export const FUSABLE_ACTIVATIONS = ['Relu', 'LeakyRelu', 'Sigmoid', 'HardSigmoid', 'HardSwish', 'Tanh', 'Gelu', 'Clip'] as const;
 export type FusableActivation = (typeof FUSABLE_ACTIVATIONS)[number];
 
 /** Error function (Abramowitz–Stegun 7.1.26 refined, |error| < 1.2e-7). */
@@ -49,6 +49,12 @@ export function applyActivation(data: Float32Array | Float64Array, activation: s
       for (let i = 0; i < n; i++) data[i] = Math.max(0, Math.min(1, alpha * (data[i] as number) + beta));
       return;
     }
+    case 'HardSwish':
+      for (let i = 0; i < n; i++) {
+        const v = data[i] as number;
+        data[i] = v * Math.max(0, Math.min(1, v / 6 + 0.5));
+      }
+      return;
     case 'Tanh':
       for (let i = 0; i < n; i++) data[i] = Math.tanh(data[i] as number);
       return;

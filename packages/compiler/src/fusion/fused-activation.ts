@@ -1,11 +1,12 @@
 import type { FusionMatch, FusionPassV1, FusionPattern, Node } from '@tsge/metadef';
 import { TSGE_DOMAIN, attr, createOpDesc } from '@tsge/metadef';
 import { uniqueName } from '../graph-utils.js';
+import { FUSABLE_ACTIVATIONS } from './activation.js';
 import { FUSED_CONV, FUSED_GEMM } from './fused-ops.js';
 import { replaceMatchWith } from './matcher.js';
 import { constNumbers, descOf, pattern } from './patterns.js';
 
-const UNARY = ['Relu', 'LeakyRelu', 'Sigmoid', 'HardSigmoid', 'Tanh', 'Gelu', 'Clip'];
+const UNARY: readonly string[] = FUSABLE_ACTIVATIONS;
 
 function patternsFor(base: string): FusionPattern[] {
   const out: FusionPattern[] = [];

@@ -112,13 +112,14 @@ describe('fusion (outputs equal before and after)', () => {
     });
     const clipped = b.op('Clip', [conv, b.constant('lo', scalar(0)), b.constant('hi', scalar(0.6))], { name: 'clip' });
     const conv2 = b.op('Conv', [clipped, b.constant('w2', f32([2, 3, 1, 1], 4))], { name: 'conv2' });
-    const flat = b.op('Flatten', [b.op('Relu', [conv2], { name: 'relu' })], { name: 'flat' });
+    const conv3 = b.op('Conv', [b.op('Relu', [conv2], { name: 'relu' }), b.constant('w3', f32([2, 2, 1, 1], 8))], { name: 'conv3' });
+    const flat = b.op('Flatten', [b.op('HardSwish', [conv3], { name: 'hswish' })], { name: 'flat' });
     const gemm = b.op('Gemm', [flat, b.constant('gw', f32([32, 4], 5)), b.constant('gb', f32([4], 6))], { name: 'gemm' });
     b.output(b.op('LeakyRelu', [gemm], { name: 'leaky', attrs: { alpha: attr.float(0.1) } }), 'y');
     const graph = b.build();
     const feeds = { x: f32([1, 2, 4, 4], 7) };
     const conv2act = fuse(graph, byName('fused-conv-activation'), feeds);
-    expect(conv2act.applied).toBe(2);
+    expect(conv2act.applied).toBe(3);
     const gemmAct = fuse(graph, byName('fused-gemm-activation'), feeds);
     expect(gemmAct.applied).toBe(1);
     await expect(dumpIr(graph)).toMatchFileSnapshot('golden/fused-activation.txt');
