@@ -1,4 +1,4 @@
-import type { Diagnostic, HostTensor, RuntimeValue } from '@tsge/metadef';
+import type { Diagnostic, HostTensor, KernelContextV1, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
 import type { OmModel } from '@tsge/om';
 import type { CpuDevice, WasmModule } from '@tsge/runtime';
@@ -199,13 +199,22 @@ function createExecutor(parts: ExecutorParts): Executor {
   };
 
   /** Sink semantics on the calling thread (threads: 1): the same task lists over planned places. */
-  async function runRefsHere(plan: PreparedPlan, bases: RegionBases, run: number): Promise<void> {
+  // kernel contexts per slot, reused while the memory buffer is the same
+  const slotContexts = new Map<number, { buffer: ArrayBufferLike; cache: Map<KernelCall, KernelContextV1> }>();
+  async function runRefsHere(plan: PreparedPlan, slot: number, bases: RegionBases, run: number): Promise<void> {
+    const buffer = device.memory.buffer;
+    let entry = slotContexts.get(slot);
+    if (!entry || entry.buffer !== buffer) {
+      entry = { buffer, cache: new Map() };
+      slotContexts.set(slot, entry);
+    }
+    const place = { buffer, bases, memory: device.memory, cache: entry.cache };
     await runStreamsOnHost(
       plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
       createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
       (call, stream) => {
         const start = profiling ? performance.now() : 0;
-        runRefCall(call, parts.bound.get(call) as BoundKernel, device.memory.buffer, bases, device.memory);
+        runRefCall(call, parts.bound.get(call) as BoundKernel, place);
         if (profiling) record(run, call, stream, 0, epochMicros(start), (performance.now() - start) * 1000);
       },
     );
@@ -225,7 +234,7 @@ function createExecutor(parts: ExecutorParts): Executor {
         }
       }
     } else {
-      await runRefsHere(plan, bases, run);
+      await runRefsHere(plan, slot, bases, run);
     }
     return plan.outputs.map((ref) => copyValue(tensorAt(ref, device.memory.buffer, bases)));
   }

@@ -139,7 +139,7 @@ export async function runOnHost(
     if (bound.kind === 'wasm') {
       // generated kernels work on planned places only
       if ([...call.inputs, ...call.outputs].some(isDynamicRef)) throw kernelError(call, 'a generated kernel cannot take run-time shapes');
-      runRefCall(call, bound, buffer(), bases, device.memory);
+      runRefCall(call, bound, { buffer: buffer(), bases, memory: device.memory });
       call.outputs.forEach((ref, i) => {
         values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, buffer(), bases));
       });

@@ -1,5 +1,6 @@
 // The worker side of sink mode: binds its task lists once, then sleeps on the doorbell and runs its
 // streams of every job posted to a slot.
+import type { KernelContextV1 } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
 import type { WorkerContext } from '@tsge/runtime';
 import { StreamAbortedError, createEventTable, eventTableWords, runStreamsBlocking } from '@tsge/runtime';
@@ -10,6 +11,16 @@ import { DOORBELL, SHUTDOWN, SLOT, controlLayout, slotWord } from './control-blo
 import type { SinkWorkerData, SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
 
 const bound = new Map<KernelCall, BoundKernel>();
+// kernel contexts per slot, valid while the memory buffer stays the same (sink memory never grows)
+const contexts = new Map<number, { buffer: ArrayBufferLike; cache: Map<KernelCall, KernelContextV1> }>();
+function cacheOf(slot: number, buffer: ArrayBufferLike): Map<KernelCall, KernelContextV1> {
+  let entry = contexts.get(slot);
+  if (!entry || entry.buffer !== buffer) {
+    entry = { buffer, cache: new Map() };
+    contexts.set(slot, entry);
+  }
+  return entry.cache;
+}
 
 export async function setup(context: WorkerContext<SinkWorkerData>): Promise<void> {
   const calls = context.data.plans.flatMap((plan) =>
@@ -65,8 +76,12 @@ function runJob(
   const eventStart = slotWord(layout, slot, SLOT.events);
   const events = createEventTable(words.subarray(eventStart, eventStart + eventTableWords(plan.eventCount)), generation, plan.eventCount);
   const aborted = (): boolean => Atomics.load(words, errorWord) !== 0;
-  const buffer = context.memory.buffer;
-  const bases = { weights: data.weightsBase, arena: data.arenaBases[slot] as number };
+  const place = {
+    buffer: context.memory.buffer,
+    bases: { weights: data.weightsBase, arena: data.arenaBases[slot] as number },
+    memory: context.memory,
+    cache: cacheOf(slot, context.memory.buffer),
+  };
   const timings: TaskTiming[] = [];
   const now = (): number => (performance.timeOrigin + performance.now()) * 1000;
   try {
@@ -76,7 +91,7 @@ function runJob(
       (call, streamId) => {
         if (aborted()) throw new StreamAbortedError();
         const start = data.profile ? now() : 0;
-        runRefCall(call, bound.get(call) as BoundKernel, buffer, bases, context.memory);
+        runRefCall(call, bound.get(call) as BoundKernel, place);
         if (data.profile) timings.push([call.node, call.opType, call.kernel, streamId, start, now() - start]);
       },
       aborted,
