@@ -80,7 +80,7 @@ export function copyByAxisTables(
   }
   // wide elements: every offset scales by the lane count and a trailing lane axis is added
   const lanes = from.lanes;
-  const scaled = tables.map((t) => t.map((v) => v * lanes));
+  const scaled: Float64Array[] = tables.map((t) => Float64Array.from(t, (v) => v * lanes));
   scaled.push(linearTable(lanes, 1));
   copyTables(from.view, to.view, [...outDims, lanes], scaled);
 }

@@ -93,3 +93,8 @@ export function formalInputCount(ctx: InferenceContextV1): number {
   const implicit = ctx.attrs.has('_implicit_inputs') ? ctx.attrs.int('_implicit_inputs', 0) : 0;
   return Math.max(0, ctx.inputCount - implicit);
 }
+
+/** The opset of the node's domain: the parser's `_opset` attribute, else what the host passed. */
+export function nodeOpset(ctx: { readonly attrs: InferenceContextV1['attrs']; readonly opsetVersion: number }): number {
+  return ctx.attrs.has('_opset') ? ctx.attrs.int('_opset', 0) : ctx.opsetVersion;
+}

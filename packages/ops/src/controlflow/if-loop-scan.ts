@@ -3,7 +3,7 @@
 import type { Dim, HostTensor, InferenceContextV1, KernelContextV1, RuntimeValue, Shape, ValueInfo } from '@tsge/metadef';
 import { ALL_TENSOR_TYPES, createTensor, isHostTensor, isUnknownRank, readNumber } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { formalInputCount, kernelError, normalizeAxisInclusive, requireTensor, whereOf } from '../common/tensor-infer.js';
+import { formalInputCount, kernelError, nodeOpset, normalizeAxisInclusive, requireTensor, whereOf } from '../common/tensor-infer.js';
 import { stackInto, stackedDims, takeAlongAxis } from '../common/tensor-stack.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
@@ -141,6 +141,12 @@ function scanAxes(ctx: { readonly attrs: InferenceContextV1['attrs'] }, name: st
   return Array.from({ length: count }, (_, i) => list[i] ?? 0);
 }
 
+/** Scan-8 (batched, with a leading sequence_lens input) differs from Scan-9+ without a schema change. */
+function isScan8(ctx: { readonly attrs: InferenceContextV1['attrs']; readonly opsetVersion: number }): boolean {
+  const opset = nodeOpset(ctx);
+  return opset > 0 && opset < 9;
+}
+
 /** Scan-8 inference: states carry a leading batch axis, scan inputs/outputs [batch, sequence, ...]. */
 function inferScan8(ctx: InferenceContextV1): void {
   const m = ctx.attrs.int('num_scan_inputs');
@@ -183,7 +189,7 @@ export const scanOp = defineOp({
   ],
   typeConstraints: ANY,
   infer(ctx) {
-    if (ctx.opsetVersion > 0 && ctx.opsetVersion < 9) {
+    if (isScan8(ctx)) {
       inferScan8(ctx);
       return;
     }
@@ -295,7 +301,7 @@ function computeScan8(ctx: KernelContextV1): void {
 export const scanKernel = defineKernel({
   opType: 'Scan',
   compute(ctx) {
-    if (ctx.opsetVersion > 0 && ctx.opsetVersion < 9) {
+    if (isScan8(ctx)) {
       computeScan8(ctx);
       return;
     }
