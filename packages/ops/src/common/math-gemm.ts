@@ -39,8 +39,8 @@ export function gemmInto(
 }
 
 /**
- * gemmInto specialised for float32 operands: monomorphic typed arrays and four rows of B per pass,
- * so each accumulator slot is loaded and stored once per four multiply-adds.
+ * gemmInto specialised for float32 operands: monomorphic typed arrays, two rows of A and four rows
+ * of B per pass, so each B element loaded feeds eight multiply-adds. `row` needs 2·N slots.
  */
 export function gemmFloat32(
   a: Float32Array,
@@ -54,28 +54,64 @@ export function gemmFloat32(
 ): void {
   const { m, k, n } = dims;
   const k4 = k - (k % 4);
-  for (let i = 0; i < m; i++) {
-    row.fill(0, 0, n);
-    const aRow = aOffset + i * k;
+  const row0 = row.subarray(0, n);
+  const row1 = row.subarray(n, 2 * n);
+  let i = 0;
+  for (; i + 1 < m; i += 2) {
+    row0.fill(0);
+    row1.fill(0);
+    const r0 = aOffset + i * k;
+    const r1 = r0 + k;
     let p = 0;
     for (; p < k4; p += 4) {
-      const a0 = a[aRow + p]!;
-      const a1 = a[aRow + p + 1]!;
-      const a2 = a[aRow + p + 2]!;
-      const a3 = a[aRow + p + 3]!;
+      const a00 = a[r0 + p]!;
+      const a01 = a[r0 + p + 1]!;
+      const a02 = a[r0 + p + 2]!;
+      const a03 = a[r0 + p + 3]!;
+      const a10 = a[r1 + p]!;
+      const a11 = a[r1 + p + 1]!;
+      const a12 = a[r1 + p + 2]!;
+      const a13 = a[r1 + p + 3]!;
       const b0 = bOffset + p * n;
       const b1 = b0 + n;
       const b2 = b1 + n;
       const b3 = b2 + n;
-      for (let j = 0; j < n; j++) row[j] = row[j]! + a0 * b[b0 + j]! + a1 * b[b1 + j]! + a2 * b[b2 + j]! + a3 * b[b3 + j]!;
+      for (let j = 0; j < n; j++) {
+        const x0 = b[b0 + j]!;
+        const x1 = b[b1 + j]!;
+        const x2 = b[b2 + j]!;
+        const x3 = b[b3 + j]!;
+        row0[j] = row0[j]! + a00 * x0 + a01 * x1 + a02 * x2 + a03 * x3;
+        row1[j] = row1[j]! + a10 * x0 + a11 * x1 + a12 * x2 + a13 * x3;
+      }
     }
     for (; p < k; p++) {
-      const av = a[aRow + p]!;
+      const v0 = a[r0 + p]!;
+      const v1 = a[r1 + p]!;
       const bRow = bOffset + p * n;
-      for (let j = 0; j < n; j++) row[j] = row[j]! + av * b[bRow + j]!;
+      for (let j = 0; j < n; j++) {
+        const x = b[bRow + j]!;
+        row0[j] = row0[j]! + v0 * x;
+        row1[j] = row1[j]! + v1 * x;
+      }
     }
-    const cRow = cOffset + i * n;
-    for (let j = 0; j < n; j++) c[cRow + j] = row[j]!;
+    const c0 = cOffset + i * n;
+    for (let j = 0; j < n; j++) {
+      c[c0 + j] = row0[j]!;
+      c[c0 + n + j] = row1[j]!;
+    }
+  }
+  if (i < m) {
+    // the odd last row
+    row0.fill(0);
+    const r0 = aOffset + i * k;
+    for (let p = 0; p < k; p++) {
+      const v = a[r0 + p]!;
+      const bRow = bOffset + p * n;
+      for (let j = 0; j < n; j++) row0[j] = row0[j]! + v * b[bRow + j]!;
+    }
+    const c0 = cOffset + i * n;
+    for (let j = 0; j < n; j++) c[c0 + j] = row0[j]!;
   }
 }
 

@@ -108,6 +108,24 @@ describe('MatMul and Gemm', () => {
     expect(infer('MatMul', [info('float32', ['B', 4, 3]), info('float32', [3, 5])])[0]!.shape).toEqual(['B', 4, 5]);
     expect(() => infer('MatMul', [info('float32', [4, 3]), info('float32', [2, 5])])).toThrow(/inner/);
   });
+  it('matches a direct triple loop for odd and even row counts', () => {
+    for (const [m, k, n] of [
+      [5, 7, 3],
+      [4, 9, 6],
+      [1, 3, 2],
+    ] as const) {
+      const a = Array.from({ length: m * k }, (_, i) => Math.fround(Math.sin(i)));
+      const b = Array.from({ length: k * n }, (_, i) => Math.fround(Math.cos(i)));
+      const y = values(run('MatMul', [tensor('float32', [m, k], a), tensor('float32', [k, n], b)])[0]!) as number[];
+      for (let i = 0; i < m; i++) {
+        for (let j = 0; j < n; j++) {
+          let sum = 0;
+          for (let p = 0; p < k; p++) sum += a[i * k + p]! * b[p * n + j]!;
+          expect(y[i * n + j]).toBeCloseTo(sum, 5);
+        }
+      }
+    }
+  });
   it('applies Gemm transposes, alpha, beta and C broadcast', () => {
     const a = tensor('float32', [3, 2], [1, 4, 2, 5, 3, 6]);
     const b = tensor('float32', [2, 3], [1, 0, 0, 0, 1, 0]);

@@ -61,7 +61,7 @@ function planMatmul(ctx: KernelContextV1, a: readonly number[], b: readonly numb
 
 function runMatmul(plan: MatmulPlan, a: NumberArray, b: NumberArray, c: NumberArray): void {
   const { m, k, n } = plan;
-  const row = new Float64Array(n);
+  const row = new Float64Array(2 * n);
   const float32 = a instanceof Float32Array && b instanceof Float32Array && c instanceof Float32Array;
   for (let t = 0; t < plan.batches; t++) {
     if (float32) gemmFloat32(a, plan.aBatch[t]! * m * k, b, plan.bBatch[t]! * k * n, c, t * m * n, plan, row);
@@ -195,7 +195,7 @@ export const matmulKernels: readonly KernelV1[] = [
       const B = tb ? transposeMatrix(numbersOf(b), n, k) : numbersOf(b);
       const float32 = A instanceof Float32Array && B instanceof Float32Array;
       const product = float32 ? new Float32Array(m * n) : new Float64Array(m * n);
-      if (float32) gemmFloat32(A, 0, B, 0, product as Float32Array, 0, { m, k, n }, new Float64Array(n));
+      if (float32) gemmFloat32(A, 0, B, 0, product as Float32Array, 0, { m, k, n }, new Float64Array(2 * n));
       else gemmInto(A, 0, B, 0, product, 0, { m, k, n }, new Float64Array(n));
       if (alpha !== 1) for (let i = 0; i < product.length; i++) product[i]! *= alpha;
       if (c && beta !== 0) {
