@@ -52,6 +52,20 @@ function countNodes(graph: Graph): number {
  * Throws a TsgeError carrying every diagnostic when the graph cannot be compiled.
  */
 export async function compile(input: Graph, options: CompileOptions = {}): Promise<CompileResult> {
+  let stage = 'prepare';
+  try {
+    return compileStages(input, options, (s) => {
+      stage = s;
+    });
+  } catch (e) {
+    if (TsgeError.isInstance(e)) throw e;
+    // a bug or a graph shape no pass anticipated: still a diagnostic, never a bare TypeError
+    const reason = e instanceof Error ? e.message : String(e);
+    throw TsgeError.of('TSGE-E5001', { pass: stage, reason: `internal error: ${reason}` }, { graph: input.name }, e);
+  }
+}
+
+function compileStages(input: Graph, options: CompileOptions, onStage: (stage: string) => void): CompileResult {
   const target = options.target ?? 'wasm-simd';
   const level = options.optLevel ?? 2;
   const ops: OpRegistry = options.ops ?? createDefaultOpRegistry();
@@ -63,6 +77,7 @@ export async function compile(input: Graph, options: CompileOptions = {}): Promi
   const stages = ['prepare', 'optimize', 'place', 'build', 'serialize'];
   let stageStart = performance.now();
   const enter = (stage: string) => {
+    onStage(stage);
     stageStart = performance.now();
     options.onProgress?.({ stage, done: stages.indexOf(stage), total: stages.length });
   };
@@ -78,6 +93,8 @@ export async function compile(input: Graph, options: CompileOptions = {}): Promi
   for (const name of Object.keys(options.optimizationSwitch ?? {}))
     if (!known.has(name)) diagnostics.push(diagnostic('TSGE-E5002', { pass: name }, { option: 'optimization_switch' }));
   if (!graph.outputNode()) diagnostics.push(diagnostic('TSGE-E1007', { count: 0 }, { graph: graph.name }));
+  // structural problems (dangling anchors, cycles, duplicate names) are reported before any pass
+  diagnostics.push(...verifyGraph(graph));
   throwIfErrors(diagnostics);
 
   let passCount = 0;

@@ -1,4 +1,4 @@
-import type { Diagnostic, Graph, InferenceContextV1, Node, OpRegistry, ValueInfo } from '@tsge/metadef';
+import type { Diagnostic, Dim, Graph, InferenceContextV1, Node, OpRegistry, ValueInfo } from '@tsge/metadef';
 import {
   CONST,
   DATA,
@@ -7,6 +7,8 @@ import {
   createTensorDesc,
   diagnostic,
   inferNode,
+  isUnknownRank,
+  shapeToString,
   topologicalSort,
   valueInfoOf,
 } from '@tsge/metadef';
@@ -34,7 +36,7 @@ export function inferGraph(graph: Graph, ops: OpRegistry, newSymbol: (hint?: str
 
 export function inferOne(graph: Graph, node: Node, ops: OpRegistry, newSymbol: (hint?: string) => string, depth = 0): Diagnostic[] {
   const type = node.type;
-  if (type === DATA) return [];
+  if (type === DATA) return checkShapes(graph, node);
   if (type === NET_OUTPUT) {
     node.inData.forEach((a, i) => {
       const d = a.peer ? a.peer.node.opDesc.outputDescs[a.peer.index] : undefined;
@@ -53,7 +55,23 @@ export function inferOne(graph: Graph, node: Node, ops: OpRegistry, newSymbol: (
     if (!sub || depth >= MAX_SUBGRAPH_DEPTH) return [];
     return inferSubgraphWith(sub, inputs, ops, newSymbol, depth + 1);
   };
-  return inferNode(graph, node, ops, { newSymbol, inferSubgraph });
+  const diagnostics = inferNode(graph, node, ops, { newSymbol, inferSubgraph });
+  if (diagnostics.length) return diagnostics;
+  return checkShapes(graph, node);
+}
+
+function validDim(d: Dim): boolean {
+  return typeof d === 'string' ? d.length > 0 : Number.isSafeInteger(d) && d >= -1;
+}
+
+/** Inferred shapes must be usable: integer dims ≥ -1, symbols, or an unknown rank. */
+function checkShapes(graph: Graph, node: Node): Diagnostic[] {
+  for (const [i, d] of node.opDesc.outputDescs.entries()) {
+    if (isUnknownRank(d.shape) || d.shape.every(validDim)) continue;
+    const reason = `output ${i} has an invalid shape ${shapeToString(d.shape)}`;
+    return [diagnostic('TSGE-E4001', { reason }, { graph: graph.name, node: node.name, opType: node.type, domain: node.opDesc.domain })];
+  }
+  return [];
 }
 
 function inferSubgraphWith(
