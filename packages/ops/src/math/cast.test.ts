@@ -10,6 +10,7 @@ describe('Cast', () => {
     expect(values(run('Cast', [x], { to: attr.int(6) })[0]!)).toEqual([1, -1, 0, 0]);
     expect(values(run('Cast', [x], { to: attr.dtype('bool') })[0]!)).toEqual([1, 1, 0, 1]);
     expect(values(run('Cast', [x], { to: attr.int(7) })[0]!)).toEqual([1, -1, 0, 0]);
+    expect(run('Cast', [x], { to: attr.string('DOUBLE') })[0]!.type).toBe('float64');
   });
   it('rounds to float16 and bfloat16', () => {
     const x = tensor('float32', [2], [1.0009765625, 3.3]);

@@ -8,13 +8,31 @@ import { defineKernel, defineOp, param } from '../define.js';
 import { roundHalfEven } from './unary.js';
 import { CASTABLE } from './op-types.js';
 
+/** Cast-1 named its target with TensorProto.DataType names. */
+const ONNX_TYPE_NAMES: Readonly<Record<string, DataType>> = {
+  FLOAT: 'float32',
+  UINT8: 'uint8',
+  INT8: 'int8',
+  UINT16: 'uint16',
+  INT16: 'int16',
+  INT32: 'int32',
+  INT64: 'int64',
+  STRING: 'string',
+  BOOL: 'bool',
+  FLOAT16: 'float16',
+  DOUBLE: 'float64',
+  UINT32: 'uint32',
+  UINT64: 'uint64',
+  BFLOAT16: 'bfloat16',
+};
+
 /** The `to` attribute as a dtype: a dtype attribute or an ONNX TensorProto.DataType number. */
 export function readTargetType(attrs: AttrReader, name = 'to'): DataType | undefined {
   const a = attrs.get(name);
   if (!a) return undefined;
   if (a.kind === 'dtype') return a.value;
   if (a.kind === 'int') return dataTypeFromOnnx(a.value);
-  if (a.kind === 'string' && isDataType(a.value)) return a.value;
+  if (a.kind === 'string') return isDataType(a.value) ? a.value : ONNX_TYPE_NAMES[a.value.toUpperCase()];
   return undefined;
 }
 

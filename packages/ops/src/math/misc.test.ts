@@ -1,7 +1,7 @@
 import { attr } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { parseEinsum } from './einsum.js';
-import { info, infer, run, tensor, values } from './test-helpers.js';
+import { info, infer, run, runAt, tensor, values } from './test-helpers.js';
 
 describe('Einsum and Det', () => {
   it('computes matmul, transpose, trace, batch and implicit forms', () => {
@@ -92,8 +92,11 @@ describe('TopK, Hardmax, Range, EyeLike, Bernoulli', () => {
     expect(() => run('Einsum', [x], { equation: attr.string('ij->i') })).toThrow(/TSGE-E4003/);
     expect(() => run('MatMul', [x, tensor('float32', [2, 2], [1, 2, 3, 4])])).toThrow(/inner dims/);
   });
-  it('one-hots the first maximum', () => {
+  it('one-hots the first maximum, flattening to 2-D before opset 13', () => {
     expect(values(run('Hardmax', [tensor('float32', [2, 3], [1, 3, 3, 0, -1, -2])])[0]!)).toEqual([0, 1, 0, 1, 0, 0]);
+    const x = tensor('float32', [1, 2, 2], [1, 5, 7, 2]);
+    expect(values(run('Hardmax', [x])[0]!)).toEqual([0, 1, 1, 0]);
+    expect(values(runAt(11, 'Hardmax', [x])[0]!)).toEqual([0, 0, 1, 0]);
   });
   it('generates ranges, identities and Bernoulli draws', () => {
     expect(values(run('Range', [tensor('int32', [], [10]), tensor('int32', [], [4]), tensor('int32', [], [-3])])[0]!)).toEqual([10, 7]);

@@ -28,6 +28,18 @@ export function run(
   return runKernelOnHost(kernel, inputs, { attrs: map, outputCount }) as HostTensor[];
 }
 
+/** Runs a kernel as a node of an older opset would. */
+export function runAt(
+  opsetVersion: number,
+  opType: string,
+  inputs: readonly (RuntimeValue | undefined)[],
+  attrs: Readonly<Record<string, AttrValue>> = {},
+): HostTensor[] {
+  const kernel = mathKernels.find((k) => k.opType === opType);
+  if (!kernel) throw new Error(`no kernel ${opType}`);
+  return runKernelOnHost(kernel, inputs, { attrs: new Map(Object.entries(attrs)), outputCount: 1, opsetVersion }) as HostTensor[];
+}
+
 /** Plain numbers of a tensor's storage (bigints converted). */
 export function values(t: HostTensor): (number | string)[] {
   return Array.from(t.data as TensorStorage as ArrayLike<number | bigint | string>, (v) => (typeof v === 'bigint' ? Number(v) : v));

@@ -103,11 +103,17 @@ export const topkHardmaxKernels: readonly KernelV1[] = [
     compute: (ctx) => {
       const x = requireTensor(ctx, 0);
       const rank = x.dims.length;
-      const axis = normalizeAxis(ctx.attrs.int('axis', -1), rank);
+      // before opset 13 the input was flattened to 2-D at `axis` (default 1), then one-hot per row
+      const legacy = ctx.opsetVersion > 0 && ctx.opsetVersion < 13;
+      const axis = normalizeAxis(ctx.attrs.int('axis', legacy ? 1 : -1), rank);
       if (axis === undefined) throw kernelError(ctx, 'axis out of range');
-      const size = x.dims[axis]!;
+      let size = x.dims[axis]!;
       let inner = 1;
       for (let i = axis + 1; i < rank; i++) inner *= x.dims[i]!;
+      if (legacy) {
+        size *= inner;
+        inner = 1;
+      }
       const outer = size * inner === 0 ? 0 : x.data.length / (size * inner);
       const src = numbersOf(x);
       const out = numberOutput(ctx, 0, x.dims, x.type);
