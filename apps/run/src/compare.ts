@@ -23,7 +23,7 @@ export function compareTensors(name: string, actual: HostTensor, expected: HostT
     const strings = Array.isArray(expected.data);
     let scale = 0;
     if (!strings) for (let i = 0; i < n; i++) scale = Math.max(scale, Math.abs(readNumber(expected, i)) || 0);
-    const floor = Math.max(scale * 1e-3, Number.MIN_VALUE);
+    const floor = Math.max(scale * 1e-2, Number.MIN_VALUE);
     for (let i = 0; i < n; i++) {
       if (strings) {
         if (actual.data[i] !== expected.data[i]) maxAbs = maxRel = Number.POSITIVE_INFINITY;

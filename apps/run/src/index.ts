@@ -5,3 +5,4 @@ export { latencyStats, percentile, type LatencyStats } from './stats.js';
 export { compareTensors, runOnnxRuntime, type OutputError } from './compare.js';
 export { createRandom, randomTensor, concreteDims } from './random-inputs.js';
 export { main } from './main.js';
+export { syntheticPage, countRegions } from './synthetic-page.js';
