@@ -16,7 +16,11 @@ const ocrDir = path.dirname(models.detectionPath);
 const cases: { name: string; file: string; shapes: Record<string, number[]>; page?: boolean; tolerance?: number }[] = [
   ...readdirSync(onnxDir)
     .filter((f) => f.endsWith('.onnx'))
-    .map((f) => ({ name: f, file: path.join(onnxDir, f), shapes: f.includes('super_resolution') ? { input: [1, 1, 224, 224] } : {} })),
+    .map((f) => ({
+      name: f,
+      file: path.join(onnxDir, f),
+      shapes: (f.includes('super_resolution') ? { input: [1, 1, 224, 224] } : {}) as Record<string, number[]>,
+    })),
   // The detector gets a page with lines of text-like blocks (on noise its output is ~1e-6
   // everywhere). Its logits agree with onnxruntime to 5e-5 relative after ~60 convolutions summed
   // in a different order; the final sigmoid turns that into ~2.3e-4 relative on probabilities near
