@@ -196,6 +196,20 @@ describe('executor', () => {
     }
   });
 
+  it('reports a worker that dies mid-run or cannot start with TSGE-E6009', async () => {
+    const b = new GraphBuilder('exit');
+    const x = b.input('x', 'float32', [2]);
+    b.output(b.op('Exit', [x], { name: 'exit', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [2])] }), 'y');
+    const graph = b.build();
+    const executor = await load(graph.clone(), { threads: 2 });
+    const error = await executor.run({ x: { type: 'float32', dims: [2], data: [1, 2] } }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E6009');
+    const modules = [...kernelModules, new URL('./testing/main-thread-only.fixture.ts', import.meta.url)];
+    const startError = await openModel(assembleModel(twoBranchGraph()), { kernelModules: modules, threads: 2 }).catch((e: unknown) => e);
+    expect((startError as TsgeError).code).toBe('TSGE-E6009');
+    expect((startError as Error).message).toMatch(/refuses to load in a worker/);
+  });
+
   it('refuses an output larger than its planned place', async () => {
     const b = new GraphBuilder('oversize');
     const x = b.input('x', 'float32', [2]);

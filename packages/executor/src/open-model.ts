@@ -127,7 +127,14 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
           profile: options.profile === true,
         }),
       );
-      await pool.ready;
+      await pool.ready.catch((error: unknown) => {
+        throw TsgeError.of(
+          'TSGE-E6009',
+          { worker: 'start', reason: error instanceof Error ? error.message : String(error) },
+          undefined,
+          error,
+        );
+      });
       dispatcher = createSinkDispatcher({
         pool,
         words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),

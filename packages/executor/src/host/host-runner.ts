@@ -1,4 +1,4 @@
-import type { DataType, Graph, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
+import type { AttrReader, DataType, Graph, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
 import {
   ATTR_VALUE,
   CONST,
@@ -149,7 +149,7 @@ export async function runOnHost(
     const context: KernelContextV1 = {
       nodeName: call.node,
       opType: call.opType,
-      attrs: createAttrReader(call.attrs),
+      attrs: attrReaderOf(call),
       inputCount: callInputs.length,
       outputCount: node.outData.length,
       opsetVersion: call.opsetVersion,
@@ -196,6 +196,17 @@ export async function runOnHost(
   } finally {
     for (const offset of blocks) device.dynamic.free(offset);
   }
+}
+
+// attribute readers per call: attributes never change after load
+const attrReaders = new WeakMap<KernelCall, AttrReader>();
+function attrReaderOf(call: KernelCall): AttrReader {
+  let reader = attrReaders.get(call);
+  if (!reader) {
+    reader = createAttrReader(call.attrs);
+    attrReaders.set(call, reader);
+  }
+  return reader;
 }
 
 /** Copies tensors (and tensors inside sequences/optionals) out of device memory. */

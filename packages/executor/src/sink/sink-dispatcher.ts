@@ -42,9 +42,10 @@ export function createSinkDispatcher(options: {
     entry.messages.push({ worker: workerIndex, message: m });
     entry.wake?.();
   });
-  let failure: string | undefined;
+  let failure: { worker: number; reason: string } | undefined;
+  const failed = (): TsgeError => TsgeError.of('TSGE-E6009', { worker: failure?.worker ?? '?', reason: failure?.reason ?? 'stopped' });
   pool.onFailure((index, reason) => {
-    failure = `worker ${index} stopped: ${reason}`;
+    failure = { worker: index, reason };
     for (const entry of pending.values()) entry.wake?.();
   });
 
@@ -57,7 +58,7 @@ export function createSinkDispatcher(options: {
 
   return {
     async run(slot: number, plan: PreparedPlan): Promise<WorkerTimings[]> {
-      if (failure !== undefined) throw TsgeError.of('TSGE-E6007', { op: 'sink', node: '-', reason: failure });
+      if (failure !== undefined) throw failed();
       const words = options.words();
       const gen = ++generation;
       const key = keyOf(slot, gen);
@@ -75,7 +76,7 @@ export function createSinkDispatcher(options: {
           for (;;) {
             const seen = Atomics.load(words, doneWord);
             if (seen === gen) break;
-            if (failure !== undefined) throw TsgeError.of('TSGE-E6007', { op: 'sink', node: '-', reason: failure });
+            if (failure !== undefined) throw failed();
             const wait = atomicsWaitAsync?.(words, doneWord, seen);
             // a short bound on each wait lets a dead worker be noticed
             if (wait?.async) await Promise.race([wait.value, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
@@ -84,7 +85,7 @@ export function createSinkDispatcher(options: {
             const messages = await messagesFor(key, (ms) => ms.some((r) => r.message.type === 'error'));
             const error = messages.map((r) => r.message).find((m) => m.type === 'error');
             if (error?.type === 'error') throw new TsgeError(error.code, error.message);
-            throw TsgeError.of('TSGE-E6007', { op: 'sink', node: '-', reason: failure ?? 'a worker failed' });
+            throw failed();
           }
         }
         if (!options.profile || participants === 0) return [];

@@ -67,6 +67,10 @@ export const kernels: readonly KernelV1[] = [
     (x.data as Float32Array).fill(0);
     ctx.output(0, x.dims, 'float32');
   }),
+  // ends the thread it runs on (a worker dying mid-run)
+  kernel('Exit', () => {
+    process.exit(3);
+  }),
   // If-like: runs subgraph then_branch when x[0] > 0, else else_branch, on input x
   kernel('Choose', (ctx) => {
     const x = ctx.tensor(0) as HostTensor;

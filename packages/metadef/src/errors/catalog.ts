@@ -73,6 +73,7 @@ export const ErrorCatalog = {
   'TSGE-E6006': 'the executor was released',
   'TSGE-E6007': 'kernel {op} failed at node {node}: {reason}',
   'TSGE-E6008': 'no gear matches the input shapes {actual}; gears are {expected}',
+  'TSGE-E6009': 'worker thread {worker} failed: {reason}',
   // CLI / options
   'TSGE-E7001': 'unknown option {option}',
   'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',
