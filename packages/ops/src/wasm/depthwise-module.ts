@@ -104,6 +104,6 @@ export function depthwiseFunction(useFma: boolean): FunctionDef {
   code.br(0).end().end(); // columns
   code.get(oh).i32(1).i32Add().set(oh);
   code.br(0).end().end(); // rows
-  const params = [I32, I32, I32, F32, ...new Array<typeof I32>(14).fill(I32)];
+  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(14).fill(I32)];
   return { name: 'depthwise', params, results: [], code };
 }
