@@ -1,5 +1,5 @@
 /** Add, Sub, Mul, Div, Pow, Mod: numpy-broadcasting arithmetic over every numeric type. */
-import type { InferenceContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import type { DataType, InferenceContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { InferenceError, broadcastShapes, isFloatType, isUnknownRank } from '@tsge/metadef';
 import { type BinaryImpl, type NumberRow, computeBinary } from '../common/math-binary.js';
 import { inferBroadcast, requireInput } from '../common/infer-helpers.js';
@@ -53,12 +53,12 @@ const IMPLS: Readonly<Record<string, BinaryImpl>> = {
   Div: { number: (a, b) => a / b, bigint: (a, b) => (b === 0n ? 0n : a / b), row: divRow },
 };
 
-/** Broadcast inference, honouring the pre-opset-7 `broadcast`/`axis` attributes. */
-function arithmeticInfer(ctx: InferenceContextV1): void {
+/** Broadcast inference, honouring the pre-opset-7 `broadcast`/`axis` attributes; output `dtype` or A's. */
+export function inferLegacyBroadcast(ctx: InferenceContextV1, dtype?: DataType): void {
   const a = requireInput(ctx, 0);
   const b = requireInput(ctx, 1);
   if (ctx.attrs.int('broadcast', 0) === 0 || !ctx.attrs.has('axis') || isUnknownRank(a.shape) || isUnknownRank(b.shape)) {
-    inferBroadcast(ctx);
+    inferBroadcast(ctx, dtype);
     return;
   }
   const raw = ctx.attrs.int('axis');
@@ -66,8 +66,10 @@ function arithmeticInfer(ctx: InferenceContextV1): void {
   const trailing = a.shape.length - axis - b.shape.length;
   const shape = broadcastShapes(a.shape, trailing > 0 ? [...b.shape, ...new Array<number>(trailing).fill(1)] : b.shape);
   if (!shape) throw new InferenceError(`${ctx.opType} ${ctx.nodeName}: shapes do not broadcast at axis ${raw}`);
-  ctx.setOutput(0, { dtype: a.dtype, shape });
+  ctx.setOutput(0, { dtype: dtype ?? a.dtype, shape });
 }
+
+const arithmeticInfer = (ctx: InferenceContextV1): void => inferLegacyBroadcast(ctx);
 
 function arithmeticOp(type: string): OpDefinitionV1 {
   return defineOp({
@@ -91,7 +93,7 @@ export const binaryArithmeticOps: readonly OpDefinitionV1[] = [
       { name: 'T', allowed: NUMERIC.filter((t) => t !== 'int8' && t !== 'int16' && !t.startsWith('uint')) },
       { name: 'T1', allowed: NUMERIC },
     ],
-    infer: (ctx) => inferBroadcast(ctx, requireInput(ctx, 0).dtype),
+    infer: (ctx) => inferLegacyBroadcast(ctx),
   }),
   defineOp({
     type: 'Mod',

@@ -4,8 +4,8 @@ import type { KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { type BinaryImpl, broadcastOrThrow, computeBinary } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
 import { requireTensor, requireTensorOf } from '../common/math-values.js';
-import { inferBroadcast } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
+import { inferLegacyBroadcast } from './binary-arithmetic.js';
 import { ALL_TYPES, NUMERIC_AND_BOOL } from './op-types.js';
 
 const IMPLS: Readonly<Record<string, BinaryImpl>> = {
@@ -74,7 +74,7 @@ export const comparisonOps: readonly OpDefinitionV1[] = Object.keys(IMPLS).map((
       { name: 'T', allowed: type === 'Equal' ? ALL_TYPES : NUMERIC_AND_BOOL },
       { name: 'T1', allowed: ['bool'] },
     ],
-    infer: (ctx) => inferBroadcast(ctx, 'bool'),
+    infer: (ctx) => inferLegacyBroadcast(ctx, 'bool'),
   }),
 );
 

@@ -2,8 +2,9 @@
 import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { type BinaryImpl, computeBinary } from '../common/math-binary.js';
 import { requireTensor } from '../common/math-values.js';
-import { inferBroadcast, inferSameAsInput } from '../common/infer-helpers.js';
+import { inferSameAsInput } from '../common/infer-helpers.js';
 import { defineKernel, defineOp, param } from '../define.js';
+import { inferLegacyBroadcast } from './binary-arithmetic.js';
 
 const IMPLS: Readonly<Record<string, BinaryImpl>> = {
   And: { number: (a, b) => a & b },
@@ -22,7 +23,7 @@ export const logicalOps: readonly OpDefinitionV1[] = [
         { name: 'T', allowed: ['bool'] },
         { name: 'T1', allowed: ['bool'] },
       ],
-      infer: (ctx) => inferBroadcast(ctx, 'bool'),
+      infer: (ctx) => inferLegacyBroadcast(ctx, 'bool'),
     }),
   ),
   defineOp({
