@@ -1,4 +1,4 @@
-import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
 
 /**
  * Generates `depthwise(x, w, y, bias, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi)`:
