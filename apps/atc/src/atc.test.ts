@@ -102,6 +102,35 @@ describe('atc', () => {
     expect((two?.arenaBytes ?? 0) > (one?.arenaBytes ?? 0)).toBe(true);
   });
 
+  it('passes --dynamic_dims, --out_nodes, --oo_level, --enable_single_stream and --dump_graph_after to the compiler', async () => {
+    const mnist = join(testdata, 'models/onnx/mnist.onnx');
+    const output = join(dir, 'mnist_dims');
+    const dumpDir = join(dir, 'dump');
+    const r = await run([
+      `--model=${mnist}`,
+      `--output=${output}`,
+      '--input_shape=Input3:-1,1,28,28',
+      '--dynamic_dims=1;3',
+      '--out_nodes=ReLU32:0;Pooling160',
+      '--oo_level=O0',
+      '--enable_single_stream=true',
+      '--dump_graph_after=dead-code-elimination',
+      `--dump_dir=${dumpDir}`,
+      '--log=debug',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('pass dead-code-elimination');
+    const { model } = readOm(new Uint8Array(readFileSync(`${output}.om`)));
+    expect(model?.taskInfo.plans.map((p) => p.gear)).toEqual([{ Input3: [1, 1, 28, 28] }, { Input3: [3, 1, 28, 28] }]);
+    expect(model?.ioInfo.outputs.map((o) => o.shape)).toEqual([
+      [-1, 8, 28, 28],
+      [-1, 16, 4, 4],
+    ]);
+    expect(model?.taskInfo.plans[1]?.outputs[1]?.shape).toEqual([3, 16, 4, 4]);
+    expect(model?.taskInfo.plans.every((p) => p.streams.filter((s) => s.tasks.length).length === 1)).toBe(true);
+    expect(readdirSync(dumpDir).some((f) => f.endsWith('.dot'))).toBe(true);
+  });
+
   const light = readdirSync(join(testdata, 'onnx-backend/light')).filter(
     (f) => f.endsWith('.onnx') && !f.includes('vgg19') && !f.includes('alexnet') && !f.includes('zfnet'),
   );

@@ -217,7 +217,8 @@ async function compileModel(values: Partial<Record<OptionName, string>>, io: Cli
       if (!at('info')) return;
       if (e.stage.startsWith('pass ')) {
         if (at('debug')) io.stderr(`[atc]   ${e.stage} (#${e.done})\n`);
-      } else if (e.stage !== 'done') io.stderr(`[atc] ${e.stage} (${e.done + 1}/${e.total})\n`);
+      } else if (e.stage === 'constant-folding') io.stderr(`[atc]   constant folding: ${e.done}/${e.total} nodes\n`);
+      else if (e.stage !== 'done') io.stderr(`[atc] ${e.stage} (${e.done + 1}/${e.total})\n`);
     },
   });
   for (const d of result.diagnostics) if (at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);

@@ -32,8 +32,17 @@ export function builtinPassNames(): string[] {
     .concat('infer-shapes', 'dead-code-elimination');
 }
 
-function optimizePasses(kernels: KernelRegistry, symbols: (hint?: string) => string): GraphPassV1[] {
-  return [constantFoldingPass(kernels, symbols), removeNoopsPass, layoutChainsPass, commonSubexpressionPass, deadCodePass];
+function optimizePasses(
+  kernels: KernelRegistry,
+  symbols: (hint?: string) => string,
+  onProgress?: CompileOptions['onProgress'],
+): GraphPassV1[] {
+  const folding = constantFoldingPass(
+    kernels,
+    symbols,
+    onProgress ? (done, total) => onProgress({ stage: 'constant-folding', done, total }) : undefined,
+  );
+  return [folding, removeNoopsPass, layoutChainsPass, commonSubexpressionPass, deadCodePass];
 }
 
 function throwIfErrors(diagnostics: readonly Diagnostic[]): void {
@@ -133,7 +142,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
 
   // optimize
   enter('optimize');
-  manager.run(graph, optimizePasses(kernels, symbols), 'optimize');
+  manager.run(graph, optimizePasses(kernels, symbols, options.onProgress), 'optimize');
   manager.run(graph, fusionPasses, 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-builtin-fusion'), 'optimize');
   manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');

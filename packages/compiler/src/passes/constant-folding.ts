@@ -8,6 +8,9 @@ import { inferOne } from './infer-shapes.js';
 /** Folded outputs larger than this stay computed at run time (keeps .om weights bounded). */
 export const FOLD_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/** Long folds report progress every this many nodes. */
+const PROGRESS_EVERY = 500;
+
 const NON_DETERMINISTIC = new Set(['RandomNormal', 'RandomUniform', 'RandomNormalLike', 'RandomUniformLike', 'Multinomial', 'Bernoulli']);
 
 /**
@@ -15,7 +18,11 @@ const NON_DETERMINISTIC = new Set(['RandomNormal', 'RandomUniform', 'RandomNorma
  * reference kernel and becomes Const nodes. `Shape`/`Size` of a statically shaped tensor fold
  * without a kernel. Nodes are re-inferred as folding makes their inputs known.
  */
-export function constantFoldingPass(kernels: KernelRegistry, newSymbol: (hint?: string) => string) {
+export function constantFoldingPass(
+  kernels: KernelRegistry,
+  newSymbol: (hint?: string) => string,
+  onProgress?: (done: number, total: number) => void,
+) {
   return definePass({
     name: 'constant-folding',
     level: 1,
@@ -23,7 +30,9 @@ export function constantFoldingPass(kernels: KernelRegistry, newSymbol: (hint?: 
       const sorted = topologicalSort(graph);
       if (!sorted.ok) return { changed: false };
       let changed = false;
-      for (const node of sorted.order) {
+      const total = sorted.order.length;
+      for (const [done, node] of sorted.order.entries()) {
+        if (onProgress && done % PROGRESS_EVERY === PROGRESS_EVERY - 1) onProgress(done + 1, total);
         if (node.graph !== graph) continue;
         inferOne(graph, node, ctx.ops, newSymbol);
         if (foldNode(graph, node, kernels, ctx)) changed = true;
