@@ -46,6 +46,7 @@ function fusedKernel(type: string, base: KernelV1): KernelV1 {
         inputCount: ctx.inputCount,
         outputCount: 1,
         opsetVersion: ctx.opsetVersion,
+        ...(ctx.memory ? { memory: ctx.memory } : {}),
         input: (i) => ctx.input(i),
         tensor: (i) => ctx.tensor(i),
         output: (i, dims, dtype) => {
@@ -70,7 +71,8 @@ export function registerFusedOps(ops: OpRegistry, kernels: KernelRegistry): void
   for (const [type, baseType] of Object.entries(BASE_OF)) {
     const baseDef = ops.get(baseType);
     if (baseDef && !ops.has(type, TSGE_DOMAIN)) ops.register(fusedDefinition(type, baseDef));
-    const baseKernel = kernels.find(baseType, 'ai.onnx', 'float32', ['reference']);
+    // the fastest base kernel: the SIMD one falls back to the reference kernel where it does not apply
+    const baseKernel = kernels.find(baseType, 'ai.onnx', 'float32', ['wasm-simd', 'reference']);
     const exists = kernels.list().some((k) => k.opType === type && k.domain === TSGE_DOMAIN && k.name === 'reference');
     if (baseKernel && !exists) kernels.register(fusedKernel(type, baseKernel));
   }
