@@ -28,6 +28,22 @@ describe('dtype classes', () => {
     const sum = run('Sum', [a, b])[0]!;
     expect(Array.from(sum.data as BigUint64Array)).toEqual([2n * big, big + 3n]);
   });
+  it('reduces int64 exactly', () => {
+    const x = tensor('int64', [2, 2], []);
+    (x.data as BigInt64Array).set([2n ** 60n + 1n, 2n, -(2n ** 62n), 7n]);
+    expect(Array.from(run('ReduceSum', [x, tensor('int64', [1], [1])])[0]!.data as BigInt64Array)).toEqual([
+      2n ** 60n + 3n,
+      7n - 2n ** 62n,
+    ]);
+    expect(Array.from(run('ReduceMax', [x, tensor('int64', [1], [0])], { keepdims: attr.int(0) })[0]!.data as BigInt64Array)).toEqual([
+      2n ** 60n + 1n,
+      7n,
+    ]);
+    expect(Array.from(run('ReduceMin', [x])[0]!.data as BigInt64Array)).toEqual([-(2n ** 62n)]);
+    expect(Array.from(run('ReduceProd', [x, tensor('int64', [1], [0])])[0]!.data as BigInt64Array)).toEqual(
+      [-(2n ** 62n) * (2n ** 60n + 1n), 14n].map((v) => BigInt.asIntN(64, v)),
+    );
+  });
   it('clips and accumulates integer tensors', () => {
     expect(values(run('Clip', [tensor('int64', [3], [-5, 0, 5]), tensor('int64', [], [-1]), tensor('int64', [], [1])])[0]!)).toEqual([
       -1, 0, 1,

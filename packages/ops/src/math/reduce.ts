@@ -51,6 +51,20 @@ function reductionMap(dims: readonly number[], axes: readonly number[], kept: re
   return map;
 }
 
+/** Exact 64-bit Sum/Prod/Max/Min (float64 would round above 2^53); empty Max/Min give 0. */
+function reduceBigInt(src: BigInt64Array, map: Int32Array, kind: 'sum' | 'prod' | 'max' | 'min', out: BigInt64Array): void {
+  const seen = new Uint8Array(out.length);
+  out.fill(kind === 'prod' ? 1n : 0n);
+  for (let i = 0; i < map.length; i++) {
+    const o = map[i]!;
+    const v = src[i]!;
+    if (kind === 'sum') out[o] = out[o]! + v;
+    else if (kind === 'prod') out[o] = out[o]! * v;
+    else if (!seen[o] || (kind === 'max' ? v > out[o]! : v < out[o]!)) out[o] = v;
+    seen[o] = 1;
+  }
+}
+
 function computeReduce(ctx: KernelContextV1, kind: Kind): void {
   const x = requireTensor(ctx, 0);
   const keepdims = ctx.attrs.int('keepdims', 1) !== 0;
@@ -58,11 +72,10 @@ function computeReduce(ctx: KernelContextV1, kind: Kind): void {
   const axesTensor = ctx.tensor(1);
   const rawAxes = axesTensor ? toNumberArray(axesTensor) : ctx.attrs.has('axes') ? ctx.attrs.ints('axes') : [];
   const rank = x.dims.length;
-  const src = numbersOf(x);
   if (rawAxes.length === 0 && noop) {
-    const out = numberOutput(ctx, 0, x.dims, x.type);
-    out.values.set(src);
-    out.commit();
+    const out = ctx.output(0, x.dims, x.type);
+    if (Array.isArray(x.data)) throw kernelError(ctx, `${x.type} tensors cannot be reduced`);
+    (out.data as Uint8Array).set(x.data as Uint8Array);
     return;
   }
   const axes = rawAxes.length === 0 ? x.dims.map((_, i) => i) : normalizeAxes(rawAxes, rank);
@@ -71,8 +84,13 @@ function computeReduce(ctx: KernelContextV1, kind: Kind): void {
   const outDims = keepdims ? kept : reduceDims(x.dims, axes, false);
   let outCount = 1;
   for (const d of kept) outCount *= d;
-  const acc = new Float64Array(outCount).fill(initial(kind));
   const map = reductionMap(x.dims, axes, kept);
+  if ((x.type === 'int64' || x.type === 'uint64') && (kind === 'sum' || kind === 'prod' || kind === 'max' || kind === 'min')) {
+    reduceBigInt(x.data as BigInt64Array, map, kind, ctx.output(0, outDims, x.type).data as BigInt64Array);
+    return;
+  }
+  const src = numbersOf(x);
+  const acc = new Float64Array(outCount).fill(initial(kind));
   const n = map.length;
   switch (kind) {
     case 'sum':
