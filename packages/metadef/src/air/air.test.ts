@@ -3,6 +3,7 @@ import { describeGraph, graphsStructurallyEqual } from '../dump/describe-graph.j
 import { Graph } from '../graph/graph.js';
 import { createOpDesc } from '../graph/op-desc.js';
 import { createTensorDesc } from '../types/tensor-desc.js';
+import { verifyGraph } from '../verify/verify-graph.js';
 import { controlFlowGraph, everyDtypeGraph } from './air-fixtures.test-util.js';
 import { parseAir } from './parse-air.js';
 import { serializeAir } from './serialize-air.js';
@@ -42,6 +43,15 @@ describe('.air round trip', () => {
     );
     const int4 = back.findNode('c_int4')?.opDesc.attrs.get('value');
     expect(int4?.kind === 'tensor' && Array.from(int4.value.data as Int8Array)).toEqual([-3, -2, -1, 0, 1, 2]);
+  });
+
+  it('reads from a Node Buffer and copies what it keeps', () => {
+    const g = controlFlowGraph();
+    const buffer = Buffer.from(serializeAir(g));
+    const back = parseAir(buffer).graph as Graph;
+    buffer.fill(0);
+    expect(describeGraph(back)).toBe(describeGraph(g));
+    expect(verifyGraph(back)).toEqual(verifyGraph(g));
   });
 
   it('saturates int64 attributes to ±(2^53-1)', () => {

@@ -27,6 +27,7 @@ export const ErrorCatalog = {
   'TSGE-E1019': 'node {node}: subgraph {subgraph} has parent {actual}, expected {expected}',
   'TSGE-E1020': 'node {node}: subgraph {subgraph} does not exist',
   'TSGE-E1021': 'node {node} is listed in graph {expected} but points to graph {actual}',
+  'TSGE-E1022': 'subgraph {subgraph} has the name of the root graph',
   'TSGE-E1099': '{message}',
   // serialization
   'TSGE-E2001': 'not a valid {format} file: {reason}',

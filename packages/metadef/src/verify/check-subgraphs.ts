@@ -40,6 +40,8 @@ export function checkSubgraphs(graph: Graph, report: Reporter): void {
       if (parent && (value < 0 || value >= parent.inData.length)) report.node('TSGE-E1012', sub, node, { subgraph: name, index: value });
     }
   }
+  // graph names are unique across the tree (the .air format finds parent graphs by name)
+  if (graph.isRoot && root.subgraphs.has(root.name)) report.graph('TSGE-E1022', root, { subgraph: root.name });
   for (const g of graphs) {
     for (const node of g.nodes) {
       const called = new Set(node.opDesc.subgraphNames);

@@ -242,4 +242,13 @@ describe('verifyGraph reports each broken invariant', () => {
     if (relu) relu.graph = new Graph('other');
     expect(codes(graph)).toContain('TSGE-E1021');
   });
+
+  it('E1022: a subgraph named like the root', () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', 'float32', [1]);
+    const sub = new GraphBuilder('g');
+    sub.output(sub.input('s', 'float32', [1], { parentIndex: 0 }));
+    b.output(b.op('PartitionedCall', [x], { name: 'call', subgraphs: { f: sub.build() }, ...f32([1]) }));
+    expect(codes(b.build(), {})).toEqual(['TSGE-E1022']);
+  });
 });

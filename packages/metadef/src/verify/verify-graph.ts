@@ -16,7 +16,7 @@ export interface VerifyOptions {
 
 /**
  * Checks every invariant of a graph tree and returns one diagnostic per violation (codes
- * TSGE-E1001..E1021); an empty list means the graph is well formed. Given a root graph, its
+ * TSGE-E1001..E1022); an empty list means the graph is well formed. Given a root graph, its
  * subgraphs are checked too. Never mutates the graph.
  */
 export function verifyGraph(graph: Graph, options: VerifyOptions = {}): Diagnostic[] {
