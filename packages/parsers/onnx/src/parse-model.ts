@@ -11,6 +11,7 @@ import {
 } from '@tsge/metadef';
 import { type ImportContext, importRootGraph } from './import/graph-importer.js';
 import { decodeFunctions } from './import/functions.js';
+import { selectOutputs } from './import/select-outputs.js';
 import { transformNodes } from './import/transform.js';
 import { TensorLoader } from './import/tensor-loader.js';
 import { int64ToNumber } from './internal/int64.js';
@@ -100,6 +101,7 @@ async function parseModel(input: ParseInput, options: ParseOptions): Promise<Par
   graph.attrs.set(ATTR_IR_VERSION, attr.int(int64ToNumber(model.irVersion)));
   if (model.producerName) graph.attrs.set(ATTR_PRODUCER, attr.string(`${model.producerName} ${model.producerVersion ?? ''}`.trim()));
   applyInputShapes(graph, options, collected);
+  if (options.outputNodes?.length) selectOutputs(graph, options.outputNodes, collected);
   const hasErrors = collected.some((d) => d.severity === 'error');
   return { graph: hasErrors ? undefined : graph, diagnostics: collected };
 }

@@ -142,6 +142,23 @@ describe('support check and Constant forms', () => {
     expect(asInput.inputNodes()[0]?.opDesc.outputDescs[0]?.shape).toEqual([4, 2]);
   });
 
+  it('selects outputs by value name, node name or node:index (--out_nodes)', async () => {
+    const bytes = encodeModel({
+      nodes: [node('Neg', ['x'], ['a']), node('TopK', ['a', 'k'], ['v', 'i']), node('Relu', ['v'], ['y'])],
+      inputs: [value('x', DT.FLOAT, [4]), value('k', DT.INT64, [1])],
+      outputs: [value('y')],
+    });
+    const g = (await parseOnnx({ bytes }, { outputNodes: ['a', 'TopK_v:1'] })).graph as Graph;
+    const out = g.outputNode() as Node;
+    expect(out.inData.map((d) => [d.peer?.node.type, d.peer?.index])).toEqual([
+      ['Neg', 0],
+      ['TopK', 1],
+    ]);
+    expect(out.opDesc.inputNames).toEqual(['a', 'i']);
+    const missing = await parseOnnx({ bytes }, { outputNodes: ['nope'] });
+    expect(missing.diagnostics.map((d) => d.code)).toEqual(['TSGE-E5004']);
+  });
+
   it('reports values nobody produces', async () => {
     const result = await parseOnnx({ bytes: encodeModel({ nodes: [node('Relu', ['ghost'], ['y'])], inputs: [], outputs: [value('y')] }) });
     expect(result.graph).toBeUndefined();
