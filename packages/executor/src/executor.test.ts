@@ -266,26 +266,43 @@ describe('executor', () => {
     expect((error as TsgeError).code).toBe('TSGE-E6004');
   });
 
-  it('interprets subgraphs of control-flow kernels on the host', async () => {
-    const branch = (name: string, op: string): Graph => {
-      const sb = new GraphBuilder(name);
-      const v = sb.input('v', 'float32', [2]);
-      const w = sb.constant(`${name}_w`, new Float32Array([10, 20]), [2]);
-      sb.output(sb.op(op, [v, w], { name: `${name}_op`, domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [2])] }), 'r');
-      return sb.build();
-    };
+  it('interprets subgraphs of control-flow kernels on the host, with outer-scope captures', async () => {
+    // then: v + w_then;  else: v * z, where z is an outer value captured as an implicit input
+    const thenGraph = new GraphBuilder('then');
+    const tv = thenGraph.input('v', 'float32', [2]);
+    const tw = thenGraph.constant('then_w', new Float32Array([10, 20]), [2]);
+    thenGraph.output(
+      thenGraph.op('Add', [tv, tw], { name: 'then_op', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [2])] }),
+      'r',
+    );
+    const elseGraph = new GraphBuilder('else');
+    const ev = elseGraph.input('v', 'float32', [2]);
+    const ez = elseGraph.input('z', 'float32', [2], { parentIndex: 1 });
+    ez.node.opDesc.attrs.set('_implicit_input', attr.bool(true));
+    elseGraph.output(
+      elseGraph.op('Mul', [ev, ez], { name: 'else_op', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', [2])] }),
+      'r',
+    );
     const b = new GraphBuilder('choose');
     const x = b.input('x', 'float32', [2]);
-    const y = b.op('Choose', [x], {
-      name: 'choose',
+    const z = b.op('Relu', [b.input('z', 'float32', [2])], {
+      name: 'outer',
       domain: TEST_DOMAIN,
       outputDescs: [createTensorDesc('float32', [2])],
-      subgraphs: { then_branch: branch('then', 'Add'), else_branch: branch('else', 'Mul') },
+    });
+    const y = b.op('Choose', [x, z], {
+      name: 'choose',
+      domain: TEST_DOMAIN,
+      attrs: { _implicit_inputs: attr.int(1) },
+      outputDescs: [createTensorDesc('float32', [2])],
+      subgraphs: { then_branch: thenGraph.build(), else_branch: elseGraph.build() },
     });
     b.output(y, 'y');
     const executor = await load(b.build(), { threads: 2, dynamicNodes: ['choose'] });
-    expect(values((await executor.run({ x: { type: 'float32', dims: [2], data: [1, 2] } })).y)).toEqual([11, 22]);
-    expect(values((await executor.run({ x: { type: 'float32', dims: [2], data: [-1, 2] } })).y)).toEqual([-10, 40]);
+    expect(executor.mode).toBe('host');
+    const feeds = (xs: number[]) => ({ x: { type: 'float32', dims: [2], data: xs }, z: { type: 'float32', dims: [2], data: [3, -1] } });
+    expect(values((await executor.run(feeds([1, 2]))).y)).toEqual([11, 22]);
+    expect(values((await executor.run(feeds([-1, 2]))).y)).toEqual([-3, 0]);
   });
 
   it('picks the plan of the matching gear, else TSGE-E6008', async () => {

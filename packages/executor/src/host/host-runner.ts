@@ -168,7 +168,7 @@ export async function runOnHost(
       setOutput(i, value) {
         values.set(key(node, i), settle(call, i, value));
       },
-      runSubgraph: (attrName, subInputs) => runSubgraph(environment, node, attrName, subInputs),
+      runSubgraph: (attrName, subInputs) => runSubgraph(environment, { owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }),
     };
     const start = observe ? performance.now() : 0;
     try {

@@ -1,6 +1,7 @@
 import type { Graph, HostTensor, KernelRegistry, KernelV1, Node, RuntimeValue } from '@tsge/metadef';
 import { ATTR_INDEX, ATTR_PARENT_NODE_INDEX, CONST, DATA, NET_OUTPUT, TsgeError, isHostTensor, topologicalSort } from '@tsge/metadef';
 import { runKernelOnHost } from '@tsge/ops';
+import { opsetOf } from '../model/prepare-plans.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 
 export interface SubgraphEnvironment {
@@ -17,12 +18,17 @@ const orders = new WeakMap<Graph, readonly Node[]>();
  * JS tensors (freed by the garbage collector, so a long Loop does not hold device memory), each
  * node run by its reference kernel. Nested subgraphs recurse.
  */
-export function runSubgraph(
-  environment: SubgraphEnvironment,
-  owner: Node,
-  attrName: string,
-  inputs: readonly (RuntimeValue | undefined)[],
-): RuntimeValue[] {
+export interface SubgraphRequest {
+  /** The node whose kernel runs the subgraph, and the values of all its inputs. */
+  readonly owner: Node;
+  readonly ownerInputs: readonly (RuntimeValue | undefined)[];
+  readonly attrName: string;
+  /** The subgraph's formal inputs, from the kernel. */
+  readonly inputs: readonly (RuntimeValue | undefined)[];
+}
+
+export function runSubgraph(environment: SubgraphEnvironment, request: SubgraphRequest): RuntimeValue[] {
+  const { owner, ownerInputs, attrName, inputs } = request;
   const call = { node: owner.name, opType: owner.type, domain: owner.opDesc.domain };
   const attrValue = owner.opDesc.attrs.get(attrName);
   const name = attrValue?.kind === 'graph' ? attrValue.value : undefined;
@@ -45,8 +51,12 @@ export function runSubgraph(
   for (const node of order) {
     const type = node.type;
     if (type === DATA) {
-      const position = intAttr(node, ATTR_INDEX) ?? intAttr(node, ATTR_PARENT_NODE_INDEX) ?? 0;
-      values.set(key(node, 0), inputs[position]);
+      // formal inputs come from the kernel; outer-scope captures (the parser's implicit inputs,
+      // indexed after the formal ones) from the owner's inputs at `_parent_node_index`
+      const position = intAttr(node, ATTR_INDEX) ?? 0;
+      const implicit = node.opDesc.attrs.get('_implicit_input')?.value === true || position < 0 || position >= inputs.length;
+      const parentIndex = intAttr(node, ATTR_PARENT_NODE_INDEX);
+      values.set(key(node, 0), implicit ? (parentIndex !== undefined ? ownerInputs[parentIndex] : undefined) : inputs[position]);
     } else if (type === CONST) {
       values.set(key(node, 0), environment.constValue(node));
     } else if (type === NET_OUTPUT) {
@@ -72,7 +82,9 @@ export function runSubgraph(
           nodeName: node.name,
           attrs: node.opDesc.attrs,
           outputCount: node.outData.length,
-          runSubgraph: (attr, subInputs) => runSubgraph(environment, node, attr, subInputs),
+          opsetVersion: opsetOf(node),
+          runSubgraph: (attr, subInputs) =>
+            runSubgraph(environment, { owner: node, ownerInputs: nodeInputs, attrName: attr, inputs: subInputs }),
         });
       } catch (error) {
         throw kernelFailure({ node: node.name, opType: type, domain: node.opDesc.domain }, error);

@@ -150,7 +150,7 @@ function prepareTask(
     domain: task.domain,
     kernel: task.kernel,
     attrs: node.opDesc.attrs,
-    opsetVersion: 0,
+    opsetVersion: opsetOf(node),
     inputs: task.inputs,
     outputs: task.outputs,
     ...(task.workspace ? { workspace: task.workspace } : {}),
@@ -164,4 +164,18 @@ export function nodesByName(graph: Graph): Map<string, Node> {
   const map = new Map<string, Node>();
   for (const node of graph.nodes) map.set(node.name, node);
   return map;
+}
+
+/**
+ * The opset version of a node's domain in its model: the node's `_opset` attribute, else the root
+ * graph's `_opset_imports` entry for the domain (both written by the ONNX parser), else 0.
+ */
+export function opsetOf(node: Node): number {
+  const own = node.opDesc.attrs.get('_opset');
+  if (own?.kind === 'int') return own.value;
+  const imports = node.graph?.root.attrs.get('_opset_imports');
+  if (imports?.kind !== 'named_attrs') return 0;
+  const domain = node.opDesc.domain;
+  const entry = imports.value.attrs.get(domain) ?? (domain === 'ai.onnx' ? imports.value.attrs.get('') : undefined);
+  return entry?.kind === 'int' ? entry.value : 0;
 }
