@@ -17,7 +17,20 @@ export const optionalOp = defineOp({
   typeConstraints: [V, O],
   infer(ctx) {
     const v = ctx.input(0);
-    if (v) ctx.setOutput(0, { kind: 'optional', dtype: v.dtype, shape: v.shape, element: v });
+    if (v) {
+      ctx.setOutput(0, { kind: 'optional', dtype: v.dtype, shape: v.shape, element: v });
+      return;
+    }
+    // an empty optional takes its element type from the `type` attribute
+    const type = ctx.attrs.get('type');
+    if (type?.kind === 'tensor_desc') {
+      const d = type.value;
+      const element: ValueInfo =
+        d.valueKind === 'sequence'
+          ? { kind: 'sequence', dtype: d.dtype, shape: [-2], element: { dtype: d.dtype, shape: d.shape } }
+          : { dtype: d.dtype, shape: d.shape };
+      ctx.setOutput(0, { kind: 'optional', dtype: d.dtype, shape: d.shape, element });
+    }
   },
 });
 

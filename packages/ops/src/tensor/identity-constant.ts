@@ -34,7 +34,8 @@ export const identityKernel = defineKernel({
 
 /** The tensor a Constant node's attributes describe. */
 export function constantValue(attrs: AttrReader, where: string): HostTensor {
-  const t = attrs.tensor('value');
+  // parsers densify sparse_value into a tensor attribute
+  const t = attrs.tensor('value') ?? attrs.tensor('sparse_value');
   if (t) return t;
   if (attrs.has('value_float')) return createTensor('float32', [], Float32Array.of(attrs.float('value_float')));
   if (attrs.has('value_floats'))
@@ -60,6 +61,7 @@ export const constantOp = defineOp({
   outputs: [param.required('output', 'T')],
   attributes: [
     { name: 'value', kind: 'tensor' },
+    { name: 'sparse_value', kind: 'tensor' },
     { name: 'value_float', kind: 'float' },
     { name: 'value_floats', kind: 'floats' },
     { name: 'value_int', kind: 'int' },
