@@ -34,8 +34,11 @@ export function serializeAir(graph: Graph, options: SerializeAirOptions = {}): U
     graph: [encodeGraph(root), ...[...root.subgraphs.values()].map(encodeGraph)],
     attr: { [ATTR_AIR_VERSION]: { i: AIR_FORMAT_VERSION } },
   };
-  // a plain, exactly sized Uint8Array (protobufjs may hand out a Buffer over a shared pool)
-  return new Uint8Array(ge.proto.ModelDef.encode(model).finish());
+  const bytes = ge.proto.ModelDef.encode(model).finish();
+  // a plain Uint8Array that owns its memory: protobufjs may hand out a Buffer over a shared pool
+  // (small outputs); a large output already owns its ArrayBuffer and is only re-viewed, not copied
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return new Uint8Array(bytes.buffer);
+  return new Uint8Array(bytes);
 }
 
 const edge = (node: Node, index: number): string => `${node.name}:${index}`;

@@ -13,7 +13,8 @@ export function encodeTensorData(tensor: HostTensor): Uint8Array {
   if (Array.isArray(data)) return encodeStrings(data);
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   if (isFourBit(tensor.type)) return packNibbles(bytes);
-  return bytes.slice();
+  // a view: the protobuf writer copies it when the message is finished
+  return bytes;
 }
 
 export type TensorDataResult = { readonly ok: true; readonly tensor: HostTensor } | { readonly ok: false; readonly expected: string };
