@@ -20,6 +20,25 @@ function computeCumulative(ctx: KernelContextV1, product: boolean): void {
   for (let i = axis + 1; i < rank; i++) inner *= x.dims[i]!;
   const total = x.data.length;
   const outer = size * inner === 0 ? 0 : total / (size * inner);
+  if (x.type === 'int64' || x.type === 'uint64') {
+    // exact 64-bit accumulation
+    const source = x.data as BigInt64Array;
+    const target = ctx.output(0, x.dims, x.type).data as BigInt64Array;
+    for (let o = 0; o < outer; o++) {
+      for (let j = 0; j < inner; j++) {
+        const base = o * size * inner + j;
+        let running = product ? 1n : 0n;
+        for (let t = 0; t < size; t++) {
+          const p = base + (reverse ? size - 1 - t : t) * inner;
+          const v = source[p]!;
+          if (exclusive) target[p] = running;
+          running = product ? running * v : running + v;
+          if (!exclusive) target[p] = running;
+        }
+      }
+    }
+    return;
+  }
   const src = numbersOf(x);
   const acc = new Float64Array(total);
   const identity = product ? 1 : 0;

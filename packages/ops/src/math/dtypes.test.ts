@@ -50,6 +50,15 @@ describe('dtype classes', () => {
     ]);
     expect(values(run('Clip', [tensor('uint8', [2], [3, 250]), undefined, tensor('uint8', [], [200])])[0]!)).toEqual([3, 200]);
     expect(values(run('CumSum', [tensor('int64', [3], [1, 2, 3]), tensor('int32', [], [0])])[0]!)).toEqual([1, 3, 6]);
+    const big = tensor('int64', [2], []);
+    (big.data as BigInt64Array).set([2n ** 60n + 1n, 2n ** 60n + 1n]);
+    expect(Array.from(run('CumSum', [big, tensor('int32', [], [0])], { exclusive: attr.int(1) })[0]!.data as BigInt64Array)).toEqual([
+      0n,
+      2n ** 60n + 1n,
+    ]);
+    const bound = tensor('int64', [], []);
+    (bound.data as BigInt64Array).set([2n ** 60n]);
+    expect(Array.from(run('Clip', [big, undefined, bound])[0]!.data as BigInt64Array)).toEqual([2n ** 60n, 2n ** 60n]);
   });
   it('round-trips every float8 code through decode and encode', () => {
     for (const type of ['float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'float4e2m1'] as const) {
