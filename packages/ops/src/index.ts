@@ -13,7 +13,7 @@ import { wasmSimdKernels } from './wasm/index.js';
 export { createKernelRegistry } from './kernel-registry.js';
 export { defineOp, defineKernel, param, type OpSpec, type KernelSpec } from './define.js';
 export { runKernelOnHost, type HostRunOptions } from './host/run-on-host.js';
-export { hasWasmSimd, hasRelaxedSimd, measureSimdPeak, simdGemmOnMemory, wasmSimdKernels } from './wasm/index.js';
+export { benchmarkSimdConv, hasWasmSimd, hasRelaxedSimd, measureSimdPeak, simdGemmOnMemory, wasmSimdKernels } from './wasm/index.js';
 
 /** Every op definition tsge ships. */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {

@@ -16,7 +16,7 @@ export function benchModels(repoRoot: string): BenchModel[] {
   const ocr = path.dirname(models.detectionPath);
   const light = (name: string): BenchModel => ({
     id: `light_${name}`,
-    path: path.join(testdata, `onnx-backend/light/light_${name}/model.onnx`),
+    path: path.join(testdata, `onnx-backend/light/light_${name}.onnx`),
     inputShapes: {},
     input: 'arange',
   });

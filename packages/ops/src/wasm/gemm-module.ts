@@ -1,6 +1,9 @@
 import { Code, type FunctionDef, I32, V128 } from './emitter.js';
 
 /**
+ * With `packed`, generates `gemmPacked` instead: B is stored as panels of 8 columns, each a
+ * contiguous K×8 block (so a panel streams from L1), N must be a multiple of 8 and ldb is unused.
+ *
  * Generates `gemm(M, N, K, A, lda, B, ldb, C, ldc, accumulate)`: C[M×n] (+)= A[M×K] · B[K×n] for
  * the first n = N rounded down to a multiple of 4 columns (the caller finishes the tail). A, B, C are
  * byte addresses of row-major float32 matrices; lda/ldb/ldc are row strides in elements.
@@ -9,7 +12,7 @@ import { Code, type FunctionDef, I32, V128 } from './emitter.js';
  * 4-column variants for the edges. B is read row by row inside a column panel, so a K×8 panel stays
  * in L1 while all row blocks of A stream past it.
  */
-export function gemmFunction(useFma: boolean): FunctionDef {
+export function gemmFunction(useFma: boolean, packed = false): FunctionDef {
   const P = { M: 0, N: 1, K: 2, A: 3, lda: 4, B: 5, ldb: 6, C: 7, ldc: 8, accumulate: 9 } as const;
   const code = new Code(10);
   const i = code.local(I32);
@@ -44,7 +47,9 @@ export function gemmFunction(useFma: boolean): FunctionDef {
         .i32Add()
         .set(pa[r] as number);
     }
-    code.get(P.B).get(j).i32(2).i32Shl().i32Add().set(pb);
+    // row-major B: column j of row 0; packed B: panel j/8, whose K×8 block starts at j*K floats
+    if (packed) code.get(P.B).get(j).get(P.K).i32Mul().i32(2).i32Shl().i32Add().set(pb);
+    else code.get(P.B).get(j).i32(2).i32Shl().i32Add().set(pb);
     code.get(P.K).set(k);
     code.block().loop();
     code.get(k).i32Eqz().brIf(1);
@@ -82,7 +87,8 @@ export function gemmFunction(useFma: boolean): FunctionDef {
             .set(accumulator);
       }
     }
-    code.get(pb).get(P.ldb).i32(2).i32Shl().i32Add().set(pb);
+    if (packed) code.get(pb).i32(32).i32Add().set(pb);
+    else code.get(pb).get(P.ldb).i32(2).i32Shl().i32Add().set(pb);
     code.get(k).i32(1).i32Sub().set(k);
     code.br(0).end().end();
     // store (optionally accumulating into C)
@@ -129,6 +135,6 @@ export function gemmFunction(useFma: boolean): FunctionDef {
 
   code.i32(0).set(j);
   panels(2);
-  panels(1);
-  return { name: 'gemm', params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32], results: [], code };
+  if (!packed) panels(1);
+  return { name: packed ? 'gemmPacked' : 'gemm', params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32], results: [], code };
 }

@@ -1,6 +1,6 @@
 // WebAssembly SIMD kernels (generated at load time by a small emitter; no toolchain needed).
 export { hasWasmSimd, hasRelaxedSimd, simdKernels, type SimdKernelExports } from './kernel-modules.js';
 export { simdGemm, simdMatMulKernel, inMemory } from './simd-matmul.js';
-export { measureSimdPeak, simdGemmOnMemory } from './peak.js';
+export { benchmarkSimdConv, measureSimdPeak, simdGemmOnMemory } from './peak.js';
 export { simdConvKernel } from './simd-conv.js';
 export { wasmSimdKernels } from './simd-kernels.js';

@@ -6,6 +6,19 @@ import { gemmFunction } from './gemm-module.js';
 /** The exports of tsge's hand-written SIMD kernel module. */
 export interface SimdKernelExports {
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
+  /** B packed in K×8 column panels; N a multiple of 8; ldb unused. */
+  gemmPacked(
+    M: number,
+    N: number,
+    K: number,
+    A: number,
+    lda: number,
+    B: number,
+    ldb: number,
+    C: number,
+    ldc: number,
+    accumulate: number,
+  ): void;
   depthwise(
     x: number,
     w: number,
@@ -82,7 +95,11 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
   let module = modules.get(shared);
   if (!module) {
-    module = new wasm.Module(assembleModule([gemmFunction(hasRelaxedSimd()), depthwiseFunction(hasRelaxedSimd())], { shared }));
+    module = new wasm.Module(
+      assembleModule([gemmFunction(hasRelaxedSimd()), gemmFunction(hasRelaxedSimd(), true), depthwiseFunction(hasRelaxedSimd())], {
+        shared,
+      }),
+    );
     modules.set(shared, module);
   }
   const instance = new wasm.Instance(module, { env: { memory } });

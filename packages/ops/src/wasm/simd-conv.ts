@@ -63,19 +63,26 @@ export function simdConvKernel(reference: KernelV1): KernelV1 {
       }
 
       const kDim = cg * kSize;
-      const table = windowGatherTable(g);
-      const panel = Math.max(4, Math.min(outSize, Math.floor(PANEL_BYTES / (4 * kDim)) & ~3));
+      const twoD = g.inDims.length === 2;
+      const rowLength = twoD ? (g.outDims[1] as number) : 1;
+      // panels of whole output rows (2-D) or of output positions (other ranks)
+      const panel = twoD
+        ? Math.max(1, Math.min(g.outDims[0] as number, Math.floor(PANEL_BYTES / (4 * kDim * rowLength)))) * rowLength
+        : Math.max(4, Math.min(outSize, Math.floor(PANEL_BYTES / (4 * kDim)) & ~3));
+      const table = twoD ? undefined : windowGatherTable(g);
+      const padded = (panel + 7) & ~7;
       const wBytes = mg * kDim * 4;
-      const colBytes = kDim * panel * 4;
-      const outBytes = mg * panel * 4;
+      const colBytes = kDim * padded * 4;
+      const outBytes = mg * padded * 4;
       const scratch = scratchMemory(64 + wBytes + colBytes + outBytes + 192);
-      if (!scratch) return reference.compute(ctx);
+      const kernels = scratch && simdKernels(scratch);
+      if (!scratch || !kernels) return reference.compute(ctx);
       const wOffset = 64;
       const colOffset = align64(wOffset + wBytes);
       const outOffset = align64(colOffset + colBytes);
       const sw = new Float32Array(scratch.buffer, wOffset, mg * kDim);
-      const col = new Float32Array(scratch.buffer, colOffset, kDim * panel);
-      const out = new Float32Array(scratch.buffer, outOffset, mg * panel);
+      const col = new Float32Array(scratch.buffer, colOffset, kDim * padded);
+      const out = new Float32Array(scratch.buffer, outOffset, mg * padded);
       for (let grp = 0; grp < p.group; grp++) {
         sw.set(W.subarray(grp * mg * kDim, (grp + 1) * mg * kDim));
         for (let n = 0; n < p.batch; n++) {
@@ -83,29 +90,14 @@ export function simdConvKernel(reference: KernelV1): KernelV1 {
           const yBase = (n * p.outChannels + grp * mg) * outSize;
           for (let o0 = 0; o0 < outSize; o0 += panel) {
             const cols = Math.min(panel, outSize - o0);
-            // im2col panel: row (c, k) holds X[c] gathered at the window offsets of outputs o0..o0+cols
-            for (let c = 0; c < cg; c++) {
-              const xc = xBase + c * inSize;
-              for (let k = 0; k < kSize; k++) {
-                const row = (c * kSize + k) * cols;
-                const t = k * outSize + o0;
-                for (let o = 0; o < cols; o++) {
-                  const idx = table[t + o] as number;
-                  col[row + o] = idx >= 0 ? (X[xc + idx] as number) : 0;
-                }
-              }
-            }
-            simdGemm(
-              scratch,
-              { m: mg, n: cols, k: kDim },
-              { data: sw, offset: 0, ld: kDim },
-              { data: col, offset: 0, ld: cols },
-              { data: out, offset: 0, ld: cols },
-            );
+            const width = (cols + 7) & ~7;
+            if (table) gatherPanel(col, X, table, xBase, cg, kSize, inSize, outSize, o0, cols);
+            else im2colRows(col, X, xBase, cg, p, o0 / rowLength, cols / rowLength);
+            kernels.gemmPacked(mg, width, kDim, wOffset, kDim, colOffset, 0, outOffset, width, 0);
             for (let m = 0; m < mg; m++) {
               const bv = bias ? (bias[grp * mg + m] as number) : 0;
               const dst = yBase + m * outSize + o0;
-              const src = m * cols;
+              const src = m * width;
               for (let o = 0; o < cols; o++) Y[dst + o] = (out[src + o] as number) + bv;
             }
           }
@@ -113,6 +105,69 @@ export function simdConvKernel(reference: KernelV1): KernelV1 {
       }
     },
   });
+}
+
+/**
+ * Packed B layout of the staged GEMM: column o of row k lives at ((o >> 3) * K + k) * 8 + (o & 7),
+ * i.e. panels of 8 columns, each a contiguous K×8 block.
+ */
+
+/** Any-rank im2col panel through the gather table, packed: row (c, k) = X[c] at the window offsets of outputs o0.. */
+function gatherPanel(
+  col: Float32Array,
+  X: Float32Array,
+  table: Int32Array,
+  xBase: number,
+  channels: number,
+  kSize: number,
+  inSize: number,
+  outSize: number,
+  o0: number,
+  cols: number,
+): void {
+  const K = channels * kSize;
+  for (let c = 0; c < channels; c++) {
+    const xc = xBase + c * inSize;
+    for (let k = 0; k < kSize; k++) {
+      const krow = c * kSize + k;
+      const t = k * outSize + o0;
+      for (let o = 0; o < cols; o++) {
+        const idx = table[t + o] as number;
+        col[((o >> 3) * K + krow) * 8 + (o & 7)] = idx >= 0 ? (X[xc + idx] as number) : 0;
+      }
+    }
+  }
+}
+
+/** 2-D im2col of output rows [oh0, oh0+rows), written in the packed panel layout. */
+function im2colRows(col: Float32Array, X: Float32Array, xBase: number, channels: number, p: ConvProblem, oh0: number, rows: number): void {
+  const g = p.geometry;
+  const [H, Wd] = g.inDims as [number, number];
+  const OW = g.outDims[1] as number;
+  const [KH, KW] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [pt, pl] = g.padsBegin as [number, number];
+  const K = channels * KH * KW;
+  for (let c = 0; c < channels; c++) {
+    const xc = xBase + c * H * Wd;
+    for (let kh = 0; kh < KH; kh++) {
+      for (let kw = 0; kw < KW; kw++) {
+        const krow = (c * KH + kh) * KW + kw;
+        const shift = kw * dw - pl;
+        let o = 0;
+        for (let r = 0; r < rows; r++) {
+          const ih = (oh0 + r) * sh - pt + kh * dh;
+          const inside = ih >= 0 && ih < H;
+          const src = xc + ih * Wd;
+          for (let ow = 0; ow < OW; ow++, o++) {
+            const iw = ow * sw + shift;
+            col[((o >> 3) * K + krow) * 8 + (o & 7)] = inside && iw >= 0 && iw < Wd ? (X[src + iw] as number) : 0;
+          }
+        }
+      }
+    }
+  }
 }
 
 function align64(n: number): number {
