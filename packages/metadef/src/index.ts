@@ -127,3 +127,4 @@ export { verifyGraph, type VerifyOptions } from './verify/verify-graph.js';
 export { describeGraph, graphsStructurallyEqual } from './dump/describe-graph.js';
 export { graphToJson, GRAPH_JSON_VERSION, type GraphJson, type GraphJsonOptions, type JsonValue } from './dump/graph-to-json.js';
 export { graphToDot, type GraphDotOptions } from './dump/graph-to-dot.js';
+export { airParser } from './air/air-parser.js';
