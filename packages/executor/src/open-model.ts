@@ -9,7 +9,17 @@ import type { KernelCall, PreparedPlan } from './model/kernel-call.js';
 import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from './model/kernel-set.js';
 import { nodesByName, preparePlans } from './model/prepare-plans.js';
 import { selectPlan } from './model/select-plan.js';
-import type { ChromeTrace, ExecutionMode, Executor, Feed, LoadModelOptions, RunOptions, TensorMetadata, TraceEvent } from './options.js';
+import type {
+  ChromeTrace,
+  ExecutionMode,
+  Executor,
+  Feed,
+  LoadModelOptions,
+  RunOptions,
+  TensorMetadata,
+  TraceEvent,
+  TraceMetadata,
+} from './options.js';
 import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
@@ -19,6 +29,8 @@ import type { SinkWorkerData } from './sink/sink-protocol.js';
 import { createSlotPool } from './slot-pool.js';
 
 const GIB = 1024 * 1024 * 1024;
+/** Profiling keeps at most this many task events (about 100 MB of trace JSON). */
+const MAX_TRACE_EVENTS = 500_000;
 const DEFAULT_DYNAMIC_LIMIT = GIB;
 
 /**
@@ -40,6 +52,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const anyDynamic = plans.some((p) => p.dynamic);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
   const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && canShareMemory();
+  // a worker runs whole streams, so more workers than streams would only idle
+  const workerCount = Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
   const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
   const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
 
@@ -54,7 +68,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   let device: CpuDevice;
   try {
     device = createCpuDevice({
-      threads: useWorkers ? threads : 1,
+      threads: useWorkers ? workerCount : 1,
       initialBytes: staticBytes,
       maximumBytes: Math.min(limit, 4 * GIB),
       // shared memory keeps views valid when run-time tensors grow it; generated kernels import
@@ -193,6 +207,7 @@ function createExecutor(parts: ExecutorParts): Executor {
   const hostModel = { graph: model.graph, nodes: parts.nodes, registry: parts.registry, bound: parts.bound, device };
 
   const record = (run: number, call: KernelCall, stream: number, thread: number, start: number, duration: number): void => {
+    if (traceEvents.length >= MAX_TRACE_EVENTS) return;
     traceEvents.push({
       name: call.node,
       cat: call.opType,
@@ -286,7 +301,15 @@ function createExecutor(parts: ExecutorParts): Executor {
       }
     },
     profile(): ChromeTrace {
-      return { traceEvents: [...traceEvents], displayTimeUnit: 'ms' };
+      const threads = [...new Set(traceEvents.map((e) => e.tid))].sort((a, b) => a - b);
+      const names: TraceMetadata[] = threads.map((tid) => ({
+        name: 'thread_name',
+        ph: 'M',
+        pid: 0,
+        tid,
+        args: { name: tid === 0 ? 'calling thread' : `worker ${tid - 1}` },
+      }));
+      return { traceEvents: [...names, ...traceEvents], displayTimeUnit: 'ms' };
     },
     async release() {
       if (released) return;

@@ -62,8 +62,18 @@ export interface TraceEvent {
   };
 }
 
+/** A metadata event naming a thread in the trace viewer. */
+export interface TraceMetadata {
+  readonly name: 'thread_name';
+  readonly ph: 'M';
+  readonly pid: number;
+  readonly tid: number;
+  readonly args: { readonly name: string };
+}
+
 export interface ChromeTrace {
-  readonly traceEvents: readonly TraceEvent[];
+  /** Thread names first, then one complete event per task. */
+  readonly traceEvents: readonly (TraceMetadata | TraceEvent)[];
   readonly displayTimeUnit: 'ms';
 }
 
