@@ -16,11 +16,13 @@ import {
   attr,
   createOpDesc,
   createTensorDesc,
+  diagnostic,
 } from '@tsge/metadef';
 import { problemToDiagnostic } from '../internal/problem.js';
 import type { IGraphProto, INodeProto } from '../internal/proto.js';
 import { decodeAttributes } from './attributes.js';
 import { constantValue } from './constant.js';
+import { MAX_SUBGRAPH_DEPTH, orderNodes } from './order-nodes.js';
 import { type RawNode, rawNode } from './raw-node.js';
 import type { TensorLoader } from './tensor-loader.js';
 import { type ValueType, descOfType, readValueType, unknownDesc } from './value-type.js';
@@ -30,8 +32,6 @@ export const ATTR_OPSET = '_opset';
 export const ATTR_IMPLICIT_INPUTS = '_implicit_inputs';
 export const ATTR_IMPLICIT_INPUT = '_implicit_input';
 export const ATTR_FORMAL_INPUTS = '_formal_inputs';
-
-const MAX_SUBGRAPH_DEPTH = 32;
 
 export interface ImportContext {
   readonly loader: TensorLoader;
@@ -116,9 +116,9 @@ class GraphImport {
   }
 
   /** An outer value used inside this subgraph becomes a Data node wired to a parent input. */
-  private captureOuter(name: string, _outer: OutDataAnchor): OutDataAnchor {
+  private captureOuter(name: string, outer: OutDataAnchor): OutDataAnchor {
     const capture = this.capture as SubgraphCapture;
-    const desc = _outer.node.opDesc.outputDescs[_outer.index] ?? unknownDesc();
+    const desc = outer.node.opDesc.outputDescs[outer.index] ?? unknownDesc();
     const node = this.graph.addNode(
       createOpDesc({
         name: this.uniqueName(name),
@@ -314,7 +314,18 @@ class GraphImport {
       this.graph.addSubgraph(s.graph, node);
     }
     raw.outputs.forEach((name, i) => {
-      if (name) this.scope.values.set(name, node.outData[i] as OutDataAnchor);
+      if (!name) return;
+      // ONNX graphs are SSA; a second producer of a name wins, but say so
+      if (this.scope.values.has(name))
+        this.ctx.diagnostics.push(
+          diagnostic(
+            'TSGE-E3003',
+            { reason: `value ${name} is produced twice` },
+            this.location(raw.name, raw.opType, raw.domain),
+            'warning',
+          ),
+        );
+      this.scope.values.set(name, node.outData[i] as OutDataAnchor);
     });
   }
 
@@ -351,62 +362,6 @@ class GraphImport {
 function formalCount(graph: Graph): number {
   const a = graph.attrs.get(ATTR_FORMAL_INPUTS);
   return a?.kind === 'int' ? a.value : 0;
-}
-
-/**
- * Orders nodes so producers come first (ONNX requires it, but not every exporter complies).
- * Nodes in a cycle, or reading names nobody produces, keep their original relative order.
- */
-export function orderNodes(nodes: readonly RawNode[]): RawNode[] {
-  const producer = new Map<string, number>();
-  nodes.forEach((n, i) => {
-    for (const o of n.outputs) if (o && !producer.has(o)) producer.set(o, i);
-  });
-  const state = new Uint8Array(nodes.length); // 0 new, 1 visiting, 2 done
-  const order: RawNode[] = [];
-  const stack: [number, number][] = [];
-  const dependencies = (n: RawNode): string[] => [...n.inputs, ...outerNames(n)];
-  for (let start = 0; start < nodes.length; start++) {
-    if (state[start]) continue;
-    stack.push([start, 0]);
-    state[start] = 1;
-    while (stack.length) {
-      const top = stack[stack.length - 1] as [number, number];
-      const deps = dependencies(nodes[top[0]] as RawNode);
-      let pushed = false;
-      while (top[1] < deps.length) {
-        const p = producer.get(deps[top[1]++] as string);
-        if (p !== undefined && state[p] === 0) {
-          state[p] = 1;
-          stack.push([p, 0]);
-          pushed = true;
-          break;
-        }
-      }
-      if (!pushed) {
-        stack.pop();
-        state[top[0]] = 2;
-        order.push(nodes[top[0]] as RawNode);
-      }
-    }
-  }
-  return order;
-}
-
-/** Names a node's subgraphs read (over-approximated: every input name in them). */
-function outerNames(node: RawNode): string[] {
-  if (node.graphs.size === 0) return [];
-  const names: string[] = [];
-  const visit = (g: IGraphProto, depth: number): void => {
-    if (depth > MAX_SUBGRAPH_DEPTH) return;
-    for (const n of g.node ?? []) {
-      for (const i of n.input ?? []) if (i) names.push(i);
-      for (const a of n.attribute ?? []) if (a.g) visit(a.g, depth + 1);
-    }
-    for (const o of g.output ?? []) if (o.name) names.push(o.name);
-  };
-  for (const g of node.graphs.values()) visit(g, 0);
-  return names;
 }
 
 /** Imports the main graph of a model into a new root Graph. */

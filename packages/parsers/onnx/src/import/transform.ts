@@ -1,6 +1,7 @@
 import type { Diagnostic, OpRegistry, Shape } from '@tsge/metadef';
 import { diagnostic } from '@tsge/metadef';
 import { MICROSOFT_RULES } from '../contrib/microsoft.js';
+import { EXPERIMENTAL_RULES } from '../upgrade/experimental.js';
 import { UPGRADE_RULES } from '../upgrade/rules.js';
 import { upgradeNodes } from '../upgrade/upgrade.js';
 import { type RawFunction, inlineFunctions } from './functions.js';
@@ -19,7 +20,7 @@ export interface TransformContext {
   readonly usedNames: Set<string>;
 }
 
-const RULES = [...MICROSOFT_RULES, ...UPGRADE_RULES];
+const RULES = [...MICROSOFT_RULES, ...EXPERIMENTAL_RULES, ...UPGRADE_RULES];
 
 /**
  * Rewrites one graph's nodes into the canonical op set: inlines model-local functions, maps

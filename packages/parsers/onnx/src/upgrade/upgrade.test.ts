@@ -125,4 +125,20 @@ describe('opset upgrade', () => {
     const n = only(await parseSingle(node('Relu', ['x'], ['y'], [a.ints('consumed_inputs', [0])]), 1), 'Relu');
     expect(n.opDesc.attrs.has('consumed_inputs')).toBe(false);
   });
+
+  it('expresses removed experimental ops (ImageScaler, Crop, DynamicSlice) with canonical ops', async () => {
+    const scaler = await parseSingle(node('ImageScaler', ['x'], ['y'], [a.float('scale', 2), a.floats('bias', [1, 2, 3])]), 8);
+    expect(scaler.nodesOfType('ImageScaler')).toHaveLength(0);
+    const add = only(scaler, 'Add');
+    expect(add.opDesc.outputNames).toEqual(['y']);
+    expect(add.inData[0]?.peer?.node.type).toBe('Mul');
+    const crop = only(await parseSingle(node('Crop', ['x'], ['y'], [a.ints('border', [1, 1, 1, 1])]), 8), 'Slice');
+    expect([constInput(crop, 1), constInput(crop, 2), constInput(crop, 3)]).toEqual([
+      [1, 1],
+      [-1, -1],
+      [2, 3],
+    ]);
+    const inputs = [value('x', DT.FLOAT, [4]), value('s', DT.INT64, [1]), value('e', DT.INT64, [1])];
+    expect(only(await parseSingle(node('DynamicSlice', ['x', 's', 'e'], ['y']), 9, inputs), 'Slice').inData).toHaveLength(3);
+  });
 });
