@@ -31,6 +31,20 @@ export interface KernelContextV1 {
    * memory). WebAssembly kernels instantiate over it and address tensors by `data.byteOffset`.
    */
   readonly memory?: LinearMemory;
+  /** Splits work into tiles run by idle threads that share `memory` (absent: run tiles yourself). */
+  readonly parallel?: ParallelRunnerV1;
+}
+
+/**
+ * Intra-op parallelism. A tile is a call of a tile function that the kernel library registers by
+ * name (so any thread with the library loaded can run it) with numeric arguments (byte offsets,
+ * sizes); tiles must write disjoint parts of the output. `run` returns when every tile ran; the
+ * calling thread takes tiles too, so a busy pool only means less help, never a wait.
+ */
+export interface ParallelRunnerV1 {
+  /** Threads that may take part, the caller included. */
+  readonly threads: number;
+  run(tileFunction: string, tiles: readonly (readonly number[])[]): void;
 }
 
 /**

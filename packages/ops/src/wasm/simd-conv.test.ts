@@ -5,6 +5,7 @@ import { runKernelOnHost } from '../host/run-on-host.js';
 import { nnKernels } from '../nn/index.js';
 import { hasWasmSimd } from './kernel-modules.js';
 import { simdConvKernel } from './simd-conv.js';
+import { runTile } from './tiles.js';
 
 const WasmMemory = (
   globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number; shared?: boolean }) => LinearMemory } }
@@ -75,58 +76,79 @@ const cases: Case[] = [
     bias: true,
     attrs: { group: attr.int(2), pads: attr.ints([1, 1, 1, 1]) },
   },
+  { name: 'large 3×3 (many row tiles)', x: [1, 16, 40, 40], w: [32, 16, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  { name: 'large pointwise (many channel tiles)', x: [1, 64, 32, 32], w: [64, 64, 1, 1], bias: true, attrs: {} },
+  {
+    name: 'large depthwise (channel tiles)',
+    x: [1, 64, 40, 40],
+    w: [64, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(64), pads: attr.ints([1, 1, 1, 1]) },
+  },
   { name: 'channel multiplier 2 falls back', x: [1, 2, 5, 5], w: [4, 1, 3, 3], bias: true, attrs: { group: attr.int(2) } },
 ];
 
 describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
   const kernel = simdConvKernel(reference!);
   for (const c of cases) {
-    it(`matches the reference kernel: ${c.name}`, () => {
-      const rnd = seeded(c.x.reduce((a, b) => a * 7 + b, 1));
-      const count = (d: number[]) => d.reduce((a, b) => a * b, 1);
-      const xs = Float32Array.from({ length: count(c.x) }, rnd);
-      const ws = Float32Array.from({ length: count(c.w) }, rnd);
-      const bs = Float32Array.from({ length: c.w[0] as number }, rnd);
-      const attrs = new Map(Object.entries(c.attrs));
-      const host = [
-        createTensor('float32', c.x, xs),
-        createTensor('float32', c.w, ws),
-        ...(c.bias ? [createTensor('float32', [c.w[0] as number], bs)] : []),
-      ];
-      const expected = runKernelOnHost(reference!, host, { outputCount: 1, attrs })[0] as HostTensor;
+    for (const split of [false, true])
+      it(`matches the reference kernel: ${c.name}${split ? ' (tiles run out of order by a 4-thread pool)' : ''}`, () => {
+        const rnd = seeded(c.x.reduce((a, b) => a * 7 + b, 1));
+        const count = (d: number[]) => d.reduce((a, b) => a * b, 1);
+        const xs = Float32Array.from({ length: count(c.x) }, rnd);
+        const ws = Float32Array.from({ length: count(c.w) }, rnd);
+        const bs = Float32Array.from({ length: c.w[0] as number }, rnd);
+        const attrs = new Map(Object.entries(c.attrs));
+        const host = [
+          createTensor('float32', c.x, xs),
+          createTensor('float32', c.w, ws),
+          ...(c.bias ? [createTensor('float32', [c.w[0] as number], bs)] : []),
+        ];
+        const expected = runKernelOnHost(reference!, host, { outputCount: 1, attrs })[0] as HostTensor;
 
-      const memory = new WasmMemory({ initial: 32 });
-      let offset = 64;
-      const place = (t: HostTensor): HostTensor => {
-        const view = new Float32Array(memory.buffer, offset, t.data.length);
-        view.set(t.data as Float32Array);
-        offset += Math.ceil((t.data.length * 4) / 64) * 64 + 64;
-        return { type: t.type, dims: t.dims, data: view };
-      };
-      const inputs = host.map(place);
-      const yView = new Float32Array(memory.buffer, offset, expected.data.length).fill(Number.NaN);
-      let outDims: readonly number[] = [];
-      const ctx: KernelContextV1 = {
-        nodeName: 'conv',
-        opType: 'Conv',
-        attrs: createAttrReader(attrs),
-        inputCount: inputs.length,
-        outputCount: 1,
-        opsetVersion: 22,
-        memory,
-        input: (i) => inputs[i],
-        tensor: (i) => inputs[i],
-        output: (_i, dims) => {
-          outDims = dims;
-          return { type: 'float32', dims: [...dims], data: yView };
-        },
-        setOutput: () => {},
-        runSubgraph: () => [],
-      };
-      kernel.compute(ctx);
-      expect(outDims).toEqual(expected.dims);
-      const e = expected.data as Float32Array;
-      for (let i = 0; i < e.length; i++) expect(yView[i]).toBeCloseTo(e[i] as number, 4);
-    });
+        const memory = new WasmMemory({ initial: 64 });
+        let offset = 64;
+        const place = (t: HostTensor): HostTensor => {
+          const view = new Float32Array(memory.buffer, offset, t.data.length);
+          view.set(t.data as Float32Array);
+          offset += Math.ceil((t.data.length * 4) / 64) * 64 + 64;
+          return { type: t.type, dims: t.dims, data: view };
+        };
+        const inputs = host.map(place);
+        const yView = new Float32Array(memory.buffer, offset, expected.data.length).fill(Number.NaN);
+        let outDims: readonly number[] = [];
+        const ctx: KernelContextV1 = {
+          nodeName: 'conv',
+          opType: 'Conv',
+          attrs: createAttrReader(attrs),
+          inputCount: inputs.length,
+          outputCount: 1,
+          opsetVersion: 22,
+          memory,
+          ...(split
+            ? {
+                parallel: {
+                  threads: 4,
+                  run: (name: string, tiles: readonly (readonly number[])[]) =>
+                    [...tiles].reverse().forEach((t) => runTile(memory, name, t)),
+                },
+              }
+            : {}),
+          input: (i) => inputs[i],
+          tensor: (i) => inputs[i],
+          output: (_i, dims) => {
+            outDims = dims;
+            return { type: 'float32', dims: [...dims], data: yView };
+          },
+          setOutput: () => {},
+          runSubgraph: () => [],
+        };
+        kernel.compute(ctx);
+        expect(outDims).toEqual(expected.dims);
+        const e = expected.data as Float32Array;
+        let worst = 0;
+      for (let i = 0; i < e.length; i++) worst = Math.max(worst, Math.abs((yView[i] as number) - (e[i] as number)));
+      expect(worst).toBeLessThan(1e-4);
+      });
   }
 });

@@ -1,6 +1,7 @@
-import type { HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
+import type { HostTensor, KernelContextV1, KernelV1, LinearMemory, ParallelRunnerV1 } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
 import { simdKernels } from './kernel-modules.js';
+import { registerTileFunction, runTiles, splitRange } from './tiles.js';
 
 /** Whether a float32 view lies in `memory` (so WebAssembly can address it by byte offset). */
 export function inMemory(memory: LinearMemory, ...tensors: HostTensor[]): boolean {
@@ -52,6 +53,62 @@ export function simdGemm(
   return true;
 }
 
+/** Matrix operand of a GEMM in device memory: a float32 view, an element offset and a row stride. */
+export interface MatrixRef {
+  readonly data: Float32Array;
+  readonly offset: number;
+  readonly ld: number;
+}
+
+const GEMM_ROWS = 'simd.gemmRows';
+registerTileFunction(GEMM_ROWS, (memory, t) => {
+  const all = new Float32Array(memory.buffer);
+  const [m, n, k, a, lda, b, ldb, c, ldc, acc] = t as [number, number, number, number, number, number, number, number, number, number];
+  simdGemm(
+    memory,
+    { m, n, k },
+    { data: all, offset: a / 4, ld: lda },
+    { data: all, offset: b / 4, ld: ldb },
+    { data: all, offset: c / 4, ld: ldc },
+    acc !== 0,
+  );
+});
+
+/** The GEMM tiles of C = A·B split by rows of A/C (multiples of 4), as arguments of `simd.gemmRows`. */
+export function gemmRowTiles(
+  shape: { m: number; n: number; k: number },
+  a: MatrixRef,
+  b: MatrixRef,
+  c: MatrixRef,
+  threads: number,
+): number[][] {
+  const byte = (r: MatrixRef, row: number): number => r.data.byteOffset + (r.offset + row * r.ld) * 4;
+  return splitRange(shape.m, threads, 4, shape.n * shape.k).map(([r0, r1]) => [
+    r1 - r0,
+    shape.n,
+    shape.k,
+    byte(a, r0),
+    a.ld,
+    byte(b, 0),
+    b.ld,
+    byte(c, r0),
+    c.ld,
+    0,
+  ]);
+}
+
+/** C = A·B over device memory, split across threads when a pool is given. */
+export function parallelGemm(
+  memory: LinearMemory,
+  parallel: ParallelRunnerV1 | undefined,
+  shape: { m: number; n: number; k: number },
+  a: MatrixRef,
+  b: MatrixRef,
+  c: MatrixRef,
+): void {
+  runTiles(memory, parallel, GEMM_ROWS, gemmRowTiles(shape, a, b, c, parallel?.threads ?? 1));
+}
+
 /**
  * MatMul on float32 in device memory: A[..., M, K] · B[K, N] as one GEMM over all batch rows, or
  * equal batch dims batch by batch. Other layouts (broadcast batches, 1-D operands, host memory) go
@@ -83,9 +140,11 @@ export function simdMatMulKernel(reference: KernelV1): KernelV1 {
       const A = a.data as Float32Array;
       const B = b.data as Float32Array;
       const Y = y.data as Float32Array;
+      const threads = ctx.parallel?.threads ?? 1;
       if (bIsMatrix) {
-        simdGemm(
+        parallelGemm(
           memory,
+          ctx.parallel,
           { m: batch * m, n, k },
           { data: A, offset: 0, ld: k },
           { data: B, offset: 0, ld: n },
@@ -93,15 +152,20 @@ export function simdMatMulKernel(reference: KernelV1): KernelV1 {
         );
         return;
       }
+      const tiles: number[][] = [];
       for (let i = 0; i < batch; i++) {
-        simdGemm(
-          memory,
-          { m, n, k },
-          { data: A, offset: i * m * k, ld: k },
-          { data: B, offset: i * k * n, ld: n },
-          { data: Y, offset: i * m * n, ld: n },
+        const shape = { m, n, k };
+        tiles.push(
+          ...gemmRowTiles(
+            shape,
+            { data: A, offset: i * m * k, ld: k },
+            { data: B, offset: i * k * n, ld: n },
+            { data: Y, offset: i * m * n, ld: n },
+            threads,
+          ),
         );
       }
+      runTiles(memory, ctx.parallel, GEMM_ROWS, tiles);
     },
   });
 }
