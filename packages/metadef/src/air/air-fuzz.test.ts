@@ -188,6 +188,16 @@ describe('.air reader diagnostics', () => {
     expect(codes(future)).toEqual(['TSGE-E2002']);
   });
 
+  it('warns that a graph body embedded in an attribute is not read', () => {
+    const bytes = model({
+      name: 'g',
+      op: [{ name: 'n', type: 'T', attr: { body: { g: { name: 'b', op: [{ name: 'inner', type: 'Relu' }] } } } }],
+    });
+    const result = parseAir(bytes);
+    expect(result.graph?.findNode('n')?.opDesc.attrs.get('body')).toEqual({ kind: 'graph', value: 'b' });
+    expect(result.diagnostics.map((d) => [d.code, d.severity])).toEqual([['TSGE-E2108', 'warning']]);
+  });
+
   it('reads a plain GE file: parents from subgraph_name, control inputs, DT_UNDEFINED as a warning', () => {
     const bytes = model(
       {

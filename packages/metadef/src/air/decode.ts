@@ -112,6 +112,9 @@ export class DecodeContext {
         return dtype ? { kind: 'dtype', value: dtype } : undefined;
       }
       case 'g':
+        // tsge refers to subgraphs by name; a body embedded here (older GE files) is not read
+        if (def.g?.op?.length)
+          this.report('TSGE-E2108', { where, reason: `the body of embedded graph ${def.g.name ?? ''} is ignored` }, 'warning');
         return { kind: 'graph', value: def.g?.name ?? '' };
       case 'func':
         return { kind: 'named_attrs', value: this.namedAttrs(def.func as ge.proto.INamedAttrs, where) };
