@@ -4,3 +4,4 @@ export { simdGemm, simdMatMulKernel, inMemory } from './simd-matmul.js';
 export { benchmarkSimdConv, measureSimdPeak, simdGemmOnMemory } from './peak.js';
 export { simdConvKernel } from './simd-conv.js';
 export { wasmSimdKernels } from './simd-kernels.js';
+export { registerTileFunction, runTile, runTiles, splitRange, type TileFunction } from './tiles.js';
