@@ -43,6 +43,15 @@ describe('@tsge/ge', () => {
     await model.release();
   });
 
+  it('reads GE .air files through the built-in air parser', async () => {
+    const { serializeAir } = await import('@tsge/metadef');
+    const graph = await parseModel(serializeAir(smallGraph()), { fileName: 'small.air' });
+    const model = await loadModel(await buildModel(graph), { threads: 1 });
+    const out = await model.run({ x: createTensor('float32', [2, 3], Float32Array.from([1, 0, -1, 0, 1, 0])) });
+    expect([...(out.y as { data: Float32Array }).data]).toEqual([0, 0, 3, 4]);
+    await model.release();
+  });
+
   it('reports missing files and unknown formats with codes', async () => {
     await expect(parseModel('/nonexistent/model.onnx')).rejects.toSatisfy(
       (e: unknown) => TsgeError.isInstance(e) && e.code === 'TSGE-E3001',

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Dim, Graph, OpRegistry, ParseInput, ParserV1 } from '@tsge/metadef';
-import { TsgeError } from '@tsge/metadef';
+import { TsgeError, airParser } from '@tsge/metadef';
 
 /**
  * Parser packages tsge knows by name. They are discovered at run time when installed next to
@@ -10,7 +10,8 @@ import { TsgeError } from '@tsge/metadef';
  */
 const KNOWN_PARSER_PACKAGES = ['@tsge/parser-onnx', '@tsge/parser-tensorflow', '@tsge/parser-caffe', '@tsge/parser-mindspore'] as const;
 
-const registered = new Map<string, ParserV1>();
+// GE's own IR (.air) is always readable: its parser ships with the IR package itself.
+const registered = new Map<string, ParserV1>([[airParser.name, airParser]]);
 let discovery: Promise<void> | undefined;
 
 /** Registers a parser (a custom one, or an installed one found without discovery). */
