@@ -18,6 +18,7 @@ import { customPassesAt } from './passes/custom.js';
 import { deadCodePass } from './passes/dead-code.js';
 import { inferGraph, inferOne, inferShapesPass, symbolSource } from './passes/infer-shapes.js';
 import { layoutChainsPass } from './passes/layout-chains.js';
+import { precisionFp16Pass } from './passes/precision-fp16.js';
 import { removeNoopsPass } from './passes/remove-noops.js';
 import { placeKernels } from './place.js';
 import { applyInputShapes, selectOutputs } from './prepare/normalize.js';
@@ -124,15 +125,6 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   enter('prepare');
   if (options.inputShapes) diagnostics.push(...applyInputShapes(graph, options.inputShapes));
   if (options.outNodes?.length) diagnostics.push(...selectOutputs(graph, options.outNodes));
-  if (options.precisionMode === 'fp16')
-    diagnostics.push(
-      diagnostic(
-        'TSGE-E5001',
-        { pass: 'precision', reason: 'precision_mode fp16 is not supported yet; compiling in fp32' },
-        undefined,
-        'warning',
-      ),
-    );
   throwIfErrors(diagnostics);
   manager.run(graph, customPassesAt(options.customPasses, 'before-infershape'), 'prepare');
   manager.run(graph, [inferShapesPass(symbols)], 'prepare');
@@ -145,6 +137,8 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   manager.run(graph, optimizePasses(kernels, symbols, options.onProgress), 'optimize');
   manager.run(graph, fusionPasses, 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-builtin-fusion'), 'optimize');
+  // after fusion, so Conv+BatchNorm folds in float32 first
+  if (options.precisionMode === 'fp16') manager.run(graph, [precisionFp16Pass(kernels)], 'optimize');
   manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));

@@ -1,12 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Graph, GraphPassV1, OpRegistry } from '@tsge/metadef';
+import type { Graph, GraphPassV1, HostTensor, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, TsgeError, attr, createTensor } from '@tsge/metadef';
 import { readOm } from '@tsge/om';
 import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { compile } from './compile.js';
+import { runGraphOnHost } from './host/run-graph.js';
 import { randomFloats, smallCnn } from './test-graphs.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
@@ -111,6 +112,24 @@ describe('compile options', () => {
     expect(files.some((f) => f.endsWith('.json'))).toBe(true);
     expect(files.some((f) => f.endsWith('.dot'))).toBe(true);
     expect(existsSync(dumpDir)).toBe(true);
+  });
+
+  it('precisionMode fp16 computes in float16 with float32 inputs and outputs', async () => {
+    const graph = smallCnn(ops);
+    const x = createTensor('float32', [1, 3, 8, 8], randomFloats(192, 9));
+    const fp32 = await compile(graph, { ops, kernels, verify: true });
+    const fp16 = await compile(graph, { ops, kernels, precisionMode: 'fp16', verify: true });
+    expect(fp16.summary.counters['fp16-nodes']).toBeGreaterThan(5);
+    expect(fp16.model.ioInfo).toEqual(fp32.model.ioInfo);
+    expect(fp16.summary.weightsBytes).toBeLessThan(0.6 * fp32.summary.weightsBytes);
+    const conv = fp16.model.graph.nodes.find((n) => n.type === 'Conv');
+    expect(conv?.opDesc.outputDescs[0]?.dtype).toBe('float16');
+    const run = (r: typeof fp32) => runGraphOnHost(r.model.graph, { x }, kernels, { weights: r.model.weights }).y as HostTensor;
+    const a = run(fp32);
+    const b = run(fp16);
+    expect(b.type).toBe('float32');
+    for (let i = 0; i < 10; i++)
+      expect(Math.abs((b.data[i] as number) - (a.data[i] as number))).toBeLessThan(0.05 + 0.01 * Math.abs(a.data[i] as number));
   });
 
   it('reports ops that are not registered', async () => {
