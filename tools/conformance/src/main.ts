@@ -18,7 +18,8 @@ interface Options {
   expectedFailures: string | undefined;
   updateExpected: boolean;
   ci: boolean;
-  timeoutMs: number;
+  /** Per-test limit; undefined: 20 s for node-style tests, 300 s for whole `light` models. */
+  timeoutMs: number | undefined;
   jobs: number;
   inProcess: boolean;
   rtol: number;
@@ -42,7 +43,7 @@ function parseArgs(argv: readonly string[]): Options {
     expectedFailures: undefined,
     updateExpected: false,
     ci: false,
-    timeoutMs: 20_000,
+    timeoutMs: undefined,
     jobs: 1,
     inProcess: false,
     rtol: DEFAULT_TOLERANCE.rtol,
@@ -126,6 +127,7 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
       const test = tests[index] as TestCase;
       worker ??= new Worker(bootstrap, { eval: true });
       const current = worker;
+      const limit = options.timeoutMs ?? (test.layout === 'light' ? 300_000 : 20_000);
       const result = await new Promise<TestResult>((resolve) => {
         const finish = (r: TestResult, broken: boolean): void => {
           clearTimeout(timer);
@@ -139,8 +141,8 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
           resolve(r);
         };
         const timer = setTimeout(
-          () => finish({ name: test.name, status: 'failed', reason: `timed out after ${options.timeoutMs} ms`, error: true }, true),
-          options.timeoutMs,
+          () => finish({ name: test.name, status: 'failed', reason: `timed out after ${limit} ms`, error: true }, true),
+          limit,
         );
         const onMessage = (message: { id: number; result: TestResult }): void => {
           if (message.id === index) finish(message.result, false);
