@@ -384,6 +384,33 @@ describe('executor', () => {
     expect((compileError as TsgeError).code).toBe('TSGE-E2006');
   });
 
+  it('splits parallel kernels into tiles that idle workers help with', async () => {
+    const b = new GraphBuilder('tiles');
+    const x = b.input('x', 'float32', [64]);
+    const [y, who] = b.opN('ParallelScale', [x], 2, {
+      name: 'scale',
+      domain: TEST_DOMAIN,
+      attrs: { meet: attr.int(1) },
+      outputDescs: [createTensorDesc('float32', [64]), createTensorDesc('int32', [5])],
+    });
+    if (!y || !who) throw new Error('two outputs');
+    b.output(y, 'y').output(who, 'who');
+    const graph = b.build();
+    const data = Float32Array.from({ length: 64 }, (_, i) => i - 10);
+    for (const threads of [2, 1]) {
+      const executor = await load(graph.clone(), { threads });
+      // one stream, yet both threads start: the second helps with tiles
+      expect(executor.threads).toBe(threads);
+      for (let run = 0; run < 3; run++) {
+        const result = await executor.run({ x: { type: 'float32', dims: [64], data } });
+        expect(values(result.y)).toEqual(Array.from(data, (v) => v * 3));
+        const ran = Array.from((result.who as HostTensor).data as Int32Array).slice(0, 4);
+        expect(ran.every((t) => t > 0)).toBe(true);
+        if (threads === 2) expect(new Set(ran).size, `threads that ran tiles: ${ran}`).toBe(2);
+      }
+    }
+  });
+
   it('fails runs after release with TSGE-E6006', async () => {
     const executor = await openModel(assembleModel(twoBranchGraph()), { kernelModules, threads: 2 });
     await executor.release();

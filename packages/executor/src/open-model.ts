@@ -1,4 +1,4 @@
-import type { Diagnostic, HostTensor, KernelContextV1, RuntimeValue } from '@tsge/metadef';
+import type { Diagnostic, HostTensor, KernelContextV1, KernelRegistry, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
 import type { OmModel } from '@tsge/om';
 import type { CpuDevice, WasmModule } from '@tsge/runtime';
@@ -24,6 +24,7 @@ import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { controlLayout } from './sink/control-block.js';
+import { TILE_AREA_BYTES } from './sink/tile-pool.js';
 import { type SinkDispatcher, assignStreams, createSinkDispatcher } from './sink/sink-dispatcher.js';
 import type { SinkWorkerData } from './sink/sink-protocol.js';
 import { createSlotPool } from './slot-pool.js';
@@ -47,13 +48,21 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
-  const registry = await loadKernelRegistry(kernelModules, calls, model.graph.subgraphs.size > 0);
+  const { registry, runTile } = await loadKernelRegistry(kernelModules, calls, model.graph.subgraphs.size > 0);
+  // kernels that split their work into tiles want every thread, even for a single stream
+  const parallelKernels =
+    runTile !== undefined &&
+    calls.some((call) => {
+      const kernel = bindKernel(call, registry, new Map());
+      return kernel?.kind === 'js' && kernel.kernel.parallel === true;
+    });
 
   const anyDynamic = plans.some((p) => p.dynamic);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
   const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && canShareMemory();
-  // a worker runs whole streams, so more workers than streams would only idle
-  const workerCount = Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
+  // a worker runs whole streams, so without tiles more workers than streams would only idle
+  const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
+  const tileBytes = useWorkers && parallelKernels ? workerCount * TILE_AREA_BYTES : 0;
   const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
   const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
 
@@ -62,7 +71,11 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const maxEventCount = Math.max(0, ...plans.map((p) => p.eventCount));
   const layout = controlLayout(slotCount, maxEventCount);
   const staticBytes =
-    64 + alignUp(Math.max(64, model.weights.byteLength), 64) + slotCount * arenaBytes + alignUp(layout.totalWords * 4, 64);
+    64 +
+    alignUp(Math.max(64, model.weights.byteLength), 64) +
+    slotCount * arenaBytes +
+    alignUp(layout.totalWords * 4, 64) +
+    alignUp(tileBytes, 64);
   const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
   if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
   let device: CpuDevice;
@@ -85,6 +98,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     device.bytes().set(model.weights, weightsBase);
     const arenaBases = Array.from({ length: slotCount }, () => device.allocate(arenaBytes));
     const controlOffset = device.allocate(layout.totalWords * 4);
+    const tileOffset = tileBytes > 0 ? device.allocate(tileBytes) : -1;
 
     const wasmModules: { name: string; module: WasmModule }[] = [];
     let wasmKernels: Awaited<ReturnType<typeof instantiateWasmKernels>>;
@@ -139,6 +153,10 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
           kernelModules,
           wasmModules,
           profile: options.profile === true,
+          tileOffset,
+          workers: device.threadCount,
+          // helpers need the tile functions of the kernel library even without tasks of their own
+          loadDefaults: parallelKernels,
         }),
       );
       await pool.ready.catch((error: unknown) => {
@@ -184,7 +202,7 @@ interface ExecutorParts {
   readonly device: CpuDevice;
   readonly plans: readonly PreparedPlan[];
   readonly bound: Map<KernelCall, BoundKernel>;
-  readonly registry: Awaited<ReturnType<typeof loadKernelRegistry>>;
+  readonly registry: KernelRegistry;
   readonly nodes: ReturnType<typeof nodesByName>;
   readonly weightsBase: number;
   readonly arenaBases: readonly number[];

@@ -2,6 +2,7 @@ import type { KernelRegistry, KernelV1 } from '@tsge/metadef';
 import { normalizeDomain } from '@tsge/metadef';
 import type { WasmMemory, WasmModule } from '@tsge/runtime';
 import { wasm } from '@tsge/runtime';
+import type { TileRunner } from '../sink/tile-pool.js';
 import type { KernelCall } from './kernel-call.js';
 
 /** A generated WebAssembly kernel: called with the byte addresses of inputs, outputs, workspace. */
@@ -18,16 +19,26 @@ const WASM_PREFIX = 'wasm:';
  * worker whose tasks are all covered elsewhere starts faster. The same function runs on the calling
  * thread and in each worker.
  */
+export interface KernelSet {
+  readonly registry: KernelRegistry;
+  /** Runs a tile function by name (intra-op parallelism), when a loaded library exports `runTile`. */
+  readonly runTile: TileRunner | undefined;
+}
+
+type KernelLibrary = { kernels?: readonly KernelV1[]; runTile?: TileRunner };
+
 export async function loadKernelRegistry(
   kernelModules: readonly string[],
   calls: Iterable<KernelCall>,
   always = false,
-): Promise<KernelRegistry> {
+): Promise<KernelSet> {
   const registry = createSimpleRegistry();
+  let runTile: TileRunner | undefined;
   for (const specifier of kernelModules) {
-    const module = (await import(specifier)) as { kernels?: readonly KernelV1[] };
+    const module = (await import(specifier)) as KernelLibrary;
     if (!Array.isArray(module.kernels)) throw new TypeError(`kernel module ${specifier} does not export a kernels array`);
     for (const kernel of module.kernels) registry.register(kernel);
+    if (!runTile && typeof module.runTile === 'function') runTile = module.runTile;
   }
   let needsDefaults = always;
   for (const call of calls) {
@@ -37,8 +48,10 @@ export async function loadKernelRegistry(
   if (needsDefaults) {
     const ops = await import('@tsge/ops');
     for (const kernel of ops.createDefaultKernelRegistry().list()) registry.register(kernel);
+    const library = ops as KernelLibrary;
+    if (!runTile && typeof library.runTile === 'function') runTile = library.runTile;
   }
-  return registry;
+  return { registry, runTile };
 }
 
 /** A registry where the first kernel registered under a name wins (user modules before defaults). */

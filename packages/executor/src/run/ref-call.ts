@@ -1,4 +1,4 @@
-import type { DataType, HostTensor, KernelContextV1, LinearMemory, RuntimeValue } from '@tsge/metadef';
+import type { DataType, HostTensor, KernelContextV1, LinearMemory, ParallelRunnerV1, RuntimeValue } from '@tsge/metadef';
 import { DTYPE_BYTES, createAttrReader, isHostTensor, shapeSize, shapeToString } from '@tsge/metadef';
 import type { TensorRef } from '@tsge/om';
 import type { KernelCall } from '../model/kernel-call.js';
@@ -11,6 +11,8 @@ export interface RefPlace {
   readonly buffer: ArrayBufferLike;
   readonly bases: RegionBases;
   readonly memory?: LinearMemory;
+  /** Intra-op parallelism for kernels that split their work into tiles. */
+  readonly parallel?: ParallelRunnerV1;
   /**
    * Contexts built for this place, reused by later runs (sink mode: the places of a slot never
    * move, so views and attribute readers are made once per call and slot).
@@ -49,6 +51,7 @@ function refContext(call: KernelCall, place: RefPlace): KernelContextV1 {
     outputCount: call.outputs.length,
     opsetVersion: call.opsetVersion,
     ...(place.memory ? { memory: place.memory } : {}),
+    ...(place.parallel ? { parallel: place.parallel } : {}),
     input: (index) => inputs[index],
     tensor: (index) => inputs[index],
     output: plannedOutput,

@@ -14,6 +14,11 @@ export interface SinkWorkerData {
   readonly kernelModules: readonly string[];
   readonly wasmModules: readonly { readonly name: string; readonly module: WasmModule }[];
   readonly profile: boolean;
+  /** Offset of the tile job areas (one per worker), or -1 without intra-op parallelism. */
+  readonly tileOffset: number;
+  readonly workers: number;
+  /** Load the default kernel library even when this worker's own tasks do not need it. */
+  readonly loadDefaults: boolean;
 }
 
 /** A task timing: node, op, kernel, stream, start and duration in microseconds since the epoch. */

@@ -1,6 +1,6 @@
 // The worker side of sink mode: binds its task lists once, then sleeps on the doorbell and runs its
 // streams of every job posted to a slot.
-import type { KernelContextV1 } from '@tsge/metadef';
+import type { KernelContextV1, ParallelRunnerV1 } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
 import type { WorkerContext } from '@tsge/runtime';
 import { StreamAbortedError, createEventTable, eventTableWords, runStreamsBlocking } from '@tsge/runtime';
@@ -9,8 +9,11 @@ import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistr
 import { runRefCall } from '../run/ref-call.js';
 import { DOORBELL, SHUTDOWN, SLOT, controlLayout, slotWord } from './control-block.js';
 import type { SinkWorkerData, SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
+import { type TilePool, createTilePool } from './tile-pool.js';
 
 const bound = new Map<KernelCall, BoundKernel>();
+let tiles: TilePool | undefined;
+let parallel: ParallelRunnerV1 | undefined;
 // kernel contexts per slot, valid while the memory buffer stays the same (sink memory never grows)
 const contexts = new Map<number, { buffer: ArrayBufferLike; cache: Map<KernelCall, KernelContextV1> }>();
 function cacheOf(slot: number, buffer: ArrayBufferLike): Map<KernelCall, KernelContextV1> {
@@ -26,7 +29,21 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
   const calls = context.data.plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
-  const registry = await loadKernelRegistry(context.data.kernelModules, calls);
+  const { registry, runTile } = await loadKernelRegistry(context.data.kernelModules, calls, context.data.loadDefaults);
+  if (runTile && context.data.tileOffset >= 0) {
+    const words = new Int32Array(context.memory.buffer, context.data.controlOffset, 2);
+    tiles = createTilePool({
+      memory: context.memory,
+      offset: context.data.tileOffset,
+      workers: context.data.workers,
+      runTile,
+      wake: () => {
+        Atomics.add(words, DOORBELL, 1);
+        Atomics.notify(words, DOORBELL);
+      },
+    });
+    parallel = tiles.runnerFor(context.index);
+  }
   const wasmKernels = await instantiateWasmKernels(context.data.wasmModules, context.memory);
   for (const plan of context.data.plans) {
     for (const stream of plan.streams) {
@@ -58,6 +75,7 @@ export function loop(context: WorkerContext<SinkWorkerData>): void {
       if (words.buffer !== context.memory.buffer) words = control();
       runJob(context, words, layout, slot, generation);
     }
+    if (tiles?.help(context.index)) worked = true;
     if (!worked) Atomics.wait(words, DOORBELL, bell);
   }
 }
@@ -81,6 +99,7 @@ function runJob(
     bases: { weights: data.weightsBase, arena: data.arenaBases[slot] as number },
     memory: context.memory,
     cache: cacheOf(slot, context.memory.buffer),
+    ...(parallel ? { parallel } : {}),
   };
   const timings: TaskTiming[] = [];
   const now = (): number => (performance.timeOrigin + performance.now()) * 1000;

@@ -1,6 +1,7 @@
 // Kernels of a private test domain, so executor tests do not depend on which @tsge/ops kernels exist.
 // Workers import this module by URL (LoadModelOptions.kernelModules).
-import type { HostTensor, KernelContextV1, KernelV1 } from '@tsge/metadef';
+import { threadId } from 'node:worker_threads';
+import type { HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { attr } from '@tsge/metadef';
 
 export const TEST_DOMAIN = 'test.tsge';
@@ -71,6 +72,31 @@ export const kernels: readonly KernelV1[] = [
   kernel('Exit', () => {
     process.exit(3);
   }),
+  // y = x * 3 in 4 tiles through ctx.parallel; who[t] = 1 + the thread id that ran tile t.
+  // With `meet` set, a tile waits (up to 10 s) until two tiles run at once, proving helpers work.
+  {
+    ...kernel('ParallelScale', (ctx) => {
+      const x = ctx.tensor(0) as HostTensor;
+      const y = ctx.output(0, x.dims, 'float32');
+      const who = ctx.output(1, [TILES + 1], 'int32');
+      (who.data as Int32Array).fill(0);
+      const n = x.dims[0] as number;
+      const meet = ctx.parallel && ctx.attrs.int('meet', 0) === 1 ? 1 : 0;
+      const addr = (t: HostTensor): number => (t.data as Float32Array).byteOffset;
+      const tiles = Array.from({ length: TILES }, (_, t) => [
+        addr(x),
+        addr(y),
+        addr(who),
+        Math.floor((t * n) / TILES),
+        Math.floor(((t + 1) * n) / TILES),
+        t,
+        meet,
+      ]);
+      if (ctx.parallel && ctx.memory) ctx.parallel.run('test.scale', tiles);
+      else for (const t of tiles) runTile(ctx.memory ?? { buffer: (x.data as Float32Array).buffer, grow: () => 0 }, 'test.scale', t);
+    }),
+    parallel: true,
+  },
   // If-like: runs subgraph then_branch when x[0] > 0, else else_branch, on input x
   kernel('Choose', (ctx) => {
     const x = ctx.tensor(0) as HostTensor;
@@ -82,3 +108,23 @@ export const kernels: readonly KernelV1[] = [
 
 /** Attribute helper re-exported for tests building Spin nodes. */
 export const iterations = (n: number): Record<string, ReturnType<typeof attr.int>> => ({ iterations: attr.int(n) });
+
+const TILES = 4;
+
+/** The tile functions of this library, by name (the executor's helpers call this). */
+export function runTile(memory: LinearMemory, name: string, args: readonly number[]): void {
+  if (name !== 'test.scale') throw new Error(`unknown tile function ${name}`);
+  const [xAddr, yAddr, whoAddr, start, end, tile, meet] = args as [number, number, number, number, number, number, number];
+  const f32 = new Float32Array(memory.buffer);
+  const i32 = new Int32Array(memory.buffer);
+  for (let i = start; i < end; i++) f32[yAddr / 4 + i] = (f32[xAddr / 4 + i] as number) * 3;
+  i32[whoAddr / 4 + tile] = threadId + 1;
+  if (meet) {
+    const sync = whoAddr / 4 + TILES;
+    Atomics.add(i32, sync, 1);
+    Atomics.notify(i32, sync);
+    const deadline = Date.now() + 10_000;
+    for (let seen = Atomics.load(i32, sync); seen < 2 && Date.now() < deadline; seen = Atomics.load(i32, sync))
+      Atomics.wait(i32, sync, seen, 50);
+  }
+}
