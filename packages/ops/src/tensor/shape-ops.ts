@@ -48,7 +48,7 @@ export const shapeKernel = defineKernel({
 
 export const sizeOp = defineOp({
   type: 'Size',
-  sinceVersion: 21,
+  sinceVersion: 25,
   inputs: [param.required('data', 'T')],
   outputs: [param.required('size', 'int64')],
   typeConstraints: [{ name: 'T', allowed: ALL_TENSOR_TYPES }],
