@@ -63,6 +63,9 @@ describe('Loop', () => {
     expect(values(out[1])).toEqual([0, 1, 3, 6]);
     const capped = run('Loop', [i64([], [2]), undefined, f32([], [0])], { body: attr.graph('b') }, 2, body);
     expect(values(capped[0])).toEqual([1]);
+    // without a cond input the body's cond output (false once acc >= 5) is ignored
+    const forLoop = run('Loop', [i64([], [5]), undefined, f32([], [0])], { body: attr.graph('b') }, 2, body);
+    expect(values(forLoop[0])).toEqual([10]);
   });
 });
 

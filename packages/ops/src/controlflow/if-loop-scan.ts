@@ -127,7 +127,8 @@ export const loopKernel = defineKernel({
       const outputs = ctx.runSubgraph('body', [createTensor('int64', [], BigInt64Array.of(BigInt(i))), scalarBool(cond), ...carried]);
       if (outputs.length !== 1 + carried.length + scanCount)
         throw kernelError(ctx, `body gives ${outputs.length} outputs, expected ${1 + carried.length + scanCount}`);
-      cond = truthy(outputs[0], ctx, 'body cond output');
+      // without a cond input the loop is a plain for loop: the body's cond output is ignored
+      if (condT) cond = truthy(outputs[0], ctx, 'body cond output');
       carried = outputs.slice(1, 1 + carried.length);
       for (let k = 0; k < scanCount; k++) (scans[k] as RuntimeValue[]).push(outputs[1 + carried.length + k] as RuntimeValue);
     }
