@@ -2,6 +2,7 @@ import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsg
 import { convBatchNormFusion } from './conv-batchnorm.js';
 import { fusedActivationFusions } from './fused-activation.js';
 import { geluFusion, layerNormFusion } from './decomposed.js';
+import { rmsNormFusion, swishFusion } from './decomposed-more.js';
 import { matmulAddFusion } from './matmul-add.js';
 import { fusionAsPass } from './matcher.js';
 
@@ -14,6 +15,8 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     matmulAddFusion(supported),
     geluFusion(supported),
     layerNormFusion(supported),
+    rmsNormFusion(supported),
+    swishFusion(supported),
     ...fusedActivationFusions(supported),
   ];
 }

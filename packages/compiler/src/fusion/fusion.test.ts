@@ -103,6 +103,30 @@ describe('fusion (outputs equal before and after)', () => {
     await expect(r.text).toMatchFileSnapshot('golden/layer-norm.txt');
   });
 
+  it('rms-norm (both forms) and swish', async () => {
+    const b = new GraphBuilder('rms_swish', { ops });
+    const x = b.input('x', 'float32', [2, 6]);
+    const axes = () => b.constant('axes', createTensor('int64', [1], BigInt64Array.of(-1n)));
+    const rms = (input: typeof x, reciprocal: boolean, tag: string) => {
+      const ms = b.op('ReduceMean', [b.op('Pow', [input, b.constant('two', scalar(2))], { name: `pow${tag}` }), axes()], {
+        name: `mean${tag}`,
+      });
+      const root = b.op('Sqrt', [b.op('Add', [ms, b.constant('eps', scalar(1e-6))], { name: `eps${tag}` })], { name: `sqrt${tag}` });
+      const normed = reciprocal
+        ? b.op('Mul', [input, b.op('Reciprocal', [root], { name: `rec${tag}` })], { name: `norm${tag}` })
+        : b.op('Div', [input, root], { name: `norm${tag}` });
+      return b.op('Mul', [normed, b.constant('gamma', f32([6], 3))], { name: `scale${tag}` });
+    };
+    const first = rms(x, false, 'a');
+    const act = b.op('Mul', [first, b.op('Sigmoid', [first], { name: 'sig' })], { name: 'silu' });
+    b.output(rms(act, true, 'b'), 'y');
+    const graph = b.build();
+    const feeds = { x: f32([2, 6], 4, 2) };
+    expect(fuse(graph, byName('rms-norm'), feeds, 3).applied).toBe(2);
+    expect(fuse(graph, byName('swish'), feeds, 3).applied).toBe(1);
+    await expect(dumpIr(graph)).toMatchFileSnapshot('golden/rms-norm-swish.txt');
+  });
+
   it('fused-conv-activation and fused-gemm-activation into tsge ops', async () => {
     const b = new GraphBuilder('fused', { ops });
     const x = b.input('x', 'float32', [1, 2, 4, 4]);
