@@ -176,6 +176,24 @@ export class Code {
   f32Mul(): this {
     return this.op(0x94);
   }
+  f32Sub(): this {
+    return this.op(0x93);
+  }
+  f32Div(): this {
+    return this.op(0x95);
+  }
+  f32ConvertI32S(): this {
+    return this.op(0xb2);
+  }
+  i32LtU(): this {
+    return this.op(0x49);
+  }
+  i32Eq(): this {
+    return this.op(0x46);
+  }
+  drop(): this {
+    return this.op(0x1a);
+  }
   f32Max(): this {
     return this.op(0x97);
   }
@@ -212,6 +230,72 @@ export class Code {
   }
   f32x4Max(): this {
     return this.simd(0xe9);
+  }
+  f32x4Sub(): this {
+    return this.simd(0xe5);
+  }
+  f32x4Div(): this {
+    return this.simd(0xe7);
+  }
+  /** Pseudo-minimum: b < a ? b : a (one instruction on x86; keeps NaN from a). */
+  f32x4Pmin(): this {
+    return this.simd(0xea);
+  }
+  /** Pseudo-maximum: a < b ? b : a (one instruction on x86; keeps NaN from a). */
+  f32x4Pmax(): this {
+    return this.simd(0xeb);
+  }
+  f32x4Abs(): this {
+    return this.simd(0xe0);
+  }
+  f32x4Floor(): this {
+    return this.simd(0x68);
+  }
+  f32x4Lt(): this {
+    return this.simd(0x43);
+  }
+  f32x4Ge(): this {
+    return this.simd(0x46);
+  }
+  /** v128 with four equal f32 lanes. */
+  f32x4Const(value: number): this {
+    this.simd(0x0c);
+    f32Scratch.setFloat32(0, value, true);
+    for (let lane = 0; lane < 4; lane++) for (let i = 0; i < 4; i++) this.bytes.push(f32Scratch.getUint8(i));
+    return this;
+  }
+  /** v128 with four equal i32 lanes. */
+  i32x4Const(value: number): this {
+    this.simd(0x0c);
+    f32Scratch.setInt32(0, value, true);
+    for (let lane = 0; lane < 4; lane++) for (let i = 0; i < 4; i++) this.bytes.push(f32Scratch.getUint8(i));
+    return this;
+  }
+  v128And(): this {
+    return this.simd(0x4e);
+  }
+  v128Or(): this {
+    return this.simd(0x50);
+  }
+  /** (a & mask) | (b & ~mask), operands pushed a, b, mask. */
+  v128Bitselect(): this {
+    return this.simd(0x52);
+  }
+  i32x4TruncSatF32x4S(): this {
+    return this.simd(0xf8);
+  }
+  i32x4Add(): this {
+    return this.simd(0xae);
+  }
+  /** Shift each i32 lane left by an i32 count. */
+  i32x4Shl(): this {
+    return this.simd(0xab);
+  }
+  /** Shuffle bytes of two vectors by 16 lane indices (0-15 first operand, 16-31 second). */
+  i8x16Shuffle(lanes: readonly number[]): this {
+    this.simd(0x0d);
+    for (const lane of lanes) this.bytes.push(lane);
+    return this;
   }
   /** Relaxed SIMD fused multiply-add: a*b + c (operands pushed a, b, c). */
   f32x4RelaxedMadd(): this {

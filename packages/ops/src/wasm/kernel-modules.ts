@@ -1,10 +1,11 @@
 import type { LinearMemory } from '@tsge/metadef';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
+import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-export interface SimdKernelExports {
+export interface SimdKernelExports extends ElementwiseExports {
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
   /** B packed in K×8 column panels; N a multiple of 8; ldb unused. */
   gemmPacked(
@@ -96,9 +97,17 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
   let module = modules.get(shared);
   if (!module) {
     module = new wasm.Module(
-      assembleModule([gemmFunction(hasRelaxedSimd()), gemmFunction(hasRelaxedSimd(), true), depthwiseFunction(hasRelaxedSimd())], {
-        shared,
-      }),
+      assembleModule(
+        [
+          gemmFunction(hasRelaxedSimd()),
+          gemmFunction(hasRelaxedSimd(), true),
+          depthwiseFunction(hasRelaxedSimd()),
+          ...elementwiseFunctions(),
+        ],
+        {
+          shared,
+        },
+      ),
     );
     modules.set(shared, module);
   }

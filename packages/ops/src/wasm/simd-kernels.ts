@@ -2,6 +2,7 @@ import type { KernelV1 } from '@tsge/metadef';
 import { nnKernels } from '../nn/index.js';
 import { mathKernels } from '../math/index.js';
 import { simdConvKernel } from './simd-conv.js';
+import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
@@ -12,5 +13,10 @@ function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
 
 /** The 'wasm-simd' kernels; each falls back to the reference kernel where it does not apply. */
 export function wasmSimdKernels(): readonly KernelV1[] {
-  return [simdMatMulKernel(referenceOf(mathKernels, 'MatMul')), simdConvKernel(referenceOf(nnKernels, 'Conv'))];
+  const all = [...mathKernels, ...nnKernels];
+  return [
+    simdMatMulKernel(referenceOf(mathKernels, 'MatMul')),
+    simdConvKernel(referenceOf(nnKernels, 'Conv')),
+    ...simdElementwiseKernels((opType) => referenceOf(all, opType)),
+  ];
 }
