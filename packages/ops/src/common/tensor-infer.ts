@@ -1,6 +1,6 @@
 // Inference and argument helpers shared by the tensor, controlflow and ml groups.
-import type { Dim, HostTensor, InferenceContextV1, KernelContextV1, Shape } from '@tsge/metadef';
-import { InferenceError, TsgeError, isUnknownRank, toNumberArray } from '@tsge/metadef';
+import type { DataType, Dim, HostTensor, InferenceContextV1, KernelContextV1, Shape } from '@tsge/metadef';
+import { ALL_TENSOR_TYPES, InferenceError, TsgeError, isUnknownRank, toNumberArray } from '@tsge/metadef';
 
 /** A normalised axis in [0, rank); throws InferenceError naming the op when out of range. */
 export function normalizeAxis(axis: number, rank: number, where: string): number {
@@ -98,3 +98,19 @@ export function formalInputCount(ctx: InferenceContextV1): number {
 export function nodeOpset(ctx: { readonly attrs: InferenceContextV1['attrs']; readonly opsetVersion: number }): number {
   return ctx.attrs.has('_opset') ? ctx.attrs.int('_opset', 0) : ctx.opsetVersion;
 }
+
+/**
+ * Every dtype the opset-25 data-movement ops allow (Reshape, Transpose, Pad, Identity, If, ...):
+ * the common types plus the narrow float8/float4/int4 kinds, stored one element per byte, which
+ * these kernels move without interpreting.
+ */
+export const MOVABLE_TYPES: readonly DataType[] = [
+  ...ALL_TENSOR_TYPES,
+  'float8e4m3fn',
+  'float8e4m3fnuz',
+  'float8e5m2',
+  'float8e5m2fnuz',
+  'int4',
+  'uint4',
+  'float4e2m1',
+];

@@ -1,13 +1,21 @@
 // If, Loop and Scan: kernels drive `ctx.runSubgraph`; inference uses `ctx.inferSubgraph` when the
 // host offers it and otherwise leaves what it cannot know unknown.
 import type { Dim, HostTensor, InferenceContextV1, KernelContextV1, RuntimeValue, Shape, ValueInfo } from '@tsge/metadef';
-import { ALL_TENSOR_TYPES, createTensor, isHostTensor, isUnknownRank, readNumber } from '@tsge/metadef';
+import { createTensor, isHostTensor, isUnknownRank, readNumber } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { formalInputCount, kernelError, nodeOpset, normalizeAxisInclusive, requireTensor, whereOf } from '../common/tensor-infer.js';
+import {
+  formalInputCount,
+  kernelError,
+  nodeOpset,
+  normalizeAxisInclusive,
+  requireTensor,
+  whereOf,
+  MOVABLE_TYPES,
+} from '../common/tensor-infer.js';
 import { stackInto, stackedDims, takeAlongAxis } from '../common/tensor-stack.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
-const ANY = [{ name: 'V', allowed: ALL_TENSOR_TYPES, allowedKinds: ['seq(*)', 'optional(*)'] }];
+const ANY = [{ name: 'V', allowed: MOVABLE_TYPES, allowedKinds: ['seq(*)', 'optional(*)'] }];
 
 /** The common shape of two infos: equal dims kept, differing dims unknown, differing ranks unknown rank. */
 function mergeShapes(a: Shape, b: Shape): Shape {

@@ -1,9 +1,9 @@
 // Identity (tensors, sequences, optionals), Constant (every value_* attribute) and ConstantOfShape.
 import type { AttrReader, Dim, HostTensor } from '@tsge/metadef';
-import { ALL_TENSOR_TYPES, InferenceError, createTensor, isHostTensor } from '@tsge/metadef';
+import { InferenceError, createTensor, isHostTensor } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
 import { copyBlock, sameStorage, fillSlots, rawElement } from '../common/tensor-copy.js';
-import { intList, kernelError, knownInts, requireTensor, whereOf } from '../common/tensor-infer.js';
+import { intList, kernelError, knownInts, requireTensor, whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
 export const identityOp = defineOp({
@@ -11,7 +11,7 @@ export const identityOp = defineOp({
   sinceVersion: 25,
   inputs: [param.required('input', 'V')],
   outputs: [param.required('output', 'V')],
-  typeConstraints: [{ name: 'V', allowed: ALL_TENSOR_TYPES, allowedKinds: ['seq(*)', 'optional(*)'] }],
+  typeConstraints: [{ name: 'V', allowed: MOVABLE_TYPES, allowedKinds: ['seq(*)', 'optional(*)'] }],
   infer(ctx) {
     ctx.setOutput(0, requireInput(ctx, 0));
   },
@@ -69,7 +69,7 @@ export const constantOp = defineOp({
     { name: 'value_string', kind: 'string' },
     { name: 'value_strings', kind: 'strings' },
   ],
-  typeConstraints: [{ name: 'T', allowed: ALL_TENSOR_TYPES }],
+  typeConstraints: [{ name: 'T', allowed: MOVABLE_TYPES }],
   infer(ctx) {
     const t = constantValue(ctx.attrs, whereOf(ctx));
     ctx.setOutput(0, { dtype: t.type, shape: t.dims });
@@ -96,7 +96,7 @@ export const constantOfShapeOp = defineOp({
   inputs: [param.required('input', 'int64')],
   outputs: [param.required('output', 'T2')],
   attributes: [{ name: 'value', kind: 'tensor' }],
-  typeConstraints: [{ name: 'T2', allowed: ALL_TENSOR_TYPES }],
+  typeConstraints: [{ name: 'T2', allowed: MOVABLE_TYPES }],
   infer(ctx) {
     const dtype = ctx.attrs.tensor('value')?.type ?? 'float32';
     const dims = knownInts(ctx, 0);

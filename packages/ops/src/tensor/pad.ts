@@ -1,9 +1,18 @@
 // Pad: constant, reflect, edge and wrap modes; negative pads crop; optional axes input.
 import type { Dim } from '@tsge/metadef';
-import { ALL_TENSOR_TYPES, InferenceError, isUnknownRank } from '@tsge/metadef';
+import { InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
 import { OUTSIDE, copyByAxisTables, rawElement, rowMajorStrides } from '../common/tensor-copy.js';
-import { intList, kernelError, knownInts, normalizeAxis, requireTensor, unknownDims, whereOf } from '../common/tensor-infer.js';
+import {
+  intList,
+  kernelError,
+  knownInts,
+  normalizeAxis,
+  requireTensor,
+  unknownDims,
+  whereOf,
+  MOVABLE_TYPES,
+} from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
 type PadMode = 'constant' | 'reflect' | 'edge' | 'wrap';
@@ -46,7 +55,7 @@ export const padOp = defineOp({
   outputs: [param.required('output', 'T')],
   attributes: [{ name: 'mode', kind: 'string', default: { kind: 'string', value: 'constant' } }],
   typeConstraints: [
-    { name: 'T', allowed: ALL_TENSOR_TYPES },
+    { name: 'T', allowed: MOVABLE_TYPES },
     { name: 'Tind', allowed: ['int32', 'int64'] },
   ],
   infer(ctx) {

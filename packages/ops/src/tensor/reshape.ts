@@ -1,12 +1,22 @@
 // Ops that change only the dims of a tensor, never the order of its elements.
 import type { Dim, HostTensor, KernelContextV1, Shape } from '@tsge/metadef';
-import { ALL_TENSOR_TYPES, InferenceError, isUnknownRank } from '@tsge/metadef';
+import { InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
 import { copyBlock, sameStorage } from '../common/tensor-copy.js';
-import { dimProduct, intList, kernelError, knownInts, normalizeAxis, requireTensor, unknownDims, whereOf } from '../common/tensor-infer.js';
+import {
+  dimProduct,
+  intList,
+  kernelError,
+  knownInts,
+  normalizeAxis,
+  requireTensor,
+  unknownDims,
+  whereOf,
+  MOVABLE_TYPES,
+} from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
-const ALL = [{ name: 'T', allowed: ALL_TENSOR_TYPES }];
+const ALL = [{ name: 'T', allowed: MOVABLE_TYPES }];
 
 /** Writes input 0's elements unchanged under new dims (aliasing allowed: declared in-place). */
 function copyWithDims(ctx: KernelContextV1, x: HostTensor, dims: readonly number[]): void {

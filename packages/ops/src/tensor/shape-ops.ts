@@ -1,7 +1,7 @@
 // Shape and Size: metadata of a tensor as int64 tensors.
-import { ALL_TENSOR_TYPES, isUnknownRank } from '@tsge/metadef';
+import { isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { requireTensor } from '../common/tensor-infer.js';
+import { requireTensor, MOVABLE_TYPES } from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
 /** Shape's [start, end) clamped to [0, rank], as in the spec. */
@@ -21,7 +21,7 @@ export const shapeOp = defineOp({
     { name: 'start', kind: 'int', default: { kind: 'int', value: 0 } },
     { name: 'end', kind: 'int' },
   ],
-  typeConstraints: [{ name: 'T', allowed: ALL_TENSOR_TYPES }],
+  typeConstraints: [{ name: 'T', allowed: MOVABLE_TYPES }],
   infer(ctx) {
     const x = requireInput(ctx, 0);
     if (isUnknownRank(x.shape)) {
@@ -51,7 +51,7 @@ export const sizeOp = defineOp({
   sinceVersion: 25,
   inputs: [param.required('data', 'T')],
   outputs: [param.required('size', 'int64')],
-  typeConstraints: [{ name: 'T', allowed: ALL_TENSOR_TYPES }],
+  typeConstraints: [{ name: 'T', allowed: MOVABLE_TYPES }],
   infer(ctx) {
     requireInput(ctx, 0);
     ctx.setOutput(0, { dtype: 'int64', shape: [] });

@@ -1,9 +1,9 @@
 // Transpose: permutes axes with one odometer pass over the output.
 import type { Dim } from '@tsge/metadef';
-import { ALL_TENSOR_TYPES, InferenceError, isUnknownRank } from '@tsge/metadef';
+import { InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
 import { transposeInto } from '../common/tensor-copy.js';
-import { kernelError, requireTensor, whereOf } from '../common/tensor-infer.js';
+import { kernelError, requireTensor, whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
 
 /** The permutation: the attribute, or reversed axes by default; validated. */
@@ -21,7 +21,7 @@ export const transposeOp = defineOp({
   inputs: [param.required('data', 'T')],
   outputs: [param.required('transposed', 'T')],
   attributes: [{ name: 'perm', kind: 'ints' }],
-  typeConstraints: [{ name: 'T', allowed: ALL_TENSOR_TYPES }],
+  typeConstraints: [{ name: 'T', allowed: MOVABLE_TYPES }],
   infer(ctx) {
     const x = requireInput(ctx, 0);
     const attrPerm = ctx.attrs.has('perm') ? ctx.attrs.ints('perm') : undefined;
