@@ -45,7 +45,7 @@ function sample(dtype: DataType): HostTensor {
 }
 
 describe('movement ops move every dtype bit-exactly', () => {
-  const dtypes: DataType[] = ['string', 'int64', 'uint64', 'float16', 'bool', 'float64', 'int8', 'int32'];
+  const dtypes: DataType[] = ['string', 'int64', 'uint64', 'float16', 'bool', 'float64', 'int8', 'int32', 'float8e4m3fn'];
   for (const dtype of dtypes) {
     it(`${dtype}: Transpose, Slice, Expand, Tile, Pad, Gather, Concat`, () => {
       const x = sample(dtype);
