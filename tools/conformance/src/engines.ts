@@ -1,13 +1,16 @@
 import type { Engine } from './engine.js';
-import { createInterpreterEngine } from './interpreter-engine.js';
 
 export type EngineName = 'interpreter' | 'pipeline';
 export const ENGINE_NAMES: readonly EngineName[] = ['interpreter', 'pipeline'];
 /** The default engine: the interpreter until @tsge/ge's pipeline can run the suites. */
 export const DEFAULT_ENGINE: EngineName = 'interpreter';
 
+/** Engines load lazily, in the worker, so a broken package fails tests instead of the runner. */
 export async function createEngine(name: EngineName): Promise<Engine> {
-  if (name === 'interpreter') return createInterpreterEngine();
+  if (name === 'interpreter') {
+    const { createInterpreterEngine } = await import('./interpreter-engine.js');
+    return createInterpreterEngine();
+  }
   const { createPipelineEngine } = await import('./pipeline-engine.js');
   return createPipelineEngine();
 }

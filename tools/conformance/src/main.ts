@@ -4,9 +4,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_TOLERANCE } from './compare.js';
-import { DEFAULT_ENGINE, ENGINE_NAMES, type EngineName, createEngine } from './engines.js';
+import { DEFAULT_ENGINE, ENGINE_NAMES, type EngineName } from './engines.js';
 import { readExpectedFailures, writeExpectedFailures } from './expected-failures.js';
-import { type TestResult, runTest } from './run-test.js';
+import type { TestResult } from './run-test.js';
 import { type TestCase, discoverTests } from './test-case.js';
 import type { WorkerRequest } from './worker.js';
 
@@ -120,12 +120,25 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl)}); });`;
   const tolerance = { rtol: options.rtol, atol: options.atol };
+  // workers that die before finishing any test, in a row: the code cannot load, stop trying
+  let startupFailures = 0;
+  let startupReason = '';
   const lane = async (): Promise<void> => {
     let worker: Worker | undefined;
+    let finishedByWorker = 0;
     while (next < tests.length) {
       const index = next++;
       const test = tests[index] as TestCase;
-      worker ??= new Worker(bootstrap, { eval: true });
+      if (startupFailures >= 3) {
+        const r: TestResult = { name: test.name, status: 'failed', reason: `worker cannot start: ${startupReason}`, error: true };
+        results[index] = r;
+        onResult(r);
+        continue;
+      }
+      if (!worker) {
+        worker = new Worker(bootstrap, { eval: true });
+        finishedByWorker = 0;
+      }
       const current = worker;
       const limit = options.timeoutMs ?? (test.layout === 'light' ? 300_000 : 20_000);
       const result = await new Promise<TestResult>((resolve) => {
@@ -137,6 +150,13 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
           if (broken) {
             void current.terminate();
             worker = undefined;
+            if (finishedByWorker === 0 && !r.reason.startsWith('timed out')) {
+              startupFailures++;
+              startupReason = r.reason;
+            }
+          } else {
+            finishedByWorker++;
+            startupFailures = 0;
           }
           resolve(r);
         };
@@ -167,6 +187,8 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
 }
 
 async function runInProcess(tests: readonly TestCase[], options: Options, onResult: (r: TestResult) => void): Promise<TestResult[]> {
+  const { createEngine } = await import('./engines.js');
+  const { runTest } = await import('./run-test.js');
   const engine = await createEngine(options.engine);
   const results: TestResult[] = [];
   for (const test of tests) {

@@ -272,7 +272,8 @@ class GraphImport {
     for (const s of subgraphs) for (const n of s.capture.names) if (!implicit.includes(n)) implicit.push(n);
     const inputNames = [...raw.inputs, ...implicit];
     const descs = raw.outputs.map((o) => (o ? this.descOf(o) : unknownDesc()));
-    const opset = raw.opset ?? this.ctx.opsets.get(raw.domain);
+    // rewritten nodes follow the latest semantics: no `_opset`, so kernels do not apply legacy rules
+    const opset = raw.canonical ? undefined : (raw.opset ?? this.ctx.opsets.get(raw.domain));
     const attrs = new Map(raw.attrs);
     if (opset !== undefined) attrs.set(ATTR_OPSET, attr.int(opset));
     if (implicit.length) attrs.set(ATTR_IMPLICIT_INPUTS, attr.int(implicit.length));

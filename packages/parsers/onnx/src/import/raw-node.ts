@@ -19,6 +19,8 @@ export interface RawNode {
   refs: Map<string, string>;
   /** NodeProto.overload: picks among model-local functions of one name. */
   overload?: string;
+  /** Set once an upgrade or contrib rule rewrote the node, or made it: it has canonical semantics. */
+  canonical?: boolean;
   /** The opset of this node's domain, when it differs from the model's (nodes from a function body). */
   opset?: number;
 }

@@ -62,7 +62,7 @@ export function createUpgradeContext(
           inputs: [...inputs],
           outputs,
           attrs: new Map(Object.entries(options.attrs ?? {})),
-          ...(node.opset !== undefined ? { opset: node.opset } : {}),
+          canonical: true,
         }),
       );
       return outputs;

@@ -38,6 +38,7 @@ export function upgradeNodes(
       );
       if (!rule) break;
       applied.add(rule);
+      node.canonical = true;
       rule.apply(
         node,
         createUpgradeContext(node, opset, added, {
