@@ -191,6 +191,13 @@ export class Code {
   i32Eq(): this {
     return this.op(0x46);
   }
+  f32Gt(): this {
+    return this.op(0x5e);
+  }
+  /** Untyped select: first operand when the i32 condition is non-zero, else the second. */
+  select(): this {
+    return this.op(0x1b);
+  }
   drop(): this {
     return this.op(0x1a);
   }

@@ -4,6 +4,7 @@ import { mathKernels } from '../math/index.js';
 import { simdConvKernel } from './simd-conv.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdMatMulKernel } from './simd-matmul.js';
+import { simdPoolKernels } from './simd-pool.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
   const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
@@ -18,5 +19,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdMatMulKernel(referenceOf(mathKernels, 'MatMul')),
     simdConvKernel(referenceOf(nnKernels, 'Conv')),
     ...simdElementwiseKernels((opType) => referenceOf(all, opType)),
+    ...simdPoolKernels((opType) => referenceOf(all, opType)),
   ];
 }

@@ -1,0 +1,111 @@
+import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
+import { readWindowAttrs, windowGeometry } from '../common/nn-conv-geometry.js';
+import { defineKernel } from '../define.js';
+import type { PoolKind } from './pool-module.js';
+import { simdKernels } from './kernel-modules.js';
+import { inMemory } from './simd-matmul.js';
+
+/**
+ * MaxPool (without Indices) and AveragePool over 2-D float32 planes in device memory; other ranks,
+ * dtypes and the Indices output go to the reference kernel.
+ */
+function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): KernelV1 {
+  return defineKernel({
+    opType,
+    name: 'wasm-simd',
+    dtypes: ['float32'],
+    compute: (ctx: KernelContextV1) => {
+      const memory = ctx.memory;
+      const x = ctx.tensor(0);
+      if (!memory || x?.type !== 'float32' || x.dims.length !== 4 || ctx.outputCount > 1 || !inMemory(memory, x)) {
+        return reference.compute(ctx);
+      }
+      const kernel = ctx.attrs.ints('kernel_shape', []);
+      if (kernel.length !== 2 || kernel.some((k) => !(k >= 1))) return reference.compute(ctx);
+      const w = readWindowAttrs(ctx.attrs, kernel);
+      if (w.strides.some((s) => !(s >= 1)) || w.dilations.some((d) => !(d >= 1))) return reference.compute(ctx);
+      const [n, c, H, W] = x.dims as [number, number, number, number];
+      const g = windowGeometry(w, [H, W]);
+      const [OH, OW] = g.outDims as [number, number];
+      const kernels = simdKernels(memory);
+      if (!kernels) return reference.compute(ctx);
+      const y = ctx.output(0, [n, c, OH, OW], 'float32');
+      if (!inMemory(memory, y)) return reference.compute(ctx);
+      if (n * c * OH * OW === 0) return;
+      const [KH, KW] = kernel as [number, number];
+      const [sh, sw] = g.strides as [number, number];
+      const [dh, dw] = g.dilations as [number, number];
+      const [pt, pl] = g.padsBegin as [number, number];
+      const [pb, pr] = g.padsEnd as [number, number];
+      // vector columns: every tap of ow..ow+3 (and, for stride 2, the odd float after the last) inside the row
+      const vectorStride = sw === 2 ? 2 : 1;
+      const owLo = Math.ceil(pl / sw);
+      const owHi = Math.floor((W - sw + pl - (KW - 1) * dw) / sw);
+      const includePad = kind === 'avg' && ctx.attrs.int('count_include_pad', 0) !== 0;
+      const run =
+        kind === 'max'
+          ? vectorStride === 2
+            ? kernels.poolMaxS2
+            : kernels.poolMaxS1
+          : vectorStride === 2
+            ? kernels.poolAvgS2
+            : kernels.poolAvgS1;
+      run(
+        (x.data as Float32Array).byteOffset,
+        (y.data as Float32Array).byteOffset,
+        n * c,
+        H,
+        W,
+        OH,
+        OW,
+        KH,
+        KW,
+        sh,
+        sw,
+        pt,
+        pl,
+        dh,
+        dw,
+        owLo,
+        owHi,
+        includePad ? -pt : 0,
+        includePad ? H + pb : H,
+        includePad ? -pl : 0,
+        includePad ? W + pr : W,
+      );
+    },
+  });
+}
+
+/** GlobalMaxPool / GlobalAveragePool over float32 [N, C, ...spatial] in device memory. */
+function simdGlobalPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): KernelV1 {
+  return defineKernel({
+    opType,
+    name: 'wasm-simd',
+    dtypes: ['float32'],
+    compute: (ctx: KernelContextV1) => {
+      const memory = ctx.memory;
+      const x = ctx.tensor(0);
+      if (!memory || x?.type !== 'float32' || x.dims.length < 3 || !inMemory(memory, x)) return reference.compute(ctx);
+      const kernels = simdKernels(memory);
+      if (!kernels) return reference.compute(ctx);
+      const planes = (x.dims[0] as number) * (x.dims[1] as number);
+      const size = x.dims.slice(2).reduce((p, d) => p * d, 1);
+      if (size === 0) return reference.compute(ctx);
+      const y = ctx.output(0, [x.dims[0] as number, x.dims[1] as number, ...x.dims.slice(2).map(() => 1)], 'float32');
+      if (!inMemory(memory, y)) return reference.compute(ctx);
+      const run = kind === 'max' ? kernels.globalPoolMax : kernels.globalPoolAvg;
+      run((x.data as Float32Array).byteOffset, (y.data as Float32Array).byteOffset, planes, size);
+    },
+  });
+}
+
+/** The 'wasm-simd' pooling kernels over the reference kernels `referenceOf` returns. */
+export function simdPoolKernels(referenceOf: (opType: string) => KernelV1): KernelV1[] {
+  return [
+    simdPoolKernel('MaxPool', 'max', referenceOf('MaxPool')),
+    simdPoolKernel('AveragePool', 'avg', referenceOf('AveragePool')),
+    simdGlobalPoolKernel('GlobalMaxPool', 'max', referenceOf('GlobalMaxPool')),
+    simdGlobalPoolKernel('GlobalAveragePool', 'avg', referenceOf('GlobalAveragePool')),
+  ];
+}
