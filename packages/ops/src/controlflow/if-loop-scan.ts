@@ -88,6 +88,12 @@ function setStacked(ctx: KernelContextV1, index: number, items: readonly Runtime
   stackInto(tensors, axis, ctx.output(index, dims, first.type));
 }
 
+/**
+ * Iterations after which a Loop is taken to be runaway (a while-loop whose condition never turns
+ * false): failing with a diagnostic beats hanging the process on an untrusted model.
+ */
+export const MAX_LOOP_ITERATIONS = 2 ** 24;
+
 export const loopOp = defineOp({
   type: 'Loop',
   sinceVersion: 25,
@@ -132,6 +138,7 @@ export const loopKernel = defineKernel({
     const scans: RuntimeValue[][] = Array.from({ length: scanCount }, () => []);
     if (!tripT && !condT) throw kernelError(ctx, 'a Loop without M and cond never ends');
     for (let i = 0; i < maxTrips && cond; i++) {
+      if (i === MAX_LOOP_ITERATIONS) throw kernelError(ctx, `ran ${MAX_LOOP_ITERATIONS} iterations without stopping`);
       const outputs = ctx.runSubgraph('body', [createTensor('int64', [], BigInt64Array.of(BigInt(i))), scalarBool(cond), ...carried]);
       if (outputs.length !== 1 + carried.length + scanCount)
         throw kernelError(ctx, `body gives ${outputs.length} outputs, expected ${1 + carried.length + scanCount}`);
