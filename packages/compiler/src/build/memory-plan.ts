@@ -30,6 +30,9 @@ export interface MemoryPlan {
   readonly strategy: string;
 }
 
+/** Extra randomized (seeded, so deterministic) orders tried after the fixed strategies. */
+const JITTER_ROUNDS = 6;
+
 type Strategy = { readonly name: string; readonly order: (a: Buffer, b: Buffer) => number };
 
 const STRATEGIES: readonly Strategy[] = [
@@ -59,8 +62,31 @@ export function planMemory(input: MemoryPlanInput): MemoryPlan {
     return { offsets, arenaBytes: end, strategy: 'no-reuse' };
   }
   const conflictLists = conflictTable(buffers, input.conflicts);
+  // buffers that conflict with much go early; seeded jitter of the size order explores ties
+  const pressure = new Map<Buffer, number>();
+  for (const b of buffers)
+    pressure.set(
+      b,
+      (conflictLists.get(b) as Buffer[]).reduce((n, o) => n + o.size, 0),
+    );
+  const strategies: Strategy[] = [
+    ...STRATEGIES,
+    { name: 'greedy-by-conflict', order: (a, b) => (pressure.get(b) as number) - (pressure.get(a) as number) || b.size - a.size },
+  ];
+  for (let seed = 1; seed <= JITTER_ROUNDS; seed++) {
+    const noise = new Map<Buffer, number>();
+    let s = seed * 0x9e3779b1;
+    for (const b of buffers) {
+      s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0;
+      noise.set(b, 1 + (((s >>> 0) % 1000) / 1000 - 0.5) * 0.3);
+    }
+    strategies.push({
+      name: `greedy-by-size-jitter-${seed}`,
+      order: (a, b) => b.size * (noise.get(b) as number) - a.size * (noise.get(a) as number),
+    });
+  }
   let best: MemoryPlan | undefined;
-  for (const strategy of STRATEGIES) {
+  for (const strategy of strategies) {
     const plan = place(buffers, strategy, conflictLists);
     if (!best || plan.arenaBytes < best.arenaBytes) best = plan;
   }
