@@ -163,6 +163,19 @@ const unaryDefinitions: readonly (readonly [string, number, Body])[] = [
         .f32x4Pmin()
         .set(env.out),
   ],
+  // x·a + b: BatchNormalization folded per channel
+  [
+    'affine',
+    2,
+    (code, env) =>
+      code
+        .get(env.inputs[0] as number)
+        .get(env.floats[0] as number)
+        .f32x4Mul()
+        .get(env.floats[1] as number)
+        .f32x4Add()
+        .set(env.out),
+  ],
   [
     'hardSigmoid',
     2,
@@ -227,7 +240,6 @@ const unaryDefinitions: readonly (readonly [string, number, Body])[] = [
     },
   ],
 ];
-export type UnaryKind = 'relu' | 'leakyRelu' | 'clip' | 'hardSigmoid' | 'hardSwish' | 'sigmoid' | 'tanh';
 
 /** The generated elementwise functions: binary ops in three broadcast layouts, then unary activations. */
 export function elementwiseFunctions(): FunctionDef[] {
@@ -243,6 +255,7 @@ export type ElementwiseExports = Record<`${BinaryKind}${BinaryMode}`, BinaryExpo
   relu(x: number, y: number, n: number): void;
   leakyRelu(x: number, y: number, n: number, alpha: number): void;
   clip(x: number, y: number, n: number, lo: number, hi: number): void;
+  affine(x: number, y: number, n: number, scale: number, shift: number): void;
   hardSigmoid(x: number, y: number, n: number, alpha: number, beta: number): void;
   hardSwish(x: number, y: number, n: number): void;
   sigmoid(x: number, y: number, n: number): void;

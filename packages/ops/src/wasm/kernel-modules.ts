@@ -3,10 +3,11 @@ import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
+import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-export interface SimdKernelExports extends ElementwiseExports, PoolExports {
+export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports {
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
   /** B packed in K×8 column panels; N a multiple of 8; ldb unused. */
   gemmPacked(
@@ -105,6 +106,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           depthwiseFunction(hasRelaxedSimd()),
           ...elementwiseFunctions(),
           ...poolFunctions(),
+          dotRowsFunction(),
         ],
         {
           shared,

@@ -1,8 +1,10 @@
 import type { KernelV1 } from '@tsge/metadef';
 import { nnKernels } from '../nn/index.js';
 import { mathKernels } from '../math/index.js';
+import { simdBatchNormKernel } from './simd-batch-norm.js';
 import { simdConvKernel } from './simd-conv.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
+import { simdGemmKernel } from './simd-gemm.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 import { simdPoolKernels } from './simd-pool.js';
 
@@ -20,5 +22,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdConvKernel(referenceOf(nnKernels, 'Conv')),
     ...simdElementwiseKernels((opType) => referenceOf(all, opType)),
     ...simdPoolKernels((opType) => referenceOf(all, opType)),
+    simdGemmKernel(referenceOf(all, 'Gemm')),
+    simdBatchNormKernel(referenceOf(all, 'BatchNormalization')),
   ];
 }
