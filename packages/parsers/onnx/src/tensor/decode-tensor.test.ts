@@ -1,8 +1,8 @@
-import { TsgeError, float16ToNumber, numberToBfloat16, numberToFloat16 } from '@tsge/metadef';
+import { TsgeError, constValueOf, float16ToNumber, numberToBfloat16, numberToFloat16 } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
-import { decodeTensorProto, decodeValueProto } from '../index.js';
+import { decodeTensorProto, decodeValueProto, parseOnnx } from '../index.js';
 import { onnx } from '../internal/proto.js';
-import { DT, encodeTensor } from '../testing/build-model.js';
+import { DT, encodeTensor, node, value } from '../testing/build-model.js';
 
 const bytesOf = (array: ArrayBufferView): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 
@@ -109,5 +109,31 @@ describe('decodeValueProto', () => {
   it('rejects maps with a diagnostic', () => {
     const map = onnx.MapProto.encode({ name: 'm', keyType: 7, keys: [1] }).finish();
     expect(() => decodeValueProto(map, 'map')).toThrow(/MapProto/);
+  });
+});
+
+describe('sparse initializers', () => {
+  it('densifies linear and coordinate indices and caps the dense size', async () => {
+    const sparse = (dims: number[], indices: { dims: number[]; values: number[] }) => ({
+      values: { name: 's', dims: [2], dataType: DT.FLOAT, floatData: [5, 6] },
+      indices: { dims: indices.dims, dataType: DT.INT64, int64Data: indices.values },
+      dims,
+    });
+    const parse = async (s: ReturnType<typeof sparse>) => {
+      const bytes = onnx.ModelProto.encode({
+        irVersion: 10,
+        opsetImport: [{ domain: '', version: 21 }],
+        graph: { name: 'g', node: [node('Identity', ['s'], ['y'])], input: [], output: [value('y')], sparseInitializer: [s] },
+      }).finish();
+      return parseOnnx({ bytes });
+    };
+    const linear = await parse(sparse([2, 3], { dims: [2], values: [1, 5] }));
+    expect([...(constValueOf(linear.graph?.findNode('s'))?.data as Float32Array)]).toEqual([0, 5, 0, 0, 0, 6]);
+    const coords = await parse(sparse([2, 3], { dims: [2, 2], values: [0, 2, 1, 0] }));
+    expect([...(constValueOf(coords.graph?.findNode('s'))?.data as Float32Array)]).toEqual([0, 0, 5, 6, 0, 0]);
+    const outOfRange = await parse(sparse([2, 3], { dims: [2], values: [1, 6] }));
+    expect(outOfRange.diagnostics[0]?.code).toBe('TSGE-E3003');
+    const huge = await parse(sparse([1 << 28, 2], { dims: [2], values: [0, 1] }));
+    expect(huge.diagnostics[0]?.message).toMatch(/densifies/);
   });
 });

@@ -6,6 +6,8 @@ import type { ISparseTensorProto, ITensorProto } from '../internal/proto.js';
 /** Upper bound on the elements of one tensor (2^31-1): larger claims are malformed, not allocated. */
 export const MAX_TENSOR_ELEMENTS = 2 ** 31 - 1;
 const MAX_RANK = 64;
+/** Densifying a sparse tensor allocates its full size: cap it (2^26 elements) so a tiny file cannot claim gigabytes. */
+export const MAX_SPARSE_DENSE_ELEMENTS = 2 ** 26;
 
 export function tensorDataType(code: number | null | undefined): DataType {
   const dtype = dataTypeFromOnnx(code ?? 0);
@@ -194,6 +196,8 @@ export function densifySparse(sparse: ISparseTensorProto, values: HostTensor, in
   const dims = readDims(sparse.dims as unknown[]);
   let count = 1;
   for (const d of dims) count *= d;
+  if (count > MAX_SPARSE_DENSE_ELEMENTS)
+    throw malformed(`sparse tensor densifies to ${count} elements, more than ${MAX_SPARSE_DENSE_ELEMENTS}`);
   const nnz = values.dims.length === 1 ? (values.dims[0] as number) : -1;
   if (nnz < 0) throw malformed('sparse tensor values must be one-dimensional');
   const out = createTensor(values.type, dims);
