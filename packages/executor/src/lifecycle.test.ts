@@ -44,7 +44,7 @@ async function memoryAfter(cycles: number, threads: number): Promise<{ heap: num
 
 describe('create/run/release cycles', () => {
   it('100 cycles on the calling thread do not grow heap or RSS beyond 10%', async () => {
-    const base = await memoryAfter(50, 1); // warm-up: JIT code and allocator pools settle first
+    const base = await memoryAfter(200, 1); // warm-up: JIT code and allocator pools settle first
     const after = await memoryAfter(100, 1);
     console.log(
       `calling thread: heap ${(base.heap / 1e6).toFixed(1)} → ${(after.heap / 1e6).toFixed(1)} MB, rss ${(base.rss / 1e6).toFixed(1)} → ${(after.rss / 1e6).toFixed(1)} MB after 100 cycles`,

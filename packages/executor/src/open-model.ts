@@ -238,9 +238,9 @@ function createExecutor(parts: ExecutorParts): Executor {
     });
   };
 
-  /** Sink semantics on the calling thread (threads: 1): the same task lists over planned places. */
   // kernel contexts per slot, reused while the memory buffer is the same
   const slotContexts = new Map<number, { buffer: ArrayBufferLike; cache: Map<KernelCall, KernelContextV1> }>();
+  /** Sink semantics on the calling thread (threads: 1): the same task lists over planned places. */
   async function runRefsHere(plan: PreparedPlan, slot: number, bases: RegionBases, run: number): Promise<void> {
     const buffer = device.memory.buffer;
     let entry = slotContexts.get(slot);
@@ -294,16 +294,20 @@ function createExecutor(parts: ExecutorParts): Executor {
       const mode = plan.dynamic ? 'host' : (runOptions.mode ?? parts.defaultMode);
       const run = ++runCount;
       const slot = await slots.acquire();
+      if (released) {
+        slots.release(slot);
+        throw TsgeError.of('TSGE-E6006');
+      }
       const work = (async (): Promise<RuntimeValue[]> => {
         if (mode === 'sink' && inputs.every(isHostTensor)) return runPlanned(plan, slot, inputs, run);
         const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
-        return runOnHost(
-          hostModel,
-          plan,
+        return runOnHost(hostModel, plan, {
           bases,
           inputs,
-          profiling ? (call, stream, start, end) => record(run, call, stream, 0, epochMicros(start), (end - start) * 1000) : undefined,
-        );
+          ...(profiling
+            ? { observe: (call, stream, start, end) => record(run, call, stream, 0, epochMicros(start), (end - start) * 1000) }
+            : {}),
+        });
       })();
       try {
         const outputs = await device.track(work).catch((error: unknown) => {

@@ -30,6 +30,14 @@ export interface HostModel {
 
 export type TaskObserver = (call: KernelCall, streamId: number, start: number, end: number) => void;
 
+export interface HostRunInput {
+  readonly bases: RegionBases;
+  /** Model inputs in order. */
+  readonly inputs: readonly RuntimeValue[];
+  /** Called after each kernel with its start and end (ms, `performance.now()`). */
+  readonly observe?: TaskObserver;
+}
+
 /**
  * Host mode: the calling thread dispatches task by task, in stream order with events, yielding to
  * the event loop between slices. Values flow along the graph's edges, so outputs whose shape is
@@ -37,14 +45,9 @@ export type TaskObserver = (call: KernelCall, streamId: number, start: number, e
  * caching allocator when memory is shared (views survive growth), else on the JS heap. Planned
  * outputs land at their planned offsets; a planned place that is too small is an error.
  */
-export async function runOnHost(
-  model: HostModel,
-  plan: PreparedPlan,
-  bases: RegionBases,
-  inputs: readonly RuntimeValue[],
-  observe?: TaskObserver,
-): Promise<RuntimeValue[]> {
+export async function runOnHost(model: HostModel, plan: PreparedPlan, input: HostRunInput): Promise<RuntimeValue[]> {
   const { graph, device } = model;
+  const { bases, inputs, observe } = input;
   const values = new Map<string, RuntimeValue | undefined>();
   const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
   const blocks: number[] = [];
