@@ -24,6 +24,6 @@ export const wasm: WasmApi = (globalThis as unknown as { WebAssembly: WasmApi })
 type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
 
 /** `Atomics.waitAsync` when the runtime has it (Node 16+). */
-export const atomicsWaitAsync: ((array: Int32Array, index: number, value: number) => WaitAsyncResult) | undefined = (
-  Atomics as unknown as { waitAsync?: (array: Int32Array, index: number, value: number) => WaitAsyncResult }
+export const atomicsWaitAsync: ((array: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult) | undefined = (
+  Atomics as unknown as { waitAsync?: (array: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult }
 ).waitAsync?.bind(Atomics);

@@ -77,9 +77,9 @@ export function createSinkDispatcher(options: {
             const seen = Atomics.load(words, doneWord);
             if (seen === gen) break;
             if (failure !== undefined) throw failed();
-            const wait = atomicsWaitAsync?.(words, doneWord, seen);
-            // a short bound on each wait lets a dead worker be noticed
-            if (wait?.async) await Promise.race([wait.value, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+            // a bound on each wait lets a dead worker be noticed
+            const wait = atomicsWaitAsync?.(words, doneWord, seen, 1000);
+            if (wait?.async) await wait.value;
           }
           if (Atomics.load(words, slotWord(layout, slot, SLOT.error)) !== 0) {
             const messages = await messagesFor(key, (ms) => ms.some((r) => r.message.type === 'error'));
