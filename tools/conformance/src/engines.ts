@@ -2,8 +2,8 @@ import type { Engine } from './engine.js';
 
 export type EngineName = 'interpreter' | 'pipeline';
 export const ENGINE_NAMES: readonly EngineName[] = ['interpreter', 'pipeline'];
-/** The default engine: the interpreter until @tsge/ge's pipeline can run the suites. */
-export const DEFAULT_ENGINE: EngineName = 'interpreter';
+/** The default engine: the public @tsge/ge path (parse → build .om → load → run). */
+export const DEFAULT_ENGINE: EngineName = 'pipeline';
 
 /** Engines load lazily, in the worker, so a broken package fails tests instead of the runner. */
 export async function createEngine(name: EngineName): Promise<Engine> {

@@ -83,13 +83,22 @@ describe('pnpm conformance (interpreter engine)', () => {
   it('fails --ci only for tests missing from the expected-failures list and lists ones that now pass', () => {
     const list = path.join(dir, 'expected.txt');
     writeFileSync(list, 'test_abs  # pretend it was broken\n');
-    const ci = run(['--filter', 'test_abs,test_relu', '--expected-failures', list, '--ci', '--timeout', '1']);
+    const ci = run(['--engine', 'interpreter', '--filter', 'test_abs,test_relu', '--expected-failures', list, '--ci', '--timeout', '1']);
     // with a 1 ms limit every test times out: test_relu is a regression, test_abs a known failure
     expect(ci.status).toBe(1);
     expect(ci.stdout).toMatch(/REGRESSION test_relu/);
     expect(ci.stdout).toMatch(/FAIL \(known\) test_abs: timed out/);
-    const ok = run(['--filter', 'test_abs', '--expected-failures', list, '--ci']);
+    const ok = run(['--engine', 'interpreter', '--filter', 'test_abs', '--expected-failures', list, '--ci']);
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/NOW PASSING .*test_abs/);
+  });
+
+  it('runs the default pipeline engine (@tsge/ge parse → build → load → run)', () => {
+    const json = path.join(dir, 'pipeline.json');
+    run(['--filter', 'test_abs,test_relu', '--json', json]);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+    expect(report.errors).toBe(0);
+    const status = new Map(report.tests.map((t) => [t.name, t.status]));
+    expect([status.get('test_abs'), status.get('test_relu')]).toEqual(['passed', 'passed']);
   });
 });

@@ -1,4 +1,4 @@
-// pnpm conformance --suite <dir> [--filter s] [--json f] [--engine interpreter|pipeline]
+// pnpm conformance --suite <dir> [--filter s] [--json f] [--engine pipeline|interpreter]
 //   [--expected-failures f] [--update-expected] [--ci] [--timeout ms] [--jobs n] [--in-process]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,7 +29,7 @@ interface Options {
 function usage(message: string): never {
   console.error(`${message}
 usage: pnpm conformance --suite <dir> [--filter <substring>[,<substring>...]] [--json <file>]
-       [--engine interpreter|pipeline] [--expected-failures <file>] [--update-expected] [--ci]
+       [--engine pipeline|interpreter] [--expected-failures <file>] [--update-expected] [--ci]
        [--timeout <ms>] [--jobs <n>] [--in-process] [--rtol <x>] [--atol <x>]`);
   process.exit(2);
 }
