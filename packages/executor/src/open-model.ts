@@ -62,7 +62,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && canShareMemory();
   // a worker runs whole streams, so without tiles more workers than streams would only idle
   const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
-  const tileBytes = useWorkers && parallelKernels ? workerCount * TILE_AREA_BYTES : 0;
+  // with a tile library loaded, any idle worker can help a kernel that splits its work
+  const tileBytes = useWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
   const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
   const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
 
