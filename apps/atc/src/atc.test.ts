@@ -52,6 +52,18 @@ describe('atc', () => {
     expect(JSON.parse(readFileSync(json, 'utf8')).header.modelName).toBe('mnist');
   });
 
+  it('recognises an ONNX file without its extension and dumps a model as JSON', async () => {
+    const renamed = join(dir, 'model.bin');
+    writeFileSync(renamed, readFileSync(join(testdata, 'models/onnx/mnist.onnx')));
+    const r = await run([`--model=${renamed}`, `--output=${join(dir, 'sniffed')}`, '--log=null']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    expect(existsSync(join(dir, 'sniffed.om'))).toBe(true);
+    const json = await run(['--mode=1', `--model=${renamed}`, '--log=error']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toMatchObject({ format: 'tsge-graph', graph: { name: 'CNTKGraph' } });
+  });
+
   it('reports bad flags, missing files and unsupported input with a code and no stack', async () => {
     const bad = await run(['--model=x.onnx', '--output=y', '--no_such_flag=1']);
     expect(bad.code).toBe(1);
