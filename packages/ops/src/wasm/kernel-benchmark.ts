@@ -93,6 +93,18 @@ export const KERNEL_BENCHMARK_CASES: readonly KernelBenchmarkCase[] = [
     inputs: [[1, 64, 160, 160], [64], [64], [64], [64]],
     positive: [4],
   },
+  {
+    label: 'ConvTranspose 2×2/2 24→24 160×160',
+    opType: 'ConvTranspose',
+    inputs: [[1, 24, 160, 160], [24, 24, 2, 2], [24]],
+    attrs: { strides: ints([2, 2]) },
+  },
+  {
+    label: 'ConvTranspose 2×2/2 24→1 320×320',
+    opType: 'ConvTranspose',
+    inputs: [[1, 24, 320, 320], [24, 1, 2, 2], [1]],
+    attrs: { strides: ints([2, 2]) },
+  },
   { label: 'Gemm 1×2048 · 1000×2048ᵀ + bias', opType: 'Gemm', inputs: [[1, 2048], [1000, 2048], [1000]], attrs: { transB: one(1) } },
 ];
 
@@ -160,7 +172,8 @@ export function benchmarkSimdKernels(
     const slow = reference.find((k) => k.opType === c.opType && k.name === 'reference');
     if (!fast || !slow) continue;
     const counts = c.inputs.map((dims) => (dims ? dims.reduce((p, d) => p * d, 1) : 0));
-    const bytes = counts.reduce((p, n) => p + n * 8 + 128, 0) + 65536;
+    // room for the inputs and an output up to four times their size (ConvTranspose upsamples)
+    const bytes = counts.reduce((p, n) => p + n * 20 + 256, 0) + 65536;
     const memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) + 2 });
     let offset = 64;
     const place = (count: number): Float32Array => {

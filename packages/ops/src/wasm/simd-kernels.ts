@@ -3,6 +3,7 @@ import { nnKernels } from '../nn/index.js';
 import { mathKernels } from '../math/index.js';
 import { simdBatchNormKernel } from './simd-batch-norm.js';
 import { simdConvKernel } from './simd-conv.js';
+import { simdConvTransposeKernel } from './simd-conv-transpose.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdGemmKernel } from './simd-gemm.js';
 import { simdMatMulKernel } from './simd-matmul.js';
@@ -24,5 +25,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     ...simdPoolKernels((opType) => referenceOf(all, opType)),
     simdGemmKernel(referenceOf(all, 'Gemm')),
     simdBatchNormKernel(referenceOf(all, 'BatchNormalization')),
+    simdConvTransposeKernel(referenceOf(all, 'ConvTranspose')),
   ];
 }
