@@ -181,6 +181,18 @@ describe('executor', () => {
     expect((error as Error).message).toMatch(/leaves its region/);
   });
 
+  it('rejects a plan whose streams would wait forever', async () => {
+    const model = assembleModel(twoBranchGraph(), { streamOf: branchStreams });
+    const plan = model.taskInfo.plans[0];
+    const producer = plan?.streams.find((s) => s.tasks.some((t) => t.kind === 'record'));
+    if (!producer) throw new Error('the two-branch plan has a record');
+    // the recording stream first waits on the event it would record: nobody can go on
+    producer.tasks.unshift({ kind: 'wait', event: 0 });
+    const error = await openModel(model, { kernelModules, threads: 2 }).catch((e: unknown) => e);
+    expect((error as TsgeError).code).toBe('TSGE-E2006');
+    expect((error as Error).message).toMatch(/never recorded before them/);
+  });
+
   it('reports a failing kernel in a worker as TSGE-E6007 and keeps working', async () => {
     const b = new GraphBuilder('fail');
     const desc = createTensorDesc('float32', [2]);

@@ -95,6 +95,9 @@ export function preparePlans(model: OmModel, nodes: ReadonlyMap<string, Node>): 
       }
       streams.push({ streamId: stream.id, tasks });
     }
+    const stuck = unfinishedEvents(streams);
+    if (stuck.length > 0)
+      report(`plan ${planIndex}: streams wait on events ${stuck.join(', ')} that are never recorded before them (deadlock)`);
     for (const io of [...model.ioInfo.inputs, ...model.ioInfo.outputs]) if (io.kind && io.kind !== 'tensor') dynamic = true;
     plans.push({
       index: planIndex,
@@ -178,4 +181,32 @@ export function opsetOf(node: Node): number {
   const domain = node.opDesc.domain;
   const entry = imports.value.attrs.get(domain) ?? (domain === 'ai.onnx' ? imports.value.attrs.get('') : undefined);
   return entry?.kind === 'int' ? entry.value : 0;
+}
+
+/**
+ * Plays the streams' record/wait order without running kernels. Returns the events some stream
+ * would wait on forever (empty when every stream can finish), so a worker never sleeps on an event
+ * that cannot come.
+ */
+function unfinishedEvents(streams: readonly PreparedStream[]): number[] {
+  const recorded = new Set<number>();
+  const positions = streams.map(() => 0);
+  for (;;) {
+    let moved = false;
+    const waiting: number[] = [];
+    streams.forEach((stream, s) => {
+      let position = positions[s] as number;
+      for (; position < stream.tasks.length; position++) {
+        const task = stream.tasks[position] as CallTask;
+        if (task.kind === 'wait' && !recorded.has(task.event)) {
+          waiting.push(task.event);
+          break;
+        }
+        if (task.kind === 'record') recorded.add(task.event);
+        moved = true;
+      }
+      positions[s] = position;
+    });
+    if (waiting.length === 0 || !moved) return waiting;
+  }
 }
