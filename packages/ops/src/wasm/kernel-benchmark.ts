@@ -13,6 +13,8 @@ export interface KernelBenchmarkCase {
   readonly attrs?: Readonly<Record<string, AttrValue>>;
   /** Input values: 'signed' (default, in [-4, 4)) or 'positive' (variances, divisors). */
   readonly positive?: readonly number[];
+  /** Fixed values of some inputs (bounds, scales), by input index. */
+  readonly values?: Readonly<Record<number, readonly number[]>>;
 }
 
 export interface KernelBenchmarkResult {
@@ -61,7 +63,7 @@ export const KERNEL_BENCHMARK_CASES: readonly KernelBenchmarkCase[] = [
     ],
   },
   { label: 'Relu 1×256×56×56', opType: 'Relu', inputs: [[1, 256, 56, 56]] },
-  { label: 'Clip 1×64×160×160 [0,6]', opType: 'Clip', inputs: [[1, 64, 160, 160], [], []], positive: [1, 2] },
+  { label: 'Clip 1×64×160×160 [0,6]', opType: 'Clip', inputs: [[1, 64, 160, 160], [], []], values: { 1: [0], 2: [6] } },
   { label: 'Sigmoid 1×64×160×160', opType: 'Sigmoid', inputs: [[1, 64, 160, 160]] },
   { label: 'Tanh 1×64×160×160', opType: 'Tanh', inputs: [[1, 64, 160, 160]] },
   { label: 'HardSwish 1×64×160×160', opType: 'HardSwish', inputs: [[1, 64, 160, 160]] },
@@ -104,6 +106,13 @@ export const KERNEL_BENCHMARK_CASES: readonly KernelBenchmarkCase[] = [
     opType: 'ConvTranspose',
     inputs: [[1, 24, 320, 320], [24, 1, 2, 2], [1]],
     attrs: { strides: ints([2, 2]) },
+  },
+  {
+    label: 'Resize nearest ×2 1×96×80×80',
+    opType: 'Resize',
+    inputs: [[1, 96, 80, 80], [0], [4]],
+    values: { 2: [1, 1, 2, 2] },
+    attrs: { mode: { kind: 'string', value: 'nearest' } },
   },
   { label: 'Gemm 1×2048 · 1000×2048ᵀ + bias', opType: 'Gemm', inputs: [[1, 2048], [1000, 2048], [1000]], attrs: { transB: one(1) } },
 ];
@@ -190,7 +199,8 @@ export function benchmarkSimdKernels(
         const v = (seed / 0x7fffffff) * 8;
         data[k] = c.positive?.includes(i) ? v + 0.5 : v - 4;
       }
-      if (c.opType === 'Clip' && i > 0) data[0] = i === 1 ? 0 : 6;
+      const fixed = c.values?.[i];
+      if (fixed) data.set(fixed);
       return { type: 'float32', dims: [...dims], data };
     });
     const options = { attrs: new Map(Object.entries(c.attrs ?? {})), outputAt: offset };

@@ -5,9 +5,10 @@ import { type ElementwiseExports, elementwiseFunctions } from './elementwise-mod
 import { gemmFunction } from './gemm-module.js';
 import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
+import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports {
+export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports, ResizeExports {
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
   /** B packed in K×8 column panels; N a multiple of 8; ldb unused. */
   gemmPacked(
@@ -107,6 +108,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           ...elementwiseFunctions(),
           ...poolFunctions(),
           dotRowsFunction(),
+          doubleColumnsFunction(),
         ],
         {
           shared,

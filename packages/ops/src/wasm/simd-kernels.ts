@@ -8,6 +8,7 @@ import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdGemmKernel } from './simd-gemm.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 import { simdPoolKernels } from './simd-pool.js';
+import { simdResizeKernel } from './simd-resize.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
   const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
@@ -26,5 +27,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdGemmKernel(referenceOf(all, 'Gemm')),
     simdBatchNormKernel(referenceOf(all, 'BatchNormalization')),
     simdConvTransposeKernel(referenceOf(all, 'ConvTranspose')),
+    simdResizeKernel(referenceOf(all, 'Resize')),
   ];
 }
