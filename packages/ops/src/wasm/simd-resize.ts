@@ -51,7 +51,7 @@ function probeMaps(
     setOutput: () => {},
     runSubgraph: () => [],
   });
-  if (!result || result.dims.length !== 4 || result.dims[0] !== 1 || result.dims[1] !== 1) return null;
+  if (result?.dims.length !== 4 || result.dims[0] !== 1 || result.dims[1] !== 1) return null;
   const [OH, OW] = [result.dims[2] as number, result.dims[3] as number];
   const values = result.data as Float32Array;
   const rows = new Int32Array(OH);
