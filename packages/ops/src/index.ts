@@ -14,6 +14,8 @@ export { createKernelRegistry } from './kernel-registry.js';
 export { defineOp, defineKernel, param, type OpSpec, type KernelSpec } from './define.js';
 export { runKernelOnHost, type HostRunOptions } from './host/run-on-host.js';
 export { benchmarkSimdConv, hasWasmSimd, hasRelaxedSimd, measureSimdPeak, simdGemmOnMemory, wasmSimdKernels } from './wasm/index.js';
+/** Reference against 'wasm-simd' kernel timings on shapes from PP-OCRv4 and ResNet-50 (`pnpm bench:kernels`). */
+export { benchmarkSimdKernels, KERNEL_BENCHMARK_CASES, type KernelBenchmarkCase, type KernelBenchmarkResult } from './wasm/index.js';
 /** Runs one intra-op tile by name (helper threads of the executor call it). */
 export { runTile, type TileFunction } from './wasm/index.js';
 

@@ -2,7 +2,7 @@
 // SIMD128 peak for the same instruction mix (a register-only multiply-add loop).
 import os from 'node:os';
 import type { LinearMemory } from '@tsge/metadef';
-import { benchmarkSimdConv, measureSimdPeak, simdGemmOnMemory } from '@tsge/ops';
+import { benchmarkSimdConv, benchmarkSimdKernels, measureSimdPeak, simdGemmOnMemory } from '@tsge/ops';
 
 const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number }) => LinearMemory } })
   .WebAssembly.Memory;
@@ -34,3 +34,8 @@ for (const [n, reps] of [
 }
 const conv = best(3, () => benchmarkSimdConv(64, 56, 3));
 console.log(`Conv 3×3 64→64 56×56: ${conv.toFixed(2)} GFLOP/s = ${((100 * conv) / peak).toFixed(0)}% of peak`);
+// elementwise, pooling, normalisation, Gemm, ConvTranspose and Resize: reference vs 'wasm-simd' kernel, best of runs
+for (const r of benchmarkSimdKernels()) {
+  const times = `reference ${r.referenceMs.toFixed(2)} ms, wasm-simd ${r.simdMs.toFixed(2)} ms`;
+  console.log(`${r.label}: ${times} (×${(r.referenceMs / r.simdMs).toFixed(1)})`);
+}

@@ -5,3 +5,9 @@ export { benchmarkSimdConv, measureSimdPeak, simdGemmOnMemory } from './peak.js'
 export { simdConvKernel } from './simd-conv.js';
 export { wasmSimdKernels } from './simd-kernels.js';
 export { registerTileFunction, runTile, runTiles, splitRange, type TileFunction } from './tiles.js';
+export {
+  benchmarkSimdKernels,
+  KERNEL_BENCHMARK_CASES,
+  type KernelBenchmarkCase,
+  type KernelBenchmarkResult,
+} from './kernel-benchmark.js';
