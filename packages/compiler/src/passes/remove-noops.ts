@@ -40,13 +40,15 @@ function isNoop(node: Node): boolean {
       if (node.inData[2]?.peer && (!training || toNumberArray(training)[0] !== 0)) return false;
       return true;
     }
+    case 'Cast':
+    case 'CastLike':
+      // a cast to the same type never changes the shape, even a symbolic one
+      return input.dtype === output.dtype && (input.valueKind ?? 'tensor') === 'tensor' && input.dtype !== 'string';
     case 'Reshape':
     case 'Flatten':
     case 'Squeeze':
     case 'Unsqueeze':
     case 'Expand':
-    case 'Cast':
-    case 'CastLike':
       return sameTensor;
     case 'Transpose': {
       if (!sameTensor) return false;
