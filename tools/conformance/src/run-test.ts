@@ -121,7 +121,7 @@ export async function runTest(test: TestCase, engine: Engine, tolerance: Toleran
       }
       for (let i = 0; i < expected.length; i++) {
         const why = compareValues(actual[i], expected[i], tolerance);
-        if (why) return result('failed', `output ${i}${outputDescs[i] ? '' : ''}: ${why}`);
+        if (why) return result('failed', `output ${i}: ${why}`);
       }
     }
     return result('passed');
