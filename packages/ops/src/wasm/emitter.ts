@@ -185,6 +185,10 @@ export class Code {
   f32ConvertI32S(): this {
     return this.op(0xb2);
   }
+  /** Unsigned ≥, for byte addresses that may pass 2 GiB. */
+  i32GeU(): this {
+    return this.op(0x4f);
+  }
   i32LtU(): this {
     return this.op(0x49);
   }

@@ -209,7 +209,7 @@ export function globalPoolFunction(kind: PoolKind): FunctionDef {
   code.get(x).set(at);
   code.get(x).get(size).i32(-8).i32And().i32(2).i32Shl().i32Add().set(end);
   code.block().loop();
-  code.get(at).get(end).i32GeS().brIf(1);
+  code.get(at).get(end).i32GeU().brIf(1);
   code.get(acc0).get(at).v128Load();
   combine().set(acc0);
   code.get(acc1).get(at).v128Load(16);
@@ -226,7 +226,7 @@ export function globalPoolFunction(kind: PoolKind): FunctionDef {
   code.set(sacc);
   code.get(x).get(size).i32(2).i32Shl().i32Add().set(end);
   code.block().loop();
-  code.get(at).get(end).i32GeS().brIf(1);
+  code.get(at).get(end).i32GeU().brIf(1);
   code.get(sacc).get(at).f32Load();
   isMax ? code.f32Max() : code.f32Add();
   code.set(sacc);

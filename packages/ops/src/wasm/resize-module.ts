@@ -16,7 +16,7 @@ export function doubleColumnsFunction(): FunctionDef {
   code.get(W).i32(-4).i32And().i32(2).i32Shl().get(x).i32Add().set(end);
   code.get(x).set(at);
   code.block().loop();
-  code.get(at).get(end).i32GeS().brIf(1);
+  code.get(at).get(end).i32GeU().brIf(1);
   code.get(at).v128Load().set(v);
   code.get(y).get(v).get(v).i8x16Shuffle(low).v128Store();
   code.get(y).get(v).get(v).i8x16Shuffle(high).v128Store(16);
@@ -25,7 +25,7 @@ export function doubleColumnsFunction(): FunctionDef {
   code.br(0).end().end();
   code.get(W).i32(2).i32Shl().get(x).i32Add().set(end);
   code.block().loop();
-  code.get(at).get(end).i32GeS().brIf(1);
+  code.get(at).get(end).i32GeU().brIf(1);
   code.get(at).f32Load().set(f);
   code.get(y).get(f).f32Store();
   code.get(y).get(f).f32Store(4);
