@@ -29,6 +29,8 @@ export function erf(x: number): number {
 export function applyActivation(data: Float32Array | Float64Array, activation: string, params: readonly number[]): void {
   const n = data.length;
   switch (activation) {
+    case 'None':
+      return;
     case 'Relu':
       for (let i = 0; i < n; i++) if ((data[i] as number) < 0) data[i] = 0;
       return;

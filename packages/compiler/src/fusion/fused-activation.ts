@@ -2,7 +2,7 @@ import type { FusionMatch, FusionPassV1, FusionPattern, Node } from '@tsge/metad
 import { TSGE_DOMAIN, attr, createOpDesc } from '@tsge/metadef';
 import { uniqueName } from '../graph-utils.js';
 import { FUSABLE_ACTIVATIONS } from './activation.js';
-import { FUSED_CONV, FUSED_GEMM } from './fused-ops.js';
+import { FUSED_CONV, FUSED_GEMM, FUSED_MATMUL } from './fused-ops.js';
 import { replaceMatchWith } from './matcher.js';
 import { constNumbers, descOf, pattern } from './patterns.js';
 
@@ -23,7 +23,8 @@ function patternsFor(base: string): FusionPattern[] {
 
 /** Activation name and params of a match, or undefined when it cannot be fused. */
 function activationOf(m: FusionMatch): { name: string; params: number[] } | undefined {
-  const act = m.nodes.get('act') as Node;
+  const act = m.nodes.get('act');
+  if (!act) return { name: 'None', params: [] };
   const attrs = act.opDesc.attrs;
   const num = (name: string, fallback: number) => {
     const a = attrs.get(name);
@@ -90,7 +91,69 @@ function fusion(name: string, base: string, fused: string, supported: (type: str
   };
 }
 
-/** Conv/Gemm followed by an activation become tsge::FusedConv / tsge::FusedGemm (O3). */
+const matmulPatterns: FusionPattern[] = [
+  pattern('matmul-bias-act', 3, (op, x) => [op('Act', [op('Add', [op('MatMul', [x[0], x[1]], 'base'), x[2]], 'bias')], 'act')], {
+    Act: UNARY,
+  }),
+  pattern('matmul-bias-clip', 5, (op, x) => [
+    op('Clip', [op('Add', [op('MatMul', [x[0], x[1]], 'base'), x[2]], 'bias'), x[3], x[4]], 'act'),
+  ]),
+  pattern('matmul-bias', 3, (op, x) => [op('Add', [op('MatMul', [x[0], x[1]], 'base'), x[2]], 'bias')]),
+];
+
+/** MatMul (any rank) + a bias over the last axis (+ an activation) becomes tsge::FusedMatMul (O3). */
+function matmulFusion(supported: (type: string, domain?: string) => boolean): FusionPassV1 {
+  return {
+    specVersion: 'v1',
+    name: 'fused-matmul-bias-activation',
+    level: 3,
+    patterns: () => matmulPatterns,
+    requirements(m) {
+      const out = descOf(m.outputs[0]);
+      const product = descOf((m.nodes.get('base') as Node).outData[0]);
+      const bias = descOf(m.inputs[2]);
+      const last = product?.shape[product.shape.length - 1];
+      const sameShape = out !== undefined && product !== undefined && out.shape.join() === product.shape.join();
+      return (
+        supported(FUSED_MATMUL, TSGE_DOMAIN) &&
+        out?.dtype === 'float32' &&
+        sameShape &&
+        typeof last === 'number' &&
+        last > 0 &&
+        bias?.shape.length === 1 &&
+        bias.shape[0] === last &&
+        activationOf(m) !== undefined
+      );
+    },
+    replace(m, graph) {
+      const base = m.nodes.get('base') as Node;
+      const last = m.nodes.get('act') ?? (m.nodes.get('bias') as Node);
+      const activation = activationOf(m) as { name: string; params: number[] };
+      const node = graph.addNode(
+        createOpDesc({
+          name: uniqueName(graph, `${base.name}_fused`),
+          type: FUSED_MATMUL,
+          domain: TSGE_DOMAIN,
+          attrs: [
+            ['activation', attr.string(activation.name)],
+            ['activation_params', attr.floats(activation.params)],
+          ],
+          outputDescs: [...last.opDesc.outputDescs.slice(0, 1)],
+          outputNames: [last.opDesc.outputNames[0] ?? last.name],
+        }),
+        { inputs: 3, outputs: 1 },
+      );
+      replaceMatchWith(graph, m, node, [m.inputs[0], m.inputs[1], m.inputs[2]]);
+      return [node];
+    },
+  };
+}
+
+/** Conv/Gemm/MatMul (+ bias) followed by an activation become tsge::FusedConv / FusedGemm / FusedMatMul (O3). */
 export function fusedActivationFusions(supported: (type: string, domain?: string) => boolean): FusionPassV1[] {
-  return [fusion('fused-conv-activation', 'Conv', FUSED_CONV, supported), fusion('fused-gemm-activation', 'Gemm', FUSED_GEMM, supported)];
+  return [
+    fusion('fused-conv-activation', 'Conv', FUSED_CONV, supported),
+    fusion('fused-gemm-activation', 'Gemm', FUSED_GEMM, supported),
+    matmulFusion(supported),
+  ];
 }

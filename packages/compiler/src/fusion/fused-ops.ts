@@ -7,7 +7,12 @@ import { applyActivation } from './activation.js';
 export const FUSED_CONV = 'FusedConv';
 export const FUSED_GEMM = 'FusedGemm';
 
-const BASE_OF: Readonly<Record<string, string>> = { [FUSED_CONV]: 'Conv', [FUSED_GEMM]: 'Gemm' };
+/** tsge::FusedMatMul = MatMul + a bias over the last axis (optional input 2) + activation. */
+export const FUSED_MATMUL = 'FusedMatMul';
+
+const BASE_OF: Readonly<Record<string, string>> = { [FUSED_CONV]: 'Conv', [FUSED_GEMM]: 'Gemm', [FUSED_MATMUL]: 'MatMul' };
+/** Fused ops that take a bias input of their own (the base op has none). */
+const EXTRA_BIAS = new Set([FUSED_MATMUL]);
 
 const ACTIVATION_ATTRS = [
   { name: 'activation', kind: 'string', required: true },
@@ -20,7 +25,7 @@ function fusedDefinition(type: string, base: OpDefinitionV1): OpDefinitionV1 {
     domain: TSGE_DOMAIN,
     sinceVersion: 1,
     doc: `${base.type} followed by an activation applied in place (attributes: ${base.type}'s plus activation, activation_params).`,
-    inputs: base.inputs,
+    inputs: EXTRA_BIAS.has(type) ? [...base.inputs, param.optional('bias', 'T')] : base.inputs,
     outputs: [param.required('Y', 'T')],
     attributes: [...base.attributes, ...ACTIVATION_ATTRS],
     typeConstraints: [{ name: 'T', allowed: ['float32', 'float64'] }],
@@ -43,7 +48,7 @@ function fusedKernel(type: string, base: KernelV1): KernelV1 {
         nodeName: ctx.nodeName,
         opType: base.opType,
         attrs: ctx.attrs,
-        inputCount: ctx.inputCount,
+        inputCount: EXTRA_BIAS.has(type) ? Math.min(ctx.inputCount, 2) : ctx.inputCount,
         outputCount: 1,
         opsetVersion: ctx.opsetVersion,
         ...(ctx.memory ? { memory: ctx.memory } : {}),
@@ -58,9 +63,18 @@ function fusedKernel(type: string, base: KernelV1): KernelV1 {
       };
       base.compute(inner);
       if (!result) throw TsgeError.of('TSGE-E4003', { reason: `${type} ${ctx.nodeName}: ${base.opType} produced no output` });
+      const bias = EXTRA_BIAS.has(type) ? ctx.tensor(2) : undefined;
+      if (bias) addBiasOverLastAxis(result.data as Float32Array, bias.data as Float32Array, ctx.nodeName);
       applyActivation(result.data as Float32Array, ctx.attrs.string('activation'), ctx.attrs.floats('activation_params', []));
     },
   });
+}
+
+function addBiasOverLastAxis(out: Float32Array | Float64Array, bias: Float32Array | Float64Array, node: string): void {
+  const n = bias.length;
+  if (n === 0 || out.length % n !== 0)
+    throw TsgeError.of('TSGE-E4003', { reason: `${node}: bias of ${n} does not divide the output of ${out.length}` });
+  for (let i = 0; i < out.length; i += n) for (let j = 0; j < n; j++) out[i + j] = (out[i + j] as number) + (bias[j] as number);
 }
 
 /**

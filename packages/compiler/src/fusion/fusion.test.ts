@@ -149,6 +149,23 @@ describe('fusion (outputs equal before and after)', () => {
     await expect(dumpIr(graph)).toMatchFileSnapshot('golden/fused-activation.txt');
   });
 
+  it('fused-matmul-bias-activation for N-D MatMul', async () => {
+    const b = new GraphBuilder('fused_matmul', { ops });
+    const x = b.input('x', 'float32', [2, 3, 4]);
+    const h = b.op('Add', [b.op('MatMul', [x, b.constant('w1', f32([4, 5], 2))], { name: 'mm1' }), b.constant('b1', f32([5], 3))], {
+      name: 'add1',
+    });
+    const g = b.op('Gelu', [h], { name: 'gelu' });
+    const y = b.op('Add', [b.constant('b2', f32([4], 5)), b.op('MatMul', [g, b.constant('w2', f32([5, 4], 4))], { name: 'mm2' })], {
+      name: 'add2',
+    });
+    b.output(y, 'y');
+    const graph = b.build();
+    const r = fuse(graph, byName('fused-matmul-bias-activation'), { x: f32([2, 3, 4], 6) });
+    expect(r.applied).toBe(2);
+    await expect(r.text).toMatchFileSnapshot('golden/fused-matmul.txt');
+  });
+
   it('runs a user FusionPassV1 through the matcher, leaving shared intermediates alone', () => {
     const doubleRelu = pattern('double-relu', 1, (op, x) => [op('Relu', [op('Relu', [x[0]], 'inner')], 'outer')]);
     const custom: FusionPassV1 = {
