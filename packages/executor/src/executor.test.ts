@@ -116,6 +116,31 @@ describe('executor', () => {
     return ticks;
   }
 
+  it('never deadlocks when concurrent runs cross events between workers', async () => {
+    // events in both directions: a1 → b2 (stream 0 → 1) and b1 → a2 (stream 1 → 0)
+    const b = new GraphBuilder('cross');
+    const desc = createTensorDesc('float32', [4]);
+    const o = { domain: TEST_DOMAIN, outputDescs: [desc] };
+    const x = b.input('x', 'float32', [4]);
+    const a1 = b.op('Spin', [x], { ...o, name: 'a1', attrs: { iterations: attr.int(200) } });
+    const b1 = b.op('Relu', [x], { ...o, name: 'b1' });
+    const a2 = b.op('Add', [a1, b1], { ...o, name: 'a2' });
+    const b2 = b.op('Mul', [b1, a1], { ...o, name: 'b2' });
+    b.output(b.op('Add', [a2, b2], { ...o, name: 'a3' }), 'y');
+    const executor = await load(b.build(), { threads: 2, maxConcurrentRuns: 3, streamOf: (n) => (n.name.startsWith('b') ? 1 : 0) });
+    const inputs = Array.from({ length: 60 }, (_, k) => Float32Array.from([k, -k, k / 2, 1]));
+    const results = await Promise.all(inputs.map((data) => executor.run({ x: { type: 'float32', dims: [4], data } })));
+    results.forEach((r, k) => {
+      const x4 = inputs[k] as Float32Array;
+      const want = Array.from(x4, (v) => {
+        const a = Math.fround(v + 1);
+        const relu = Math.max(0, v);
+        return Math.fround(Math.fround(a + relu) + Math.fround(relu * a));
+      });
+      expect(values(r.y)).toEqual(want);
+    });
+  });
+
   it('keeps the event loop responsive while workers run a long kernel', async () => {
     const executor = await load(twoBranchGraph(3_000_000), { threads: 2, streamOf: branchStreams });
     expect(await ticksDuring(executor, { x: { type: 'float32', dims: [2, 4], data: X } })).toBeGreaterThan(0);

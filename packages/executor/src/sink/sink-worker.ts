@@ -67,13 +67,24 @@ export function loop(context: WorkerContext<SinkWorkerData>): void {
     const bell = Atomics.load(words, DOORBELL);
     if (Atomics.load(words, SHUTDOWN) !== 0) return;
     let worked = false;
-    for (let slot = 0; slot < data.slotCount; slot++) {
-      const generation = Atomics.load(words, slotWord(layout, slot, SLOT.generation));
-      if (generation === lastSeen[slot]) continue;
-      lastSeen[slot] = generation;
+    // Jobs run in the order they were posted (generations grow across slots), the same order on
+    // every worker: a worker then only ever waits on parts of its current job, which workers still
+    // behind it reach without waiting on anything later, so concurrent runs cannot deadlock.
+    for (;;) {
+      let next = -1;
+      let nextGeneration = 0;
+      for (let slot = 0; slot < data.slotCount; slot++) {
+        const generation = Atomics.load(words, slotWord(layout, slot, SLOT.generation));
+        if (generation !== lastSeen[slot] && (next < 0 || generation < nextGeneration)) {
+          next = slot;
+          nextGeneration = generation;
+        }
+      }
+      if (next < 0) break;
+      lastSeen[next] = nextGeneration;
       worked = true;
       if (words.buffer !== context.memory.buffer) words = control();
-      runJob(context, words, layout, slot, generation);
+      runJob(context, words, layout, next, nextGeneration);
     }
     if (tiles?.help(context.index)) worked = true;
     if (!worked) Atomics.wait(words, DOORBELL, bell);
