@@ -82,9 +82,9 @@ function streamFunction(name: string, inputs: readonly ('vector' | 'scalar')[], 
 /**
  * e^v for v ≤ 0 (larger v is not needed by the callers): Cody–Waite reduction by ln 2, a
  * degree-6 polynomial on |r| ≤ ln2/2 (relative error about 1 ulp), and 2^n built in the exponent
- * bits. Inputs below -87.3 clamp there (results under 2^-126 are not represented).
+ * bits. Results under 2^-126 (v < -87.3) flush to 0.
  */
-function emitExpNonPositive(code: Code, env: BodyEnv, source: number, target: number): void {
+export function emitExpNonPositive(code: Code, env: { temp(): number }, source: number, target: number): void {
   const v = env.temp();
   const fx = env.temp();
   const r = env.temp();
@@ -97,7 +97,9 @@ function emitExpNonPositive(code: Code, env: BodyEnv, source: number, target: nu
   }
   code.get(r).get(r).f32x4Mul().f32x4Mul().get(r).f32x4Add().f32x4Const(1).f32x4Add();
   code.get(fx).i32x4TruncSatF32x4S().i32x4Const(127).i32x4Add().i32(23).i32x4Shl();
-  code.f32x4Mul().set(target);
+  code.f32x4Mul().set(r);
+  // zero where v < -87.3; NaN compares false and stays NaN
+  code.f32x4Const(0).get(r).get(source).f32x4Const(-87.3).f32x4Lt().v128Bitselect().set(target);
 }
 
 const binaryBodies: Readonly<Record<'add' | 'sub' | 'mul' | 'div', (code: Code) => Code>> = {

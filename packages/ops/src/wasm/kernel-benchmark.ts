@@ -114,6 +114,8 @@ export const KERNEL_BENCHMARK_CASES: readonly KernelBenchmarkCase[] = [
     values: { 2: [1, 1, 2, 2] },
     attrs: { mode: { kind: 'string', value: 'nearest' } },
   },
+  { label: 'Softmax 1×40×6625 (last axis)', opType: 'Softmax', inputs: [[1, 40, 6625]] },
+  { label: 'Softmax 1×8×40×40 (attention)', opType: 'Softmax', inputs: [[1, 8, 40, 40]] },
   { label: 'Gemm 1×2048 · 1000×2048ᵀ + bias', opType: 'Gemm', inputs: [[1, 2048], [1000, 2048], [1000]], attrs: { transB: one(1) } },
 ];
 

@@ -6,9 +6,10 @@ import { gemmFunction } from './gemm-module.js';
 import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
 import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
+import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports, ResizeExports {
+export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports, ResizeExports, SoftmaxExports {
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
   /** B packed in K×8 column panels; N a multiple of 8; ldb unused. */
   gemmPacked(
@@ -109,6 +110,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           ...poolFunctions(),
           dotRowsFunction(),
           doubleColumnsFunction(),
+          softmaxRowsFunction(),
         ],
         {
           shared,

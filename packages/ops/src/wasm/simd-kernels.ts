@@ -9,6 +9,7 @@ import { simdGemmKernel } from './simd-gemm.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 import { simdPoolKernels } from './simd-pool.js';
 import { simdResizeKernel } from './simd-resize.js';
+import { simdSoftmaxKernel } from './simd-softmax.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
   const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
@@ -28,5 +29,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdBatchNormKernel(referenceOf(all, 'BatchNormalization')),
     simdConvTransposeKernel(referenceOf(all, 'ConvTranspose')),
     simdResizeKernel(referenceOf(all, 'Resize')),
+    simdSoftmaxKernel(referenceOf(all, 'Softmax')),
   ];
 }
