@@ -97,6 +97,9 @@ export function simdConvTransposeKernel(reference: KernelV1): KernelV1 {
       const xView = new Float32Array(scratch.buffer, 64 + wBytes, cg * inSize);
       const col = new Float32Array(scratch.buffer, 64 + wBytes + xBytes, rows * inSize);
       const outSize = g.OH * g.OW;
+      // stride = kernel without pads or dilation: every output is written by exactly one tap
+      const tiles =
+        g.sh === g.KH && g.sw === g.KW && g.dh === 1 && g.dw === 1 && g.pt === 0 && g.pl === 0 && g.OH === H * g.sh && g.OW === W * g.sw;
       for (let grp = 0; grp < group; grp++) {
         // Wᵀ of the group: [mg·KH·KW × cg]
         for (let c = 0; c < cg; c++) {
@@ -116,8 +119,12 @@ export function simdConvTransposeKernel(reference: KernelV1): KernelV1 {
           for (let m = 0; m < mg; m++) {
             const oc = grp * mg + m;
             const yBase = (n * outChannels + oc) * outSize;
-            Y.fill(bias ? (bias[oc] as number) : 0, yBase, yBase + outSize);
-            col2imChannel(Y, yBase, col, m * kSize * inSize, g);
+            if (tiles) {
+              tileChannel(Y, yBase, col, m * kSize * inSize, g, bias ? (bias[oc] as number) : 0);
+            } else {
+              Y.fill(bias ? (bias[oc] as number) : 0, yBase, yBase + outSize);
+              col2imChannel(Y, yBase, col, m * kSize * inSize, g);
+            }
           }
         }
       }
@@ -141,6 +148,21 @@ function col2imChannel(Y: Float32Array, yBase: number, col: Float32Array, colBas
         const src = row + h * W;
         let o = yBase + oh * OW + wLo * sw + offsetW;
         for (let iw = wLo; iw < wHi; iw++, o += sw) Y[o] = (Y[o] as number) + (col[src + iw] as number);
+      }
+    }
+  }
+}
+
+/** The non-overlapping case: each column row lands on a strided grid of the plane, plus the bias. */
+function tileChannel(Y: Float32Array, yBase: number, col: Float32Array, colBase: number, g: Geometry, bias: number): void {
+  const { H, W, OW, KH, KW } = g;
+  let row = colBase;
+  for (let kh = 0; kh < KH; kh++) {
+    for (let kw = 0; kw < KW; kw++, row += H * W) {
+      for (let h = 0; h < H; h++) {
+        const src = row + h * W;
+        let o = yBase + (h * KH + kh) * OW + kw;
+        for (let iw = 0; iw < W; iw++, o += KW) Y[o] = (col[src + iw] as number) + bias;
       }
     }
   }
