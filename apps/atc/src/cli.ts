@@ -1,10 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve, sep } from 'node:path';
-import { type CompileOptions, compile } from '@tsge/compiler';
 import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
 import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
+import { type BuildOptions, compileModel } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
 import { onnxParser } from '@tsge/parser-onnx';
 import {
   OPTIONS,
@@ -55,7 +54,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     const mode = values.mode ?? '0';
     if (mode === '1') await toJson(values, io, at);
     else if (mode === '6') await printOm(values, io);
-    else if (mode === '0') await compileModel(values, io, at);
+    else if (mode === '0') await compileCommand(values, io, at);
     else stop(invalidOption('mode', mode, 'expected 0, 1 or 6'));
     return 0;
   } catch (e) {
@@ -137,9 +136,9 @@ function pickParser(bytes: Uint8Array, path: string): ParserV1 | undefined {
   return best;
 }
 
-function compileOptions(values: Partial<Record<OptionName, string>>): CompileOptions {
+function compileOptions(values: Partial<Record<OptionName, string>>): BuildOptions {
   const problems: Diagnostic[] = [];
-  const options: CompileOptions = {};
+  const options: BuildOptions = {};
   const soc = values.soc_version ?? 'wasm-simd';
   if (soc !== 'wasm-simd' && soc !== 'js') problems.push(invalidOption('soc_version', soc, 'expected wasm-simd or js'));
   else options.target = soc;
@@ -202,16 +201,15 @@ function compileOptions(values: Partial<Record<OptionName, string>>): CompileOpt
   return options;
 }
 
-async function compileModel(values: Partial<Record<OptionName, string>>, io: CliIo, at: (l: LogLevel) => boolean): Promise<void> {
+async function compileCommand(values: Partial<Record<OptionName, string>>, io: CliIo, at: (l: LogLevel) => boolean): Promise<void> {
   const options = compileOptions(values);
   let output = required(values, 'output');
   if (!output.endsWith('.om')) output += '.om';
   const graph = await loadGraph(values, at, io);
   const started = performance.now();
-  const result = await compile(graph, {
+  // through @tsge/ge, which holds the default op and kernel registries
+  const result = await compileModel(graph, {
     ...options,
-    ops: createDefaultOpRegistry(),
-    kernels: createDefaultKernelRegistry(),
     modelName: values.model?.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') ?? graph.name,
     onProgress: (e) => {
       if (!at('info')) return;

@@ -1,5 +1,7 @@
-import type { CompileSummary } from '@tsge/compiler';
+import type { compileModel } from '@tsge/ge';
 import type { OmModel } from '@tsge/om';
+
+type CompileSummary = Awaited<ReturnType<typeof compileModel>>['summary'];
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
