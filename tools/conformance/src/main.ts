@@ -24,13 +24,15 @@ interface Options {
   inProcess: boolean;
   rtol: number;
   atol: number;
+  /** `[k, n]`: run only the k-th (1-based) of n contiguous parts of the sorted test list. */
+  shard: [number, number] | undefined;
 }
 
 function usage(message: string): never {
   console.error(`${message}
 usage: pnpm conformance --suite <dir> [--filter <substring>[,<substring>...]] [--json <file>]
        [--engine pipeline|interpreter] [--expected-failures <file>] [--update-expected] [--ci]
-       [--timeout <ms>] [--jobs <n>] [--in-process] [--rtol <x>] [--atol <x>]`);
+       [--timeout <ms>] [--jobs <n>] [--shard <k>/<n>] [--in-process] [--rtol <x>] [--atol <x>]`);
   process.exit(2);
 }
 
@@ -48,6 +50,7 @@ function parseArgs(argv: readonly string[]): Options {
     inProcess: false,
     rtol: DEFAULT_TOLERANCE.rtol,
     atol: DEFAULT_TOLERANCE.atol,
+    shard: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -101,6 +104,14 @@ function parseArgs(argv: readonly string[]): Options {
       case '--atol':
         options.atol = number();
         break;
+      case '--shard': {
+        const m = /^(\d+)\/(\d+)$/.exec(value());
+        const k = Number(m?.[1]);
+        const n = Number(m?.[2]);
+        if (!m || n < 1 || k < 1 || k > n) usage('--shard needs k/n with 1 <= k <= n');
+        options.shard = [k, n];
+        break;
+      }
       case '--':
         break;
       default:
@@ -199,10 +210,17 @@ async function runInProcess(tests: readonly TestCase[], options: Options, onResu
   return results;
 }
 
+/** The k-th of n contiguous, nearly equal parts (so CI machines or processes can split a suite). */
+function shardOf<T>(items: readonly T[], [k, n]: [number, number]): T[] {
+  const size = Math.ceil(items.length / n);
+  return items.slice((k - 1) * size, k * size);
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const all = discoverTests(options.suite);
-  const tests = options.filters.length ? all.filter((t) => options.filters.some((f) => t.name.includes(f))) : all;
+  const filtered = options.filters.length ? all.filter((t) => options.filters.some((f) => t.name.includes(f))) : all;
+  const tests = options.shard ? shardOf(filtered, options.shard) : filtered;
   const expectedFile = options.expectedFailures ? path.resolve(options.expectedFailures) : undefined;
   const known = expectedFile ? readExpectedFailures(expectedFile) : new Map<string, string>();
   const onResult = (r: TestResult): void => {
