@@ -106,7 +106,17 @@ export function simdResizeKernel(reference: KernelV1): KernelV1 {
       const keeps = axes.every((a, i) => a >= 2 || (scales ? given[i] === 1 : given[i] === x.dims[a]));
       if (!keeps) return reference.compute(ctx);
       const probeSizes = sizes ? sizes.map((s, i) => ((axes[i] as number) < 2 ? 1 : s)) : undefined;
-      const key = `${H},${W},${JSON.stringify(axes)},${scales ? `s${scales}` : `z${probeSizes}`},${coordinates},${ctx.attrs.string('nearest_mode', 'round_prefer_floor')}`;
+      // everything the probed maps depend on
+      const key = [
+        H,
+        W,
+        axes,
+        scales ? `s${scales}` : `z${probeSizes}`,
+        coordinates,
+        ctx.attrs.string('nearest_mode', 'round_prefer_floor'),
+        ctx.attrs.int('exclude_outside', 0),
+        ctx.attrs.int('antialias', 0),
+      ].join('|');
       let maps = cache.get(key);
       if (maps === undefined) {
         maps = probeMaps(ctx, reference, H, W, probeSizes);
