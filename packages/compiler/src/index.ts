@@ -5,7 +5,7 @@ export { PassManager, definePass, type PassManagerOptions } from './pass-manager
 export { matchAt, findMatches, fusionAsPass, replaceMatchWith } from './fusion/matcher.js';
 export { pattern as fusionPattern } from './fusion/patterns.js';
 export { builtinFusions } from './fusion/builtin.js';
-export { registerFusedOps, fusedOpSupport, FUSED_CONV, FUSED_GEMM, FUSED_MATMUL } from './fusion/fused-ops.js';
+export { registerFusedOps } from './fusion/fused-ops.js';
 export { planMemory, type Buffer as MemoryBuffer, type MemoryPlan, type MemoryPlanInput } from './build/memory-plan.js';
 export { memoryBounds, type Lifetime } from './build/memory-bounds.js';
 export { planStreams, happensBefore, type StreamPlan, type SyncPoint } from './build/streams.js';

@@ -2,6 +2,7 @@
 import type { KernelRegistry, KernelV1, OpDefinitionV1, OpRegistry } from '@tsge/metadef';
 import { createOpRegistry } from '@tsge/metadef';
 import { controlflowKernels, controlflowOps } from './controlflow/index.js';
+import { fusedDefinitions, fusedKernels } from './fused/index.js';
 import { createKernelRegistry } from './kernel-registry.js';
 import { mathKernels, mathOps } from './math/index.js';
 import { mlKernels, mlOps } from './ml/index.js';
@@ -19,13 +20,27 @@ export { benchmarkSimdKernels, KERNEL_BENCHMARK_CASES, type KernelBenchmarkCase,
 /** Runs one intra-op tile by name (helper threads of the executor call it). */
 export { runTile, type TileFunction } from './wasm/index.js';
 
-/** Every op definition tsge ships. */
+export {
+  FUSED_CONV,
+  FUSED_GEMM,
+  FUSED_MATMUL,
+  FUSED_BASE_OF,
+  FUSABLE_ACTIVATIONS,
+  type FusableActivation,
+  applyActivation,
+  fusedDefinitions,
+  fusedKernels,
+} from './fused/index.js';
+
+/** Every op definition tsge ships: the ONNX op set plus the `tsge` fused ops. */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
-  return [...mathOps, ...nnOps, ...tensorOps, ...transformerOps, ...controlflowOps, ...mlOps];
+  const onnx = [...mathOps, ...nnOps, ...tensorOps, ...transformerOps, ...controlflowOps, ...mlOps];
+  return [...onnx, ...fusedDefinitions(onnx)];
 }
-/** Every reference kernel tsge ships. */
+/** Every reference kernel tsge ships (fused ops included). */
 export function referenceKernels(): readonly KernelV1[] {
-  return [...mathKernels, ...nnKernels, ...tensorKernels, ...transformerKernels, ...controlflowKernels, ...mlKernels];
+  const onnx = [...mathKernels, ...nnKernels, ...tensorKernels, ...transformerKernels, ...controlflowKernels, ...mlKernels];
+  return [...onnx, ...fusedKernels(onnx)];
 }
 /** A fresh registry holding every op definition. */
 export function createDefaultOpRegistry(): OpRegistry {
@@ -33,5 +48,6 @@ export function createDefaultOpRegistry(): OpRegistry {
 }
 /** A fresh registry holding every reference kernel and the WebAssembly SIMD kernels. */
 export function createDefaultKernelRegistry(): KernelRegistry {
-  return createKernelRegistry([...referenceKernels(), ...wasmSimdKernels()]);
+  const simd = wasmSimdKernels();
+  return createKernelRegistry([...referenceKernels(), ...simd, ...fusedKernels(simd)]);
 }

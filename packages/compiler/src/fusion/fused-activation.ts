@@ -1,8 +1,7 @@
 import type { FusionMatch, FusionPassV1, FusionPattern, Node } from '@tsge/metadef';
 import { TSGE_DOMAIN, attr, createOpDesc } from '@tsge/metadef';
 import { uniqueName } from '../graph-utils.js';
-import { FUSABLE_ACTIVATIONS } from './activation.js';
-import { FUSED_CONV, FUSED_GEMM, FUSED_MATMUL } from './fused-ops.js';
+import { FUSABLE_ACTIVATIONS, FUSED_CONV, FUSED_GEMM, FUSED_MATMUL } from '@tsge/ops';
 import { replaceMatchWith } from './matcher.js';
 import { constNumbers, descOf, pattern } from './patterns.js';
 

@@ -1,102 +1,19 @@
-import type { InferenceContextV1, KernelContextV1, KernelRegistry, KernelV1, OpDefinitionV1, OpRegistry } from '@tsge/metadef';
-import { InferenceError, TSGE_DOMAIN, TsgeError, attr } from '@tsge/metadef';
-import { defineKernel, defineOp, param } from '@tsge/ops';
-import { applyActivation } from './activation.js';
-
-/** tsge::FusedConv = Conv (+ bias) + activation; tsge::FusedGemm = Gemm + activation. */
-export const FUSED_CONV = 'FusedConv';
-export const FUSED_GEMM = 'FusedGemm';
-
-/** tsge::FusedMatMul = MatMul + a bias over the last axis (optional input 2) + activation. */
-export const FUSED_MATMUL = 'FusedMatMul';
-
-const BASE_OF: Readonly<Record<string, string>> = { [FUSED_CONV]: 'Conv', [FUSED_GEMM]: 'Gemm', [FUSED_MATMUL]: 'MatMul' };
-/** Fused ops that take a bias input of their own (the base op has none). */
-const EXTRA_BIAS = new Set([FUSED_MATMUL]);
-
-const ACTIVATION_ATTRS = [
-  { name: 'activation', kind: 'string', required: true },
-  { name: 'activation_params', kind: 'floats', default: attr.floats([]) },
-] as const;
-
-function fusedDefinition(type: string, base: OpDefinitionV1): OpDefinitionV1 {
-  return defineOp({
-    type,
-    domain: TSGE_DOMAIN,
-    sinceVersion: 1,
-    doc: `${base.type} followed by an activation applied in place (attributes: ${base.type}'s plus activation, activation_params).`,
-    inputs: EXTRA_BIAS.has(type) ? [...base.inputs, param.optional('bias', 'T')] : base.inputs,
-    outputs: [param.required('Y', 'T')],
-    attributes: [...base.attributes, ...ACTIVATION_ATTRS],
-    typeConstraints: [{ name: 'T', allowed: ['float32', 'float64'] }],
-    infer: (ctx: InferenceContextV1) => {
-      if (!ctx.attrs.has('activation')) throw new InferenceError(`${type} ${ctx.nodeName}: attribute activation is required`);
-      base.infer(ctx);
-    },
-  });
-}
-
-/** The base kernel runs into the planned output, then the activation runs over it in place. */
-function fusedKernel(type: string, base: KernelV1): KernelV1 {
-  return defineKernel({
-    opType: type,
-    domain: TSGE_DOMAIN,
-    dtypes: ['float32', 'float64'],
-    compute(ctx: KernelContextV1) {
-      let result: ReturnType<KernelContextV1['output']> | undefined;
-      const inner: KernelContextV1 = {
-        nodeName: ctx.nodeName,
-        opType: base.opType,
-        attrs: ctx.attrs,
-        inputCount: EXTRA_BIAS.has(type) ? Math.min(ctx.inputCount, 2) : ctx.inputCount,
-        outputCount: 1,
-        opsetVersion: ctx.opsetVersion,
-        ...(ctx.memory ? { memory: ctx.memory } : {}),
-        input: (i) => ctx.input(i),
-        tensor: (i) => ctx.tensor(i),
-        output: (i, dims, dtype) => {
-          result = ctx.output(i, dims, dtype);
-          return result;
-        },
-        setOutput: (i, value) => ctx.setOutput(i, value),
-        runSubgraph: (name, inputs) => ctx.runSubgraph(name, inputs),
-      };
-      base.compute(inner);
-      if (!result) throw TsgeError.of('TSGE-E4003', { reason: `${type} ${ctx.nodeName}: ${base.opType} produced no output` });
-      const bias = EXTRA_BIAS.has(type) ? ctx.tensor(2) : undefined;
-      if (bias) addBiasOverLastAxis(result.data as Float32Array, bias.data as Float32Array, ctx.nodeName);
-      applyActivation(result.data as Float32Array, ctx.attrs.string('activation'), ctx.attrs.floats('activation_params', []));
-    },
-  });
-}
-
-function addBiasOverLastAxis(out: Float32Array | Float64Array, bias: Float32Array | Float64Array, node: string): void {
-  const n = bias.length;
-  if (n === 0 || out.length % n !== 0)
-    throw TsgeError.of('TSGE-E4003', { reason: `${node}: bias of ${n} does not divide the output of ${out.length}` });
-  for (let i = 0; i < out.length; i += n) for (let j = 0; j < n; j++) out[i + j] = (out[i + j] as number) + (bias[j] as number);
-}
+import type { KernelRegistry, OpRegistry } from '@tsge/metadef';
+import { TSGE_DOMAIN } from '@tsge/metadef';
+import { fusedDefinitions, fusedKernels } from '@tsge/ops';
 
 /**
- * Adds the tsge fused op definitions and their kernels (composed from the registered Conv/Gemm
- * reference kernels) to the given registries, skipping what is already there.
+ * The fused ops (`tsge::FusedConv`, `FusedGemm`, `FusedMatMul`) ship with @tsge/ops, so the default
+ * registries already hold them. For registries a caller built itself, this adds the fused
+ * definitions and kernels composed over whatever base ops and kernels they hold.
  */
 export function registerFusedOps(ops: OpRegistry, kernels: KernelRegistry): void {
-  for (const [type, baseType] of Object.entries(BASE_OF)) {
-    const baseDef = ops.get(baseType);
-    if (baseDef && !ops.has(type, TSGE_DOMAIN)) ops.register(fusedDefinition(type, baseDef));
-    // the fastest base kernel: the SIMD one falls back to the reference kernel where it does not apply
-    const baseKernel = kernels.find(baseType, 'ai.onnx', 'float32', ['wasm-simd', 'reference']);
-    const exists = kernels.list().some((k) => k.opType === type && k.domain === TSGE_DOMAIN && k.name === 'reference');
-    if (baseKernel && !exists) kernels.register(fusedKernel(type, baseKernel));
-  }
-}
-
-/** The fused op definitions and kernels, for an executor or session that runs tsge fused ops. */
-export function fusedOpSupport(ops: OpRegistry, kernels: KernelRegistry): { definitions: OpDefinitionV1[]; kernels: KernelV1[] } {
-  registerFusedOps(ops, kernels);
-  return {
-    definitions: ops.list().filter((d) => d.domain === TSGE_DOMAIN),
-    kernels: kernels.list().filter((k) => k.domain === TSGE_DOMAIN),
-  };
+  for (const def of fusedDefinitions(ops.list())) if (!ops.has(def.type, TSGE_DOMAIN)) ops.register(def);
+  const present = new Set(
+    kernels
+      .list()
+      .filter((k) => k.domain === TSGE_DOMAIN)
+      .map((k) => `${k.opType}/${k.name}`),
+  );
+  for (const kernel of fusedKernels(kernels.list())) if (!present.has(`${kernel.opType}/${kernel.name}`)) kernels.register(kernel);
 }
