@@ -28,10 +28,12 @@ function fromOrt(results: Record<string, { type: string; dims: readonly number[]
 /** onnxruntime-node on the CPU with `threads` intra-op threads. */
 export async function loadOrtNode(modelPath: string, threads: number): Promise<LoadedRuntime> {
   const ort = await import('onnxruntime-node');
+  // No spin-waiting between runs: a spinning pool would steal the cores from the runtime measured next.
   const session = await ort.InferenceSession.create(modelPath, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionProviders: ['cpu'],
+    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   });
   return {
     name: 'ort-node',
