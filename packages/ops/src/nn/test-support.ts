@@ -1,6 +1,6 @@
 /** Test support for nn kernels: run a kernel by op type on host tensors. Not exported by the package. */
-import type { AttrValue, DataType, HostTensor, KernelV1, RuntimeValue } from '@tsge/metadef';
-import { createTensor } from '@tsge/metadef';
+import type { AttrValue, DataType, HostTensor, KernelV1, OpDefinitionV1, RuntimeValue, ValueInfo } from '@tsge/metadef';
+import { createAttrReader, createTensor } from '@tsge/metadef';
 import { expect } from 'vitest';
 import { runKernelOnHost } from '../host/run-on-host.js';
 
@@ -42,4 +42,32 @@ export function expectClose(actual: readonly number[], expected: readonly number
     if (Number.isNaN(e)) expect(Number.isNaN(a)).toBe(true);
     else if (Math.abs(a - e) > tolerance * (1 + Math.abs(e))) expect(a, `element ${i}`).toBe(e);
   }
+}
+
+/** Runs an op's inference on value infos (and optional constant input values); returns output infos. */
+export function inferOp(
+  ops: readonly OpDefinitionV1[],
+  opType: string,
+  inputs: readonly (ValueInfo | undefined)[],
+  options: { attrs?: Record<string, AttrValue>; outputCount?: number; values?: readonly (HostTensor | undefined)[] } = {},
+): (ValueInfo | undefined)[] {
+  const def = ops.find((d) => d.type === opType);
+  if (!def) throw new Error(`no op ${opType}`);
+  const outputs: (ValueInfo | undefined)[] = new Array(options.outputCount ?? 1).fill(undefined);
+  let symbols = 0;
+  def.infer({
+    opType,
+    nodeName: 'n',
+    opsetVersion: def.sinceVersion,
+    inputCount: inputs.length,
+    outputCount: outputs.length,
+    attrs: createAttrReader(new Map(Object.entries(options.attrs ?? {}))),
+    input: (i) => inputs[i],
+    inputValue: (i) => options.values?.[i],
+    setOutput: (i, info) => {
+      outputs[i] = info;
+    },
+    newSymbol: (hint = 's') => `${hint}${++symbols}`,
+  });
+  return outputs;
 }
