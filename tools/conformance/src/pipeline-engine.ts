@@ -10,7 +10,8 @@ export function createPipelineEngine(): Engine {
       const graph: Graph = await parseModel(modelPath);
       const outputNames = graph.outputNode()?.opDesc.inputNames ?? [];
       const om = await buildModel(graph);
-      const loaded = await loadModel(om);
+      // one thread: the model runs on the calling thread (sink task lists), no worker start-up per test
+      const loaded = await loadModel(om, { threads: 1 });
       return {
         async run(inputs, inputNames) {
           const feeds: Record<string, RuntimeValue> = {};
