@@ -18,7 +18,7 @@ import { isDynamicRef } from '../model/prepare-plans.js';
 import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 import { runRefCall } from '../run/ref-call.js';
-import { runSubgraph } from './subgraph.js';
+import { formalInputCount, runSubgraph } from './subgraph.js';
 
 export interface HostModel {
   readonly graph: Graph;
@@ -153,7 +153,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
       nodeName: call.node,
       opType: call.opType,
       attrs: attrReaderOf(call),
-      inputCount: callInputs.length,
+      inputCount: formalInputCount(node),
       outputCount: node.outData.length,
       opsetVersion: call.opsetVersion,
       memory: device.memory,

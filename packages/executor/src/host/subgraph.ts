@@ -77,7 +77,9 @@ export function runSubgraph(environment: SubgraphEnvironment, request: SubgraphR
         );
       let outputs: (RuntimeValue | undefined)[];
       try {
-        outputs = runKernelOnHost(kernel, nodeInputs, {
+        // the kernel sees the formal inputs; outer-scope captures (the parser's `_implicit_inputs`,
+        // appended last) reach the node's own subgraphs through ownerInputs
+        outputs = runKernelOnHost(kernel, nodeInputs.slice(0, formalInputCount(node)), {
           opType: type,
           nodeName: node.name,
           attrs: node.opDesc.attrs,
@@ -101,4 +103,11 @@ export function runSubgraph(environment: SubgraphEnvironment, request: SubgraphR
 function intAttr(node: Node, name: string): number | undefined {
   const a = node.opDesc.attrs.get(name);
   return a?.kind === 'int' ? a.value : undefined;
+}
+
+/** Inputs a kernel sees: all of the node's, less the outer-scope captures the parser appended. */
+export function formalInputCount(node: Node): number {
+  const implicit = node.opDesc.attrs.get('_implicit_inputs');
+  const count = implicit?.kind === 'int' ? implicit.value : 0;
+  return Math.max(0, node.inData.length - count);
 }
