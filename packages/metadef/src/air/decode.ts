@@ -37,10 +37,27 @@ export function mapEntries<T>(map: { [key: string]: T } | null | undefined): [st
 }
 
 /** Which field of an AttrDef's oneof is set (protobufjs assigns own properties when decoding). */
+const ATTR_FIELDS = [
+  'list',
+  's',
+  'i',
+  'f',
+  'b',
+  'bt',
+  'func',
+  'td',
+  't',
+  'g',
+  'list_list_int',
+  'dt',
+  'list_list_float',
+  'expression',
+] as const;
+
 function setField(def: AttrDef): string | undefined {
-  const fields = ['list', 's', 'i', 'f', 'b', 'bt', 'func', 'td', 't', 'g', 'list_list_int', 'dt', 'list_list_float', 'expression'];
   let found: string | undefined;
-  for (const f of fields) if (Object.hasOwn(def, f) && (def as Record<string, unknown>)[f] != null) found = f;
+  const record = def as Record<string, unknown>;
+  for (const f of ATTR_FIELDS) if (record[f] != null && Object.hasOwn(def, f)) found = f;
   return found;
 }
 
