@@ -17,7 +17,8 @@ async function load(
     ...(options.streamOf ? { streamOf: options.streamOf } : {}),
     ...(options.dynamicNodes ? { dynamicNodes: options.dynamicNodes } : {}),
   });
-  const executor = await openModel(model, { kernelModules, ...options });
+  // worker mechanics are under test here: wait for the workers at load
+  const executor = await openModel(model, { kernelModules, startWorkers: 'eager', ...options });
   open.push(executor);
   return executor;
 }
@@ -71,6 +72,20 @@ describe('executor', () => {
       expect(values(r.a)).toEqual(want.a);
       expect((r.y as HostTensor).dims).toEqual([2, 4]);
     }
+  });
+
+  it('loads without waiting for workers (lazy start) and gives the same outputs before and after they are up', async () => {
+    const lazy = await openModel(assembleModel(twoBranchGraph(), { streamOf: branchStreams }), { kernelModules, threads: 2 });
+    const feeds = { x: { type: 'float32', dims: [2, 4], data: X } };
+    const first = await lazy.run(feeds);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const later = await lazy.run(feeds);
+    const want = expected(X);
+    for (const r of [first, later]) {
+      expect(values(r.y)).toEqual(want.y);
+      expect(values(r.a)).toEqual(want.a);
+    }
+    await lazy.release();
   });
 
   it('two streams give the same outputs as one stream', async () => {
@@ -242,7 +257,11 @@ describe('executor', () => {
     const error = await executor.run({ x: { type: 'float32', dims: [2], data: [1, 2] } }).catch((e: unknown) => e);
     expect((error as TsgeError).code).toBe('TSGE-E6009');
     const modules = [...kernelModules, new URL('./testing/main-thread-only.fixture.ts', import.meta.url)];
-    const startError = await openModel(assembleModel(twoBranchGraph()), { kernelModules: modules, threads: 2 }).catch((e: unknown) => e);
+    const startError = await openModel(assembleModel(twoBranchGraph()), {
+      kernelModules: modules,
+      threads: 2,
+      startWorkers: 'eager',
+    }).catch((e: unknown) => e);
     expect((startError as TsgeError).code).toBe('TSGE-E6009');
     expect((startError as Error).message).toMatch(/refuses to load in a worker/);
   });
@@ -405,7 +424,8 @@ describe('executor', () => {
         kernelOf: (n) => (n.name === 'gen_add' ? 'wasm:gen0:add' : undefined),
         kernels: [{ name: 'gen0', bytes: wasmAddModule() }],
       });
-      const executor = await openModel(model, { kernelModules, ...options });
+      // worker mechanics are under test here: wait for the workers at load
+      const executor = await openModel(model, { kernelModules, startWorkers: 'eager', ...options });
       open.push(executor);
       const { y } = await executor.run({ x: { type: 'float32', dims: [4], data: [1, -25, 3, -50] } });
       expect(values(y), JSON.stringify(options)).toEqual([11, 0, 33, 0]);

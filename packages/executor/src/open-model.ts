@@ -160,21 +160,30 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
           loadDefaults: parallelKernels,
         }),
       );
-      await pool.ready.catch((error: unknown) => {
-        throw TsgeError.of(
-          'TSGE-E6009',
-          { worker: 'start', reason: error instanceof Error ? error.message : String(error) },
-          undefined,
-          error,
-        );
-      });
-      dispatcher = createSinkDispatcher({
-        pool,
-        words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
-        layout,
-        participants: assignments.map((byWorker) => byWorker.filter((streams) => streams.length > 0).length),
-        profile: options.profile === true,
-      });
+      const startDispatcher = (): void => {
+        dispatcher = createSinkDispatcher({
+          pool,
+          words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
+          layout,
+          participants: assignments.map((byWorker) => byWorker.filter((streams) => streams.length > 0).length),
+          profile: options.profile === true,
+        });
+      };
+      const started = pool.ready.then(startDispatcher);
+      if (options.startWorkers === 'eager') {
+        await started.catch((error: unknown) => {
+          throw TsgeError.of(
+            'TSGE-E6009',
+            { worker: 'start', reason: error instanceof Error ? error.message : String(error) },
+            undefined,
+            error,
+          );
+        });
+      } else {
+        // lazy (default): loading does not wait for worker start-up; runs before the workers are
+        // ready (or if they never start) take the same task lists on the calling thread
+        started.catch(() => {});
+      }
     }
     return createExecutor({
       model,
@@ -187,7 +196,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       weightsBase,
       arenaBases,
       slotCount,
-      dispatcher,
+      dispatcher: () => dispatcher,
       defaultMode,
       threads: useWorkers ? device.threadCount : 1,
     });
@@ -208,13 +217,14 @@ interface ExecutorParts {
   readonly weightsBase: number;
   readonly arenaBases: readonly number[];
   readonly slotCount: number;
-  readonly dispatcher: SinkDispatcher | undefined;
+  /** The sink dispatcher once the workers are up (undefined before, or without workers). */
+  readonly dispatcher: () => SinkDispatcher | undefined;
   readonly defaultMode: ExecutionMode;
   readonly threads: number;
 }
 
 function createExecutor(parts: ExecutorParts): Executor {
-  const { model, device, plans, dispatcher } = parts;
+  const { model, device, plans } = parts;
   const slots = createSlotPool(parts.slotCount);
   const traceEvents: TraceEvent[] = [];
   const profiling = parts.options.profile === true;
@@ -267,6 +277,7 @@ function createExecutor(parts: ExecutorParts): Executor {
       const value = inputs[i] as HostTensor;
       writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
     });
+    const dispatcher = parts.dispatcher();
     if (dispatcher) {
       const reports = await dispatcher.run(slot, plan);
       for (const report of reports) {
@@ -339,7 +350,7 @@ function createExecutor(parts: ExecutorParts): Executor {
       released = true;
       slots.close(TsgeError.of('TSGE-E6006'));
       await device.synchronize();
-      dispatcher?.shutdown();
+      parts.dispatcher()?.shutdown();
       await device.release();
     },
   };

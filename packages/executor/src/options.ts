@@ -19,6 +19,12 @@ export interface LoadModelOptions {
    * on the calling thread and in every worker, so they must be importable by URL.
    */
   readonly kernelModules?: readonly (string | URL)[];
+  /**
+   * 'lazy' (default): `loadModel` returns without waiting for worker start-up, and runs use the
+   * calling thread until the workers are ready. 'eager': wait for them, and fail the load with
+   * TSGE-E6009 if one cannot start.
+   */
+  readonly startWorkers?: 'lazy' | 'eager';
   /** Upper bound of device memory in bytes (default: what a static model needs; 1 GiB for dynamic ones). */
   readonly maxMemoryBytes?: number;
 }
