@@ -129,8 +129,9 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
             ? {
                 parallel: {
                   threads: 4,
-                  run: (name: string, tiles: readonly (readonly number[])[]) =>
-                    [...tiles].reverse().forEach((t) => runTile(memory, name, t)),
+                  run: (name: string, tiles: readonly (readonly number[])[]) => {
+                    for (const t of [...tiles].reverse()) runTile(memory, name, t);
+                  },
                 },
               }
             : {}),
@@ -147,8 +148,8 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
         expect(outDims).toEqual(expected.dims);
         const e = expected.data as Float32Array;
         let worst = 0;
-      for (let i = 0; i < e.length; i++) worst = Math.max(worst, Math.abs((yView[i] as number) - (e[i] as number)));
-      expect(worst).toBeLessThan(1e-4);
+        for (let i = 0; i < e.length; i++) worst = Math.max(worst, Math.abs((yView[i] as number) - (e[i] as number)));
+        expect(worst).toBeLessThan(1e-4);
       });
   }
 });

@@ -238,7 +238,10 @@ function depthwise(ctx: KernelContextV1, p: ConvProblem, memory: LinearMemory, r
   const x = ctx.tensor(0);
   const w = ctx.tensor(1);
   const b = ctx.tensor(2);
-  if (!kernels || !x || !w || !inMemory(memory, y)) return reference.compute(ctx);
+  if (!kernels || !x || !w || !inMemory(memory, y)) {
+    reference.compute(ctx);
+    return;
+  }
   const [H, W] = g.inDims as [number, number];
   const [OH, OW] = g.outDims as [number, number];
   const [KH, KW] = g.kernel as [number, number];
