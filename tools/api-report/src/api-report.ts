@@ -59,6 +59,17 @@ export function summarizeDifference(actual: string, expected: string, maxLines =
   }
   const removed: string[] = [];
   for (const [line, count] of actualCounts) for (let index = 0; index < count; index++) removed.push(line);
-  const shown = [...removed.slice(0, maxLines).map((line) => `  - ${line}`), ...added.slice(0, maxLines).map((line) => `  + ${line}`)];
+  // Blank lines and `// kind` markers are counted but not shown: they say nothing on their own.
+  const telling = (line: string): boolean => line.trim() !== '' && !/^\/\/ \w+$/.test(line);
+  const shown = [
+    ...removed
+      .filter(telling)
+      .slice(0, maxLines)
+      .map((line) => `  - ${line}`),
+    ...added
+      .filter(telling)
+      .slice(0, maxLines)
+      .map((line) => `  + ${line}`),
+  ];
   return [`  ${removed.length} line(s) removed, ${added.length} line(s) added (- checked in, + from the code)`, ...shown].join('\n');
 }
