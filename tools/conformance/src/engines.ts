@@ -1,7 +1,8 @@
 import type { Engine } from './engine.js';
 
-export type EngineName = 'interpreter' | 'pipeline';
-export const ENGINE_NAMES: readonly EngineName[] = ['interpreter', 'pipeline'];
+/** 'pipeline-host': the same path with the executor in host mode (task by task), to compare modes. */
+export type EngineName = 'interpreter' | 'pipeline' | 'pipeline-host';
+export const ENGINE_NAMES: readonly EngineName[] = ['interpreter', 'pipeline', 'pipeline-host'];
 /** The default engine: the public @tsge/ge path (parse → build .om → load → run). */
 export const DEFAULT_ENGINE: EngineName = 'pipeline';
 
@@ -12,5 +13,5 @@ export async function createEngine(name: EngineName): Promise<Engine> {
     return createInterpreterEngine();
   }
   const { createPipelineEngine } = await import('./pipeline-engine.js');
-  return createPipelineEngine();
+  return createPipelineEngine(name === 'pipeline-host' ? 'host' : 'sink');
 }
