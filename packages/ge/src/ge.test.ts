@@ -25,7 +25,7 @@ describe('@tsge/ge', () => {
     const summary = await session.compileGraph(1);
     expect(summary).toBeDefined();
     const out = await session.runGraph(1, { x: createTensor('float32', [2, 3], Float32Array.from([1, 0, -1, 0, 1, 0])) });
-    const y = out.y as { dims: number[]; data: Float32Array };
+    const y = out.y as unknown as { dims: number[]; data: Float32Array };
     expect(y.dims).toEqual([2, 2]);
     expect([...y.data]).toEqual([0, 0, 3, 4]);
     expect(() => session.addGraph(1, smallGraph())).toThrow(/already added/);
