@@ -46,6 +46,7 @@ export function fusedKernel(type: string, base: KernelV1): KernelV1 {
     domain: TSGE_DOMAIN,
     name: base.name,
     dtypes: ['float32', 'float64'],
+    ...(base.parallel !== undefined ? { parallel: base.parallel } : {}),
     compute(ctx: KernelContextV1) {
       let result: ReturnType<KernelContextV1['output']> | undefined;
       const inner: KernelContextV1 = {

@@ -26,6 +26,8 @@ export function simdConvKernel(reference: KernelV1): KernelV1 {
     opType: 'Conv',
     name: 'wasm-simd',
     dtypes: ['float32'],
+    // splits its work into tiles through ctx.parallel
+    parallel: true,
     compute: (ctx: KernelContextV1) => {
       const x = ctx.tensor(0);
       const w = ctx.tensor(1);

@@ -119,6 +119,8 @@ export function simdMatMulKernel(reference: KernelV1): KernelV1 {
     opType: 'MatMul',
     name: 'wasm-simd',
     dtypes: ['float32'],
+    // splits its work into tiles through ctx.parallel
+    parallel: true,
     compute: (ctx: KernelContextV1) => {
       const a = ctx.tensor(0);
       const b = ctx.tensor(1);
