@@ -3,6 +3,7 @@ import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
+import { im2colFunction } from './im2col-module.js';
 import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
 import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
@@ -24,6 +25,8 @@ export interface SimdKernelExports extends ElementwiseExports, PoolExports, Gemv
     ldc: number,
     accumulate: number,
   ): void;
+  /** Packed im2col panel of a 2-D convolution from an input slab (see im2col-module.ts). */
+  im2colPacked(...args: number[]): void;
   depthwise(
     x: number,
     w: number,
@@ -105,6 +108,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
         [
           gemmFunction(hasRelaxedSimd()),
           gemmFunction(hasRelaxedSimd(), true),
+          im2colFunction(),
           depthwiseFunction(hasRelaxedSimd()),
           ...elementwiseFunctions(),
           ...poolFunctions(),

@@ -186,37 +186,6 @@ function gatherPanel(
   }
 }
 
-/** 2-D im2col of output rows [oh0, oh0+rows), written in the packed panel layout. */
-function im2colRows(col: Float32Array, X: Float32Array, xBase: number, channels: number, p: ConvProblem, oh0: number, rows: number): void {
-  const g = p.geometry;
-  const [H, Wd] = g.inDims as [number, number];
-  const OW = g.outDims[1] as number;
-  const [KH, KW] = g.kernel as [number, number];
-  const [sh, sw] = g.strides as [number, number];
-  const [dh, dw] = g.dilations as [number, number];
-  const [pt, pl] = g.padsBegin as [number, number];
-  const K = channels * KH * KW;
-  for (let c = 0; c < channels; c++) {
-    const xc = xBase + c * H * Wd;
-    for (let kh = 0; kh < KH; kh++) {
-      for (let kw = 0; kw < KW; kw++) {
-        const krow = (c * KH + kh) * KW + kw;
-        const shift = kw * dw - pl;
-        let o = 0;
-        for (let r = 0; r < rows; r++) {
-          const ih = (oh0 + r) * sh - pt + kh * dh;
-          const inside = ih >= 0 && ih < H;
-          const src = xc + ih * Wd;
-          for (let ow = 0; ow < OW; ow++, o++) {
-            const iw = ow * sw + shift;
-            col[((o >> 3) * K + krow) * 8 + (o & 7)] = inside && iw >= 0 && iw < Wd ? (X[src + iw] as number) : 0;
-          }
-        }
-      }
-    }
-  }
-}
-
 function align64(n: number): number {
   return (n + 63) & ~63;
 }
@@ -380,36 +349,36 @@ registerTileFunction(CONV_ROWS, (memory, t) => {
   const kDim = cg * KH * KW;
   const padded = (panelRows * OW + 7) & ~7;
   const wBytes = mg * kDim * 4;
-  const scratch = scratchMemory(64 + wBytes + kDim * padded * 4 + mg * padded * 4 + 192);
+  // the input rows this tile reads (padding rows are not copied; the im2col reads them as 0)
+  const ihLo = Math.max(0, oh0 * sh - pt);
+  const ihHi = Math.max(ihLo, Math.min(H, (oh0 + rows - 1) * sh - pt + (KH - 1) * dh + 1));
+  const slabRows = ihHi - ihLo;
+  const slabBytes = cg * slabRows * Wd * 4;
+  const scratch = scratchMemory(64 + wBytes + kDim * padded * 4 + mg * padded * 4 + slabBytes + 256);
   const kernels = scratch && simdKernels(scratch);
   if (!scratch || !kernels) throw new Error('simd.convRows needs WebAssembly SIMD');
   const all = new Float32Array(memory.buffer);
   const wOffset = 64;
   const colOffset = align64(wOffset + wBytes);
   const outOffset = align64(colOffset + kDim * padded * 4);
+  const slabOffset = align64(outOffset + mg * padded * 4);
   const sw32 = new Float32Array(scratch.buffer, wOffset, mg * kDim);
-  const col = new Float32Array(scratch.buffer, colOffset, kDim * padded);
   const out = new Float32Array(scratch.buffer, outOffset, mg * padded);
+  const slab = new Float32Array(scratch.buffer, slabOffset, cg * slabRows * Wd);
   const wBase = wByte / 4 + grp * mg * kDim;
   sw32.set(all.subarray(wBase, wBase + mg * kDim));
-  const geometry = {
-    inDims: [H, Wd],
-    outDims: [OH, OW],
-    kernel: [KH, KW],
-    strides: [sh, sw],
-    dilations: [dh, dw],
-    padsBegin: [pt, pl],
-    padsEnd: [0, 0],
-  };
-  const problem = { batch: 1, inChannels: cg, outChannels: mg, group: 1, geometry } as ConvProblem;
   const xBase = xByte / 4 + (n * inC + grp * cg) * H * Wd;
+  for (let c = 0; c < cg; c++) {
+    const from = xBase + (c * H + ihLo) * Wd;
+    slab.set(all.subarray(from, from + slabRows * Wd), c * slabRows * Wd);
+  }
   const yBase = yByte / 4 + (n * outC + grp * mg) * OH * OW;
   const bias = biasByte >= 0 ? biasByte / 4 + grp * mg : -1;
   for (let r = oh0; r < oh0 + rows; r += panelRows) {
     const rr = Math.min(panelRows, oh0 + rows - r);
     const cols = rr * OW;
     const width = (cols + 7) & ~7;
-    im2colRows(col, all, xBase, cg, problem, r, rr);
+    kernels.im2colPacked(slabOffset, colOffset, cg, slabRows, Wd, OW, KH, KW, sh, sw, dh, dw, pt, pl, ihLo, ihHi, r, rr, kDim);
     kernels.gemmPacked(mg, width, kDim, wOffset, kDim, colOffset, 0, outOffset, width, 0);
     for (let m = 0; m < mg; m++) {
       const bv = bias >= 0 ? (all[bias + m] as number) : 0;
