@@ -3,7 +3,7 @@
  * LayerNormalization, GroupNormalization, RMSNormalization, LRN, MeanVarianceNormalization and
  * LpNormalization. Statistics accumulate in float64 whatever the storage type.
  */
-import type { DataType, InferenceContextV1, KernelV1, OpDefinitionV1, Shape } from '@tsge/metadef';
+import type { DataType, InferenceContextV1, KernelContextV1, KernelV1, OpDefinitionV1, Shape } from '@tsge/metadef';
 import { isUnknownRank } from '@tsge/metadef';
 import { broadcastIndexMap } from '../common/broadcast.js';
 import { inferSameAsInput } from '../common/infer-helpers.js';
@@ -272,9 +272,7 @@ export const normalizationKernels: readonly KernelV1[] = [
     compute(ctx) {
       const x = requireTensor(ctx, 0);
       const rank = x.dims.length;
-      let axis = ctx.attrs.int('axis', -1);
-      if (axis < 0) axis += rank;
-      if (axis < 0 || axis >= rank) throw kernelError(ctx, `axis ${ctx.attrs.int('axis', -1)} out of range for rank ${rank}`);
+      const axis = kernelAxis(ctx, rank);
       const outer = dimProduct(x.dims, 0, axis);
       const size = dimProduct(x.dims, axis);
       const xs = readFloats(x);
@@ -345,9 +343,7 @@ export const normalizationKernels: readonly KernelV1[] = [
     compute(ctx) {
       const x = requireTensor(ctx, 0);
       const rank = x.dims.length;
-      let axis = ctx.attrs.int('axis', -1);
-      if (axis < 0) axis += rank;
-      if (axis < 0 || axis >= rank) throw kernelError(ctx, `axis ${ctx.attrs.int('axis', -1)} out of range for rank ${rank}`);
+      const axis = kernelAxis(ctx, rank);
       const outer = dimProduct(x.dims, 0, axis);
       const size = dimProduct(x.dims, axis);
       const xs = readFloats(x);
@@ -429,9 +425,7 @@ export const normalizationKernels: readonly KernelV1[] = [
     compute(ctx) {
       const x = requireTensor(ctx, 0);
       const rank = x.dims.length;
-      let axis = ctx.attrs.int('axis', -1);
-      if (axis < 0) axis += rank;
-      if (axis < 0 || axis >= rank) throw kernelError(ctx, `axis out of range for rank ${rank}`);
+      const axis = kernelAxis(ctx, rank);
       const p = ctx.attrs.int('p', 2);
       if (p !== 1 && p !== 2) throw kernelError(ctx, `p must be 1 or 2, got ${p}`);
       const outer = dimProduct(x.dims, 0, axis);
@@ -454,3 +448,11 @@ export const normalizationKernels: readonly KernelV1[] = [
     },
   }),
 ];
+
+/** The `axis` attribute (default -1) as a non-negative axis of a rank-`rank` input. */
+function kernelAxis(ctx: KernelContextV1, rank: number): number {
+  const given = ctx.attrs.int('axis', -1);
+  const axis = given < 0 ? given + rank : given;
+  if (axis < 0 || axis >= rank) throw kernelError(ctx, `axis ${given} out of range for rank ${rank}`);
+  return axis;
+}
