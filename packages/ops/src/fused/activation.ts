@@ -1,26 +1,8 @@
+import { erf } from '../nn/activations.js';
+
 /** Activations a fused op applies to its result in place (float32/float64 outputs). */
 export const FUSABLE_ACTIVATIONS = ['Relu', 'LeakyRelu', 'Sigmoid', 'HardSigmoid', 'HardSwish', 'Tanh', 'Gelu', 'Clip'] as const;
 export type FusableActivation = (typeof FUSABLE_ACTIVATIONS)[number];
-
-/** Error function (Abramowitz–Stegun 7.1.26 refined, |error| < 1.2e-7). */
-export function erf(x: number): number {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r =
-    t *
-    Math.exp(
-      -z * z -
-        1.26551223 +
-        t *
-          (1.00002368 +
-            t *
-              (0.37409196 +
-                t *
-                  (0.09678418 +
-                    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
-    );
-  return x >= 0 ? 1 - r : r - 1;
-}
 
 /**
  * Applies an activation in place. Params: LeakyRelu [alpha]; HardSigmoid [alpha, beta];
