@@ -3,6 +3,7 @@ import { convBatchNormFusion } from './conv-batchnorm.js';
 import { fusedActivationFusions } from './fused-activation.js';
 import { geluFusion, layerNormFusion } from './decomposed.js';
 import { rmsNormFusion, swishFusion } from './decomposed-more.js';
+import { hardSigmoidFusion, hardSwishFusion } from './hard-swish.js';
 import { matmulAddFusion } from './matmul-add.js';
 import { fusionAsPass } from './matcher.js';
 
@@ -17,6 +18,8 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     layerNormFusion(supported),
     rmsNormFusion(supported),
     swishFusion(supported),
+    hardSigmoidFusion(supported),
+    hardSwishFusion(supported),
     ...fusedActivationFusions(supported),
   ];
 }
