@@ -10,6 +10,10 @@ import { simdMatMulKernel } from './simd-matmul.js';
 import { simdPoolKernels } from './simd-pool.js';
 import { simdResizeKernel } from './simd-resize.js';
 import { simdSoftmaxKernel } from './simd-softmax.js';
+import { tensorKernels } from '../tensor/index.js';
+import { simdLayerNormKernel } from './simd-layer-norm.js';
+import { simdLrnKernel } from './simd-lrn.js';
+import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
   const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
@@ -30,5 +34,9 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdConvTransposeKernel(referenceOf(all, 'ConvTranspose')),
     simdResizeKernel(referenceOf(all, 'Resize')),
     simdSoftmaxKernel(referenceOf(all, 'Softmax')),
+    simdLrnKernel(referenceOf(all, 'LRN')),
+    simdLayerNormKernel(referenceOf(all, 'LayerNormalization')),
+    simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
+    ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
   ];
 }
