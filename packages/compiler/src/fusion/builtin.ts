@@ -1,4 +1,5 @@
 import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
+import { convAffineFusion } from './conv-affine.js';
 import { convBatchNormFusion } from './conv-batchnorm.js';
 import { fusedActivationFusions } from './fused-activation.js';
 import { geluFusion, layerNormFusion } from './decomposed.js';
@@ -20,6 +21,8 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     swishFusion(supported),
     hardSigmoidFusion(supported),
     hardSwishFusion(supported),
+    // after the activation rewrites, so Clip(Conv + 3, 0, 6) / 6 stays a HardSigmoid of the Conv
+    convAffineFusion,
     ...fusedActivationFusions(supported),
   ];
 }
