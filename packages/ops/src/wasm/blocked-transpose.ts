@@ -117,6 +117,18 @@ function permuteWords(source: Words, target: Words, dims: readonly number[], per
 
 /** target[o + i·sq + j] = source[s + j·sa + i] for i < rows, j < columns, in square blocks. */
 function transposePlane(source: Words, target: Words, s: number, o: number, rows: number, columns: number, sa: number, sq: number): void {
+  if (columns <= 8) {
+    // few columns (DepthToSpace's block offsets): one long strided write per column
+    for (let j = 0; j < columns; j++) {
+      let from = s + j * sa;
+      let to = o + j;
+      for (let i = 0; i < rows; i++) {
+        target[to] = source[from++] as number;
+        to += sq;
+      }
+    }
+    return;
+  }
   for (let i0 = 0; i0 < rows; i0 += BLOCK) {
     const i1 = Math.min(rows, i0 + BLOCK);
     for (let j0 = 0; j0 < columns; j0 += BLOCK) {

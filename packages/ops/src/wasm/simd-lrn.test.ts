@@ -46,6 +46,7 @@ describe('fast LRN', () => {
     [[3, 4], { size: int(2), alpha: float(0.5), beta: float(0.75), bias: float(0.5) }],
     [[1, 9, 2, 2, 3], { size: int(1), alpha: float(1), beta: float(1) }],
     [[1, 1, 7, 7], { size: int(5) }],
+    [[1, 40, 3, 5], { size: int(35), alpha: float(0.01) }],
   ];
   for (const [dims, attrs] of cases) {
     for (const where of ['host', 'plain', 'shared', 'threads'] as const) {

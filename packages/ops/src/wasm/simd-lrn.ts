@@ -1,13 +1,16 @@
 import type { KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
+import { LRN_POWERS, type LrnPower, lrnAcross } from './lrn-module.js';
 import { inMemory } from './simd-matmul.js';
 import { registerTileFunction, runTiles, splitRange } from './tiles.js';
 
 /**
  * LRN across channels of float32 [N, C, ...spatial]: y = x / (bias + alpha/size · Σ x²)^beta over
- * a window of channels. The window sum slides along the channels in float64 (one square added,
- * one removed per element, whatever the size), for a run of spatial positions at a time so the
- * running sums stay in L1. Tiles split the spatial positions across threads.
+ * a window of channels. In device memory, for the common powers (0.75, 0.5, 1) and windows up to
+ * 32 channels, whole vectors of positions run in WebAssembly SIMD (lrn-module.ts). Elsewhere the
+ * window sum slides along the channels in float64 (one square added, one removed per element,
+ * whatever the size), for a run of positions at a time so the running sums stay in L1.
+ * Tiles split the spatial positions across threads.
  */
 export function simdLrnKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
@@ -69,8 +72,24 @@ registerTileFunction(LRN_TILE, (memory: LinearMemory, t: readonly number[]) => {
   ];
   const xs = new Float32Array(memory.buffer, x, c * spatial);
   const ys = new Float32Array(memory.buffer, y, c * spatial);
-  lrnPositions(xs, ys, 0, c, spatial, s0, s1, before, after, scale, bias, beta);
+  const simd = before + after < MAX_SIMD_WINDOW && isSimdPower(beta) ? lrnAcross(memory, beta) : undefined;
+  let from = s0;
+  if (simd) {
+    // whole vectors in WebAssembly, a run of positions at a time so the window's planes stay in L1
+    const vectorEnd = s0 + ((s1 - s0) & ~3);
+    for (; from < vectorEnd; from += SIMD_CHUNK) {
+      const to = Math.min(vectorEnd, from + SIMD_CHUNK);
+      simd(x, y, c, spatial * 4, from * 4, to * 4, before, after, scale, bias);
+    }
+    from = vectorEnd;
+  }
+  if (from < s1) lrnPositions(xs, ys, 0, c, spatial, from, s1, before, after, scale, bias, beta);
 });
+
+/** Windows up to this many channels are summed afresh in SIMD; wider ones slide in float64. */
+const MAX_SIMD_WINDOW = 32;
+const SIMD_CHUNK = 1024;
+const isSimdPower = (beta: number): beta is LrnPower => (LRN_POWERS as readonly number[]).includes(beta);
 
 /** Positions [s0, s1) of all channels of the image starting at `base`, in chunks of running sums. */
 function lrnPositions(
