@@ -48,7 +48,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
-  const { registry, runTile } = await loadKernelRegistry(kernelModules, calls, model.graph.subgraphs.size > 0);
+  const { registry, runTile, workspace } = await loadKernelRegistry(kernelModules, calls, model.graph.subgraphs.size > 0);
   // kernels that split their work into tiles want every thread, even for a single stream
   const parallelKernels =
     runTile !== undefined &&
@@ -66,6 +66,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const tileBytes = useWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
   const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
   const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
+  // one workspace region per thread that runs kernels: the calling thread (region 0) and each worker
+  const workspaceBytes = workspace ? workspace.bytes * (1 + (useWorkers ? workerCount : 0)) : 0;
 
   // size device memory before anything is placed
   const arenaBytes = alignUp(Math.max(64, ...plans.map((p) => p.arenaBytes)), 64);
@@ -76,7 +78,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     alignUp(Math.max(64, model.weights.byteLength), 64) +
     slotCount * arenaBytes +
     alignUp(layout.totalWords * 4, 64) +
-    alignUp(tileBytes, 64);
+    alignUp(tileBytes, 64) +
+    workspaceBytes;
   const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
   if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
   let device: CpuDevice;
@@ -100,6 +103,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     const arenaBases = Array.from({ length: slotCount }, () => device.allocate(arenaBytes));
     const controlOffset = device.allocate(layout.totalWords * 4);
     const tileOffset = tileBytes > 0 ? device.allocate(tileBytes) : -1;
+    const workspaceOffset = workspace ? device.allocate(workspaceBytes, 64) : -1;
+    if (workspace) workspace.bind(device.memory, workspaceOffset, workspace.bytes);
 
     const wasmModules: { name: string; module: WasmModule }[] = [];
     let wasmKernels: Awaited<ReturnType<typeof instantiateWasmKernels>>;
@@ -155,6 +160,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
           wasmModules,
           profile: options.profile === true,
           tileOffset,
+          workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
           workers: device.threadCount,
           // helpers need the tile functions of the kernel library even without tasks of their own
           loadDefaults: parallelKernels,

@@ -1,6 +1,6 @@
 // @tsge/ops public API: the canonical op set (ONNX, latest opset) with reference kernels.
 import type { KernelRegistry, KernelV1, OpDefinitionV1, OpRegistry } from '@tsge/metadef';
-import { createOpRegistry } from '@tsge/metadef';
+import { TSGE_DOMAIN, createOpRegistry } from '@tsge/metadef';
 import { controlflowKernels, controlflowOps } from './controlflow/index.js';
 import { fusedDefinitions, fusedKernels } from './fused/index.js';
 import { createKernelRegistry } from './kernel-registry.js';
@@ -19,6 +19,8 @@ export { benchmarkSimdConv, hasWasmSimd, hasRelaxedSimd, measureSimdPeak, simdGe
 export { benchmarkSimdKernels, KERNEL_BENCHMARK_CASES, type KernelBenchmarkCase, type KernelBenchmarkResult } from './wasm/index.js';
 /** Runs one intra-op tile by name (helper threads of the executor call it). */
 export { runTile, type TileFunction } from './wasm/index.js';
+/** Per-thread workspace in device memory: the executor reserves and binds one region per thread. */
+export { bindThreadWorkspace, THREAD_WORKSPACE_BYTES } from './wasm/index.js';
 
 export {
   FUSED_CONV,
@@ -49,5 +51,7 @@ export function createDefaultOpRegistry(): OpRegistry {
 /** A fresh registry holding every reference kernel and the WebAssembly SIMD kernels. */
 export function createDefaultKernelRegistry(): KernelRegistry {
   const simd = wasmSimdKernels();
-  return createKernelRegistry([...referenceKernels(), ...simd, ...fusedKernels(simd)]);
+  // fused ops with a SIMD kernel of their own are not wrapped around the base kernel again
+  const own = new Set(simd.filter((k) => k.domain === TSGE_DOMAIN).map((k) => k.opType));
+  return createKernelRegistry([...referenceKernels(), ...simd, ...fusedKernels(simd).filter((k) => !own.has(k.opType))]);
 }

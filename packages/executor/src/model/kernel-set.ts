@@ -1,4 +1,4 @@
-import type { KernelRegistry, KernelV1 } from '@tsge/metadef';
+import type { KernelRegistry, KernelV1, LinearMemory } from '@tsge/metadef';
 import { normalizeDomain } from '@tsge/metadef';
 import type { WasmMemory, WasmModule } from '@tsge/runtime';
 import { wasm } from '@tsge/runtime';
@@ -23,9 +23,29 @@ export interface KernelSet {
   readonly registry: KernelRegistry;
   /** Runs a tile function by name (intra-op parallelism), when a loaded library exports `runTile`. */
   readonly runTile: TileRunner | undefined;
+  /** Per-thread workspace the library's kernels want in device memory (`THREAD_WORKSPACE_BYTES`). */
+  readonly workspace: ThreadWorkspace | undefined;
 }
 
-type KernelLibrary = { kernels?: readonly KernelV1[]; runTile?: TileRunner };
+/** A library's per-thread workspace: its size, and how a thread tells the library where its own is. */
+export interface ThreadWorkspace {
+  readonly bytes: number;
+  bind(memory: LinearMemory, offset: number, bytes: number): void;
+}
+
+type KernelLibrary = {
+  kernels?: readonly KernelV1[];
+  runTile?: TileRunner;
+  THREAD_WORKSPACE_BYTES?: number;
+  bindThreadWorkspace?: (memory: LinearMemory, offset: number, bytes: number) => void;
+};
+
+function workspaceOf(library: KernelLibrary): ThreadWorkspace | undefined {
+  const bytes = library.THREAD_WORKSPACE_BYTES;
+  const bind = library.bindThreadWorkspace;
+  if (typeof bytes !== 'number' || !(bytes > 0) || typeof bind !== 'function') return undefined;
+  return { bytes: Math.ceil(bytes / 64) * 64, bind };
+}
 
 export async function loadKernelRegistry(
   kernelModules: readonly string[],
@@ -34,11 +54,13 @@ export async function loadKernelRegistry(
 ): Promise<KernelSet> {
   const registry = createSimpleRegistry();
   let runTile: TileRunner | undefined;
+  let workspace: ThreadWorkspace | undefined;
   for (const specifier of kernelModules) {
     const module = (await import(specifier)) as KernelLibrary;
     if (!Array.isArray(module.kernels)) throw new TypeError(`kernel module ${specifier} does not export a kernels array`);
     for (const kernel of module.kernels) registry.register(kernel);
     if (!runTile && typeof module.runTile === 'function') runTile = module.runTile;
+    workspace ??= workspaceOf(module);
   }
   let needsDefaults = always;
   for (const call of calls) {
@@ -50,8 +72,9 @@ export async function loadKernelRegistry(
     for (const kernel of ops.createDefaultKernelRegistry().list()) registry.register(kernel);
     const library = ops as KernelLibrary;
     if (!runTile && typeof library.runTile === 'function') runTile = library.runTile;
+    workspace ??= workspaceOf(library);
   }
-  return { registry, runTile };
+  return { registry, runTile, workspace };
 }
 
 /** A registry where the first kernel registered under a name wins (user modules before defaults). */

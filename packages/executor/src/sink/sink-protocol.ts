@@ -16,6 +16,8 @@ export interface SinkWorkerData {
   readonly profile: boolean;
   /** Offset of the tile job areas (one per worker), or -1 without intra-op parallelism. */
   readonly tileOffset: number;
+  /** This worker's workspace region for the kernel library (-1: none). */
+  readonly workspaceOffset: number;
   readonly workers: number;
   /** Load the default kernel library even when this worker's own tasks do not need it. */
   readonly loadDefaults: boolean;

@@ -29,7 +29,8 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
   const calls = context.data.plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
-  const { registry, runTile } = await loadKernelRegistry(context.data.kernelModules, calls, context.data.loadDefaults);
+  const { registry, runTile, workspace } = await loadKernelRegistry(context.data.kernelModules, calls, context.data.loadDefaults);
+  if (workspace && context.data.workspaceOffset >= 0) workspace.bind(context.memory, context.data.workspaceOffset, workspace.bytes);
   if (runTile && context.data.tileOffset >= 0) {
     const words = new Int32Array(context.memory.buffer, context.data.controlOffset, 2);
     tiles = createTilePool({

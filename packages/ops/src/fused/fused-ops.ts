@@ -1,4 +1,4 @@
-import type { InferenceContextV1, KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import type { HostTensor, InferenceContextV1, KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
 import { InferenceError, TSGE_DOMAIN, TsgeError, attr } from '@tsge/metadef';
 import { defineKernel, defineOp, param } from '../define.js';
 import { applyActivation } from './activation.js';
@@ -48,32 +48,43 @@ export function fusedKernel(type: string, base: KernelV1): KernelV1 {
     dtypes: ['float32', 'float64'],
     ...(base.parallel !== undefined ? { parallel: base.parallel } : {}),
     compute(ctx: KernelContextV1) {
-      let result: ReturnType<KernelContextV1['output']> | undefined;
-      const inner: KernelContextV1 = {
-        nodeName: ctx.nodeName,
-        opType: base.opType,
-        attrs: ctx.attrs,
-        inputCount: EXTRA_BIAS.has(type) ? Math.min(ctx.inputCount, 2) : ctx.inputCount,
-        outputCount: 1,
-        opsetVersion: ctx.opsetVersion,
-        ...(ctx.memory ? { memory: ctx.memory } : {}),
-        ...(ctx.parallel ? { parallel: ctx.parallel } : {}),
-        input: (i) => ctx.input(i),
-        tensor: (i) => ctx.tensor(i),
-        output: (i, dims, dtype) => {
-          result = ctx.output(i, dims, dtype);
-          return result;
-        },
-        setOutput: (i, value) => ctx.setOutput(i, value),
-        runSubgraph: (name, inputs) => ctx.runSubgraph(name, inputs),
-      };
-      base.compute(inner);
+      const inner = captureOutput(ctx, base.opType, EXTRA_BIAS.has(type) ? Math.min(ctx.inputCount, 2) : ctx.inputCount);
+      base.compute(inner.context);
+      const result = inner.result();
       if (!result) throw TsgeError.of('TSGE-E4003', { reason: `${type} ${ctx.nodeName}: ${base.opType} produced no output` });
       const bias = EXTRA_BIAS.has(type) ? ctx.tensor(2) : undefined;
       if (bias) addBiasOverLastAxis(result.data as Float32Array, bias.data as Float32Array, ctx.nodeName);
       applyActivation(result.data as Float32Array, ctx.attrs.string('activation'), ctx.attrs.floats('activation_params', []));
     },
   });
+}
+
+/** A view of `ctx` as the base op (first `inputCount` inputs) that remembers the output it hands out. */
+export function captureOutput(
+  ctx: KernelContextV1,
+  opType: string,
+  inputCount: number,
+): { readonly context: KernelContextV1; result(): HostTensor | undefined } {
+  let result: HostTensor | undefined;
+  const context: KernelContextV1 = {
+    nodeName: ctx.nodeName,
+    opType,
+    attrs: ctx.attrs,
+    inputCount,
+    outputCount: 1,
+    opsetVersion: ctx.opsetVersion,
+    ...(ctx.memory ? { memory: ctx.memory } : {}),
+    ...(ctx.parallel ? { parallel: ctx.parallel } : {}),
+    input: (i) => ctx.input(i),
+    tensor: (i) => ctx.tensor(i),
+    output: (i, dims, dtype) => {
+      result = ctx.output(i, dims, dtype);
+      return result;
+    },
+    setOutput: (i, value) => ctx.setOutput(i, value),
+    runSubgraph: (name, inputs) => ctx.runSubgraph(name, inputs),
+  };
+  return { context, result: () => result };
 }
 
 function addBiasOverLastAxis(out: Float32Array | Float64Array, bias: Float32Array | Float64Array, node: string): void {

@@ -77,6 +77,10 @@ export class Code {
   if(): this {
     return this.op(0x04, 0x40);
   }
+  /** An `if` whose branches each leave one value of `type`. */
+  ifValue(type: ValType): this {
+    return this.op(0x04, type);
+  }
   else(): this {
     return this.op(0x05);
   }
@@ -155,6 +159,15 @@ export class Code {
   }
   i32And(): this {
     return this.op(0x71);
+  }
+  i32DivU(): this {
+    return this.op(0x6e);
+  }
+  i32Load(offset = 0): this {
+    return this.op(0x28).memarg(2, offset);
+  }
+  i32Store(offset = 0): this {
+    return this.op(0x36).memarg(2, offset);
   }
 
   // f32

@@ -1,19 +1,26 @@
-import { Code, type FunctionDef, I32, type ValType } from './emitter.js';
+import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
+
+/** Lanes 0 and 2 of each of two f32x4 vectors: the even elements of 8 consecutive floats. */
+const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
 
 /**
- * Generates `im2colPacked(x, col, C, slabRows, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, ihLo, ihHi,
- * oh0, rows, K)`: the im2col panel of output rows [oh0, oh0+rows) of a 2-D convolution, written in
- * the packed GEMM layout (column o of row k at ((o >> 3) * K + k) * 8 + (o & 7)). `x` holds a slab of
- * the input: C channels of input rows [ihLo, ihHi) (slabRows = ihHi - ihLo), W wide; rows outside
- * the slab and columns outside [0, W) are padding and read as 0. All addresses are byte offsets in
- * one memory (the caller stages the slab there), so the copy runs in WebAssembly instead of JS.
+ * Generates `im2colPanels(x, col, C, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, o0, cols, K, tmp)`:
+ * the im2col matrix of output positions [o0, o0 + cols) (flattened oh·OW + ow) of a 2-D
+ * convolution over C input channels of H×W at byte address x, written packed for `gemmTile`:
+ * panels of 8 positions, panel p at col + p·K·32, row (c, kh, kw) of a panel = 8 floats. Padding
+ * and positions past `cols` read as 0. `tmp` is 64 scratch bytes.
+ *
+ * A panel whose 8 positions lie in one output row copies vectors: stride 1 as two v128 loads,
+ * stride 2 as four loads and two even-lane shuffles, when the window row is inside the input; any
+ * other panel (edges, rows crossing, other strides) goes element by element through a per-lane
+ * table of window origins, so there is no division in the inner loops.
  */
 export function im2colFunction(): FunctionDef {
   const P = {
     x: 0,
     col: 1,
     C: 2,
-    slabRows: 3,
+    H: 3,
     W: 4,
     OW: 5,
     KH: 6,
@@ -24,16 +31,18 @@ export function im2colFunction(): FunctionDef {
     dw: 11,
     pt: 12,
     pl: 13,
-    ihLo: 14,
-    ihHi: 15,
-    oh0: 16,
-    rows: 17,
-    K: 18,
+    o0: 14,
+    cols: 15,
+    K: 16,
+    tmp: 17,
   } as const;
-  const code = new Code(19);
-  const r = code.local(I32);
+  const code = new Code(18);
+  const p = code.local(I32); // first column of the panel (relative to o0)
+  const panel = code.local(I32);
+  const dst = code.local(I32);
   const oh = code.local(I32);
   const ow = code.local(I32);
+  const fast = code.local(I32);
   const c = code.local(I32);
   const kh = code.local(I32);
   const kw = code.local(I32);
@@ -41,24 +50,81 @@ export function im2colFunction(): FunctionDef {
   const iw = code.local(I32);
   const xrow = code.local(I32);
   const lane = code.local(I32);
-  const panel = code.local(I32);
-  const dst = code.local(I32);
-  const rowInside = code.local(I32);
-  const panelBytes = code.local(I32);
+  const rowOk = code.local(I32);
+  const src = code.local(I32);
+  const zero = code.local(V128);
 
-  // panel stride in bytes: K rows × 8 floats
-  code.get(P.K).i32(5).i32Shl().set(panelBytes);
+  /** Scalar lane fill: dst[lane] = inside ? x[(c·H + ih_l)·W + iw_l] : 0 from the lane table. */
+  const scalarLanes = (): void => {
+    code.i32(0).set(lane);
+    code.block().loop();
+    code.get(lane).i32(8).i32GeS().brIf(1);
+    // ih_l = table[lane] + kh·dh, iw_l = table[8 + lane] + kw·dw
+    code.get(P.tmp).get(lane).i32(2).i32Shl().i32Add().i32Load().get(kh).get(P.dh).i32Mul().i32Add().set(ih);
+    code.get(P.tmp).get(lane).i32(2).i32Shl().i32Add().i32Load(32).get(kw).get(P.dw).i32Mul().i32Add().set(iw);
+    code.get(dst).get(lane).i32(2).i32Shl().i32Add();
+    code.get(ih).get(P.H).i32LtU().get(iw).get(P.W).i32LtU().i32And().ifValue(F32);
+    code.get(P.x).get(c).get(P.H).i32Mul().get(ih).i32Add().get(P.W).i32Mul().get(iw).i32Add().i32(2).i32Shl().i32Add().f32Load();
+    code.else().f32(0).end();
+    code.f32Store();
+    code.get(lane).i32(1).i32Add().set(lane);
+    code.br(0).end().end();
+  };
+
+  code.f32(0).f32x4Splat().set(zero);
+  code.i32(0).set(p);
   code.get(P.col).set(panel);
+  code.block().loop(); // panels
+  code.get(p).get(P.cols).i32GeS().brIf(1);
+  // position of the panel's first column
+  code.get(P.o0).get(p).i32Add().get(P.OW).i32DivU().set(oh);
+  code.get(P.o0).get(p).i32Add().get(oh).get(P.OW).i32Mul().i32Sub().set(ow);
+  // fast: 8 valid columns in one output row, stride 1 or 2
+  code.get(p).i32(8).i32Add().get(P.cols).i32LeS();
+  code.get(ow).i32(8).i32Add().get(P.OW).i32LeS().i32And();
+  code.get(P.sw).i32(3).i32LtS().i32And().set(fast);
+  // lane table: window origin row/column per lane (an out-of-range row for columns past cols)
   code.i32(0).set(lane);
-  code.i32(0).set(r);
-  code.block().loop(); // output rows
-  code.get(r).get(P.rows).i32GeS().brIf(1);
-  code.get(P.oh0).get(r).i32Add().set(oh);
-  code.i32(0).set(ow);
-  code.block().loop(); // output columns
-  code.get(ow).get(P.OW).i32GeS().brIf(1);
-  // dst = panel + lane * 4 (row k = 0 of this column); each k row is 32 bytes further
-  code.get(panel).get(lane).i32(2).i32Shl().i32Add().set(dst);
+  code.block().loop();
+  code.get(lane).i32(8).i32GeS().brIf(1);
+  code.get(p).get(lane).i32Add().get(P.cols).i32LtS().if();
+  code.get(P.o0).get(p).i32Add().get(lane).i32Add().get(P.OW).i32DivU().set(ih);
+  code.get(P.tmp).get(lane).i32(2).i32Shl().i32Add().get(ih).get(P.sh).i32Mul().get(P.pt).i32Sub().i32Store();
+  code
+    .get(P.tmp)
+    .get(lane)
+    .i32(2)
+    .i32Shl()
+    .i32Add()
+    .get(P.o0)
+    .get(p)
+    .i32Add()
+    .get(lane)
+    .i32Add()
+    .get(ih)
+    .get(P.OW)
+    .i32Mul()
+    .i32Sub()
+    .get(P.sw)
+    .i32Mul()
+    .get(P.pl)
+    .i32Sub()
+    .i32Store(32);
+  code.else();
+  code
+    .get(P.tmp)
+    .get(lane)
+    .i32(2)
+    .i32Shl()
+    .i32Add()
+    .i32(-1 << 30)
+    .i32Store();
+  code.get(P.tmp).get(lane).i32(2).i32Shl().i32Add().i32(0).i32Store(32);
+  code.end();
+  code.get(lane).i32(1).i32Add().set(lane);
+  code.br(0).end().end();
+
+  code.get(panel).set(dst);
   code.i32(0).set(c);
   code.block().loop(); // channels
   code.get(c).get(P.C).i32GeS().brIf(1);
@@ -66,18 +132,33 @@ export function im2colFunction(): FunctionDef {
   code.block().loop(); // kernel rows
   code.get(kh).get(P.KH).i32GeS().brIf(1);
   code.get(oh).get(P.sh).i32Mul().get(P.pt).i32Sub().get(kh).get(P.dh).i32Mul().i32Add().set(ih);
-  code.get(ih).get(P.ihLo).i32GeS().get(ih).get(P.ihHi).i32LtS().i32And().set(rowInside);
-  // xrow = x + ((c * slabRows + ih - ihLo) * W) * 4
-  code.get(P.x).get(c).get(P.slabRows).i32Mul().get(ih).i32Add().get(P.ihLo).i32Sub().get(P.W).i32Mul().i32(2).i32Shl().i32Add().set(xrow);
+  code.get(ih).get(P.H).i32LtU().set(rowOk);
+  code.get(P.x).get(c).get(P.H).i32Mul().get(ih).i32Add().get(P.W).i32Mul().i32(2).i32Shl().i32Add().set(xrow);
   code.i32(0).set(kw);
   code.block().loop(); // kernel columns
   code.get(kw).get(P.KW).i32GeS().brIf(1);
   code.get(ow).get(P.sw).i32Mul().get(P.pl).i32Sub().get(kw).get(P.dw).i32Mul().i32Add().set(iw);
-  code.get(rowInside).get(iw).i32(0).i32GeS().i32And().get(iw).get(P.W).i32LtS().i32And();
-  code.if();
-  code.get(dst).get(xrow).get(iw).i32(2).i32Shl().i32Add().f32Load().f32Store();
+  code.get(fast).if();
+  code.get(rowOk).i32Eqz().if();
+  code.get(dst).get(zero).v128Store(0);
+  code.get(dst).get(zero).v128Store(16);
   code.else();
-  code.get(dst).f32(0).f32Store();
+  // stride 1: iw ≥ 0 and iw + 8 ≤ W; stride 2: iw ≥ 0 and iw + 16 ≤ W (four whole vectors)
+  code.get(iw).i32(0).i32GeS().get(iw).get(P.sw).i32(3).i32Shl().i32Add().get(P.W).i32LeS().i32And().if();
+  code.get(P.sw).i32(1).i32Eq().if();
+  code.get(dst).get(xrow).get(iw).i32(2).i32Shl().i32Add().v128Load(0).v128Store(0);
+  code.get(dst).get(xrow).get(iw).i32(2).i32Shl().i32Add().v128Load(16).v128Store(16);
+  code.else();
+  code.get(xrow).get(iw).i32(2).i32Shl().i32Add().set(src);
+  code.get(dst).get(src).v128Load(0).get(src).v128Load(16).i8x16Shuffle(EVEN_LANES).v128Store(0);
+  code.get(dst).get(src).v128Load(32).get(src).v128Load(48).i8x16Shuffle(EVEN_LANES).v128Store(16);
+  code.end();
+  code.else();
+  scalarLanes();
+  code.end();
+  code.end();
+  code.else();
+  scalarLanes();
   code.end();
   code.get(dst).i32(32).i32Add().set(dst);
   code.get(kw).i32(1).i32Add().set(kw);
@@ -86,17 +167,9 @@ export function im2colFunction(): FunctionDef {
   code.br(0).end().end();
   code.get(c).i32(1).i32Add().set(c);
   code.br(0).end().end();
-  // next output column: next lane, or the next panel after 8
-  code.get(lane).i32(1).i32Add().set(lane);
-  code.get(lane).i32(8).i32GeS();
-  code.if();
-  code.i32(0).set(lane);
-  code.get(panel).get(panelBytes).i32Add().set(panel);
-  code.end();
-  code.get(ow).i32(1).i32Add().set(ow);
+  code.get(panel).get(P.K).i32(5).i32Shl().i32Add().set(panel);
+  code.get(p).i32(8).i32Add().set(p);
   code.br(0).end().end();
-  code.get(r).i32(1).i32Add().set(r);
-  code.br(0).end().end();
-  const params: ValType[] = new Array<ValType>(19).fill(I32);
-  return { name: 'im2colPacked', params, results: [], code };
+  const params: ValType[] = new Array<ValType>(18).fill(I32);
+  return { name: 'im2colPanels', params, results: [], code };
 }

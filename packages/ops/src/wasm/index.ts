@@ -11,3 +11,4 @@ export {
   type KernelBenchmarkCase,
   type KernelBenchmarkResult,
 } from './kernel-benchmark.js';
+export { bindThreadWorkspace, threadWorkspace, THREAD_WORKSPACE_BYTES } from './thread-workspace.js';

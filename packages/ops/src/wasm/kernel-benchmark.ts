@@ -4,6 +4,7 @@ import type { AttrValue, HostTensor, KernelContextV1, KernelV1, LinearMemory } f
 import { createAttrReader } from '@tsge/metadef';
 import { wasmSimdKernels } from './simd-kernels.js';
 import { mathKernels } from '../math/index.js';
+import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.js';
 import { nnKernels } from '../nn/index.js';
 
 export interface KernelBenchmarkCase {
@@ -185,7 +186,9 @@ export function benchmarkSimdKernels(
     const counts = c.inputs.map((dims) => (dims ? dims.reduce((p, d) => p * d, 1) : 0));
     // room for the inputs and an output up to four times their size (ConvTranspose upsamples)
     const bytes = counts.reduce((p, n) => p + n * 20 + 256, 0) + 65536;
-    const memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) + 2 });
+    const pages = Math.ceil(bytes / 65536) + 2;
+    const memory = new wasm.Memory({ initial: pages + THREAD_WORKSPACE_BYTES / 65536 });
+    bindThreadWorkspace(memory, pages * 65536, THREAD_WORKSPACE_BYTES);
     let offset = 64;
     const place = (count: number): Float32Array => {
       const view = new Float32Array(memory.buffer, offset, count);

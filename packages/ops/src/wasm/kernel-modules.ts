@@ -3,6 +3,7 @@ import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
+import { gemmTileFunction } from './gemm-tile-module.js';
 import { im2colFunction } from './im2col-module.js';
 import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
@@ -25,8 +26,25 @@ export interface SimdKernelExports extends ElementwiseExports, PoolExports, Gemv
     ldc: number,
     accumulate: number,
   ): void;
-  /** Packed im2col panel of a 2-D convolution from an input slab (see im2col-module.ts). */
-  im2colPacked(...args: number[]): void;
+  /** C (+)= A·B with B in packed 8-column panels, bias and clamp epilogue (see gemm-tile-module.ts). */
+  gemmTile(
+    M: number,
+    N: number,
+    K: number,
+    A: number,
+    lda: number,
+    B: number,
+    bStride: number,
+    C: number,
+    ldc: number,
+    flags: number,
+    bias: number,
+    lo: number,
+    hi: number,
+    tmp: number,
+  ): void;
+  /** Packed im2col panels of a 2-D convolution (see im2col-module.ts). */
+  im2colPanels(...args: number[]): void;
   depthwise(
     x: number,
     w: number,
@@ -108,6 +126,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
         [
           gemmFunction(hasRelaxedSimd()),
           gemmFunction(hasRelaxedSimd(), true),
+          gemmTileFunction(hasRelaxedSimd()),
           im2colFunction(),
           depthwiseFunction(hasRelaxedSimd()),
           ...elementwiseFunctions(),

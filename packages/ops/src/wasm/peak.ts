@@ -3,6 +3,7 @@ import { createAttrReader } from '@tsge/metadef';
 import { wasmSimdKernels } from './simd-kernels.js';
 import { assembleModule, Code, F32, I32, V128 } from './emitter.js';
 import { hasRelaxedSimd, hasWasmSimd } from './kernel-modules.js';
+import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.js';
 import { simdGemm } from './simd-matmul.js';
 
 interface WasmApi {
@@ -59,7 +60,9 @@ export function simdGemmOnMemory(memory: LinearMemory, n: number, a: Float32Arra
 export function benchmarkSimdConv(channels: number, size: number, reps: number): number {
   const xCount = channels * size * size;
   const wCount = channels * channels * 9;
-  const memory = new wasm.Memory({ initial: Math.ceil(((2 * xCount + wCount + channels) * 4 + 4096) / 65536) + 1 });
+  const pages = Math.ceil(((2 * xCount + wCount + channels) * 4 + 4096) / 65536) + 1;
+  const memory = new wasm.Memory({ initial: pages + THREAD_WORKSPACE_BYTES / 65536 });
+  bindThreadWorkspace(memory, pages * 65536, THREAD_WORKSPACE_BYTES);
   let offset = 64;
   const view = (count: number): Float32Array => {
     const v = new Float32Array(memory.buffer, offset, count);

@@ -1,15 +1,14 @@
-import type { AttrValue, HostTensor, KernelContextV1, LinearMemory } from '@tsge/metadef';
+import type { AttrValue, HostTensor, KernelContextV1 } from '@tsge/metadef';
 import { attr, createAttrReader, createTensor } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { runKernelOnHost } from '../host/run-on-host.js';
 import { nnKernels } from '../nn/index.js';
 import { hasWasmSimd } from './kernel-modules.js';
-import { simdConvKernel } from './simd-conv.js';
+import { applyActivation } from '../fused/activation.js';
+import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
+import { wasmMemory } from './simd-test-support.js';
 import { runTile } from './tiles.js';
 
-const WasmMemory = (
-  globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number; shared?: boolean }) => LinearMemory } }
-).WebAssembly.Memory;
 const reference = nnKernels.find((k) => k.opType === 'Conv' && k.name === 'reference');
 
 function seeded(seed: number): () => number {
@@ -26,6 +25,8 @@ interface Case {
   w: number[];
   bias: boolean;
   attrs: Record<string, AttrValue>;
+  /** Run as tsge::FusedConv with this activation and its params. */
+  activation?: [string, number[]];
 }
 
 const cases: Case[] = [
@@ -85,12 +86,42 @@ const cases: Case[] = [
     bias: true,
     attrs: { group: attr.int(64), pads: attr.ints([1, 1, 1, 1]) },
   },
-  { name: 'channel multiplier 2 falls back', x: [1, 2, 5, 5], w: [4, 1, 3, 3], bias: true, attrs: { group: attr.int(2) } },
+  { name: 'channel multiplier 2', x: [1, 2, 5, 5], w: [4, 1, 3, 3], bias: true, attrs: { group: attr.int(2) } },
+  // K > 256 (accumulating K blocks), 21 output channels (row tail), stride 2 over wide rows (shuffles)
+  {
+    name: 'deep 3×3 stride 2, odd channels',
+    x: [1, 40, 13, 41],
+    w: [21, 40, 3, 3],
+    bias: true,
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  // more than 128 output channels (several row blocks), 7×7 positions (panels across rows)
+  { name: 'many channels on 7×7', x: [2, 300, 7, 7], w: [136, 300, 1, 1], bias: false, attrs: {} },
+  { name: '1×1 stride 2', x: [1, 24, 14, 14], w: [40, 24, 1, 1], bias: true, attrs: { strides: attr.ints([2, 2]) } },
+  // tsge::FusedConv: clamps fused into the GEMM store, other activations after it, and depthwise
+  {
+    name: 'fused Relu',
+    x: [1, 8, 10, 10],
+    w: [12, 8, 3, 3],
+    bias: true,
+    attrs: { pads: attr.ints([1, 1, 1, 1]) },
+    activation: ['Relu', []],
+  },
+  { name: 'fused Clip', x: [1, 8, 10, 10], w: [12, 8, 1, 1], bias: true, attrs: {}, activation: ['Clip', [-0.5, 0.75]] },
+  { name: 'fused HardSwish', x: [1, 8, 10, 10], w: [12, 8, 3, 3], bias: false, attrs: {}, activation: ['HardSwish', []] },
+  {
+    name: 'fused depthwise Relu',
+    x: [1, 6, 9, 9],
+    w: [6, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(6), pads: attr.ints([1, 1, 1, 1]) },
+    activation: ['Relu', []],
+  },
 ];
 
 describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
-  const kernel = simdConvKernel(reference!);
   for (const c of cases) {
+    const kernel = c.activation ? simdFusedConvKernel(reference!) : simdConvKernel(reference!);
     for (const split of [false, true])
       it(`matches the reference kernel: ${c.name}${split ? ' (tiles run out of order by a 4-thread pool)' : ''}`, () => {
         const rnd = seeded(c.x.reduce((a, b) => a * 7 + b, 1));
@@ -98,15 +129,20 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
         const xs = Float32Array.from({ length: count(c.x) }, rnd);
         const ws = Float32Array.from({ length: count(c.w) }, rnd);
         const bs = Float32Array.from({ length: c.w[0] as number }, rnd);
-        const attrs = new Map(Object.entries(c.attrs));
+        const attrs = new Map<string, AttrValue>(Object.entries(c.attrs));
         const host = [
           createTensor('float32', c.x, xs),
           createTensor('float32', c.w, ws),
           ...(c.bias ? [createTensor('float32', [c.w[0] as number], bs)] : []),
         ];
         const expected = runKernelOnHost(reference!, host, { outputCount: 1, attrs })[0] as HostTensor;
+        if (c.activation) {
+          applyActivation(expected.data as Float32Array, c.activation[0], c.activation[1]);
+          attrs.set('activation', attr.string(c.activation[0]));
+          attrs.set('activation_params', attr.floats(c.activation[1]));
+        }
 
-        const memory = new WasmMemory({ initial: 64 });
+        const memory = wasmMemory(false, 128);
         let offset = 64;
         const place = (t: HostTensor): HostTensor => {
           const view = new Float32Array(memory.buffer, offset, t.data.length);

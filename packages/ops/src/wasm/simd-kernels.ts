@@ -2,7 +2,7 @@ import type { KernelV1 } from '@tsge/metadef';
 import { nnKernels } from '../nn/index.js';
 import { mathKernels } from '../math/index.js';
 import { simdBatchNormKernel } from './simd-batch-norm.js';
-import { simdConvKernel } from './simd-conv.js';
+import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
 import { simdConvTransposeKernel } from './simd-conv-transpose.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdGemmKernel } from './simd-gemm.js';
@@ -27,6 +27,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
   return [
     simdMatMulKernel(referenceOf(mathKernels, 'MatMul')),
     simdConvKernel(referenceOf(nnKernels, 'Conv')),
+    simdFusedConvKernel(referenceOf(nnKernels, 'Conv')),
     ...simdElementwiseKernels((opType) => referenceOf(all, opType)),
     ...simdPoolKernels((opType) => referenceOf(all, opType)),
     simdGemmKernel(referenceOf(all, 'Gemm')),

@@ -2,13 +2,18 @@
 // compared with the reference kernel on the same inputs.
 import type { AttrValue, HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { createAttrReader, createTensor } from '@tsge/metadef';
+import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.js';
 
 const WasmMemory = (
   globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number; shared?: boolean }) => LinearMemory } }
 ).WebAssembly.Memory;
 
+/** A memory of `pages` pages for tensors, then this thread's workspace (bound, as the executor does). */
 export function wasmMemory(shared: boolean, pages = 64): LinearMemory {
-  return new WasmMemory(shared ? { initial: pages, maximum: pages * 2, shared: true } : { initial: pages });
+  const total = pages + THREAD_WORKSPACE_BYTES / 65536;
+  const memory = new WasmMemory(shared ? { initial: total, maximum: total * 2, shared: true } : { initial: total });
+  bindThreadWorkspace(memory, pages * 65536, THREAD_WORKSPACE_BYTES);
+  return memory;
 }
 
 export function random(seed: number): () => number {

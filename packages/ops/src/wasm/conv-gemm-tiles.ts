@@ -1,0 +1,142 @@
+import type { KernelContextV1 } from '@tsge/metadef';
+import { applyActivation } from '../fused/activation.js';
+import { GEMM_ACCUMULATE, GEMM_BIAS, GEMM_CLAMP } from './gemm-tile-module.js';
+import { simdKernels } from './kernel-modules.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { registerTileFunction } from './tiles.js';
+
+/** Workspace bytes before the panels: 128 for gemmTile's edge tile, 64 for im2col's lane table. */
+export const WORKSPACE_HEADER = 256;
+/** K rows per GEMM call: a KC×8 panel of B (16 KiB) stays in L1. */
+const KC = 512;
+/** Rows of A per GEMM call: an MC×KC block of the weights (256 KiB) stays in L2. */
+const MC = 128;
+/** Columns per staged im2col block (also bounded by the workspace). */
+const MAX_NC = 512;
+/** A tile carries at least this many multiply-adds, so small convolutions do not pay for threads. */
+const MIN_TILE_WORK = 1 << 20;
+
+export const CONV_GEMM = 'simd.convGemm';
+
+/** The activation a fused Conv applies: a clamp inside the GEMM store (Relu, Clip) or a pass after. */
+export interface ConvEpilogue {
+  readonly lo: number;
+  readonly hi: number;
+  readonly after?: (data: Float32Array) => void;
+}
+
+export function convEpilogue(ctx: KernelContextV1): ConvEpilogue {
+  const activation = ctx.attrs.has('activation') ? ctx.attrs.string('activation') : 'None';
+  const params = ctx.attrs.has('activation_params') ? ctx.attrs.floats('activation_params') : [];
+  if (activation === 'None') return { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY };
+  if (activation === 'Relu') return { lo: 0, hi: Number.POSITIVE_INFINITY };
+  if (activation === 'Clip') return { lo: params[0] ?? Number.NEGATIVE_INFINITY, hi: params[1] ?? Number.POSITIVE_INFINITY };
+  return {
+    lo: Number.NEGATIVE_INFINITY,
+    hi: Number.POSITIVE_INFINITY,
+    after: (data) => applyActivation(data, activation, params),
+  };
+}
+
+/**
+ * Tiles [g0, g1, m0, m1, o0, o1] of a convolution as a GEMM per group: output channels [m0, m1)
+ * (within the group) × output positions [o0, o1). Grouped convolutions split by groups; others by
+ * positions (multiples of 8, at least 32 wide) and, when positions are few, by output channels.
+ */
+export function convTiles(group: number, mg: number, positions: number, kDim: number, threads: number): number[][] {
+  const wanted = threads > 1 ? threads * 4 : 1;
+  const pieces = Math.max(1, Math.min(wanted, Math.floor((group * mg * positions * kDim) / MIN_TILE_WORK)));
+  const tiles: number[][] = [];
+  if (group > 1) {
+    const size = Math.ceil(group / Math.min(pieces, group));
+    for (let g = 0; g < group; g += size) tiles.push([g, Math.min(group, g + size), 0, mg, 0, positions]);
+    return tiles;
+  }
+  const nPieces = Math.max(1, Math.min(pieces, Math.ceil(positions / 32)));
+  const mPieces = Math.max(1, Math.min(Math.ceil(pieces / nPieces), Math.ceil(mg / 16)));
+  const nSize = Math.ceil(positions / nPieces / 8) * 8;
+  const mSize = Math.ceil(mg / mPieces / 4) * 4;
+  for (let o = 0; o < positions; o += nSize)
+    for (let m = 0; m < mg; m += mSize) tiles.push([0, 1, m, Math.min(mg, m + mSize), o, Math.min(positions, o + nSize)]);
+  return tiles;
+}
+
+/**
+ * Tile: im2col blocks of the tile's positions packed into this thread's workspace, then a blocked
+ * GEMM reading the weights in place and storing into Y with the bias and clamp epilogue.
+ * Arguments: x, w, y, bias (byte addresses; bias -1 when absent), batch, inC, outC, group,
+ * H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl, g0, g1, m0, m1, o0, o1, lo, hi.
+ */
+registerTileFunction(CONV_GEMM, (memory, t) => {
+  const a = t as number[];
+  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl] = a as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [g0, g1, m0, m1, o0, o1, lo, hi] = a.slice(20) as [number, number, number, number, number, number, number, number];
+  const kernels = simdKernels(memory);
+  const workspace = threadWorkspace(memory);
+  if (!kernels || !workspace) throw new Error(`${CONV_GEMM} needs WebAssembly SIMD and a thread workspace`);
+  const cg = inC / group;
+  const mg = outC / group;
+  const K = cg * KH * KW;
+  const positions = OH * OW;
+  const tmp = workspace.offset;
+  const table = workspace.offset + 128;
+  const col = workspace.offset + WORKSPACE_HEADER;
+  const nc = Math.min(MAX_NC, Math.floor((workspace.bytes - WORKSPACE_HEADER) / (K * 32)) * 8);
+  const clamp = lo > Number.NEGATIVE_INFINITY || hi < Number.POSITIVE_INFINITY ? GEMM_CLAMP : 0;
+  const last = (bias >= 0 ? GEMM_BIAS : 0) | clamp;
+  for (let g = g0; g < g1; g++) {
+    for (let n = 0; n < batch; n++) {
+      const xg = x + (n * inC + g * cg) * H * W * 4;
+      const yg = y + (n * outC + g * mg) * positions * 4;
+      for (let oc = o0; oc < o1; oc += nc) {
+        const cols = Math.min(nc, o1 - oc);
+        kernels.im2colPanels(xg, col, cg, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, oc, cols, K, table);
+        for (let pc = 0; pc < K; pc += KC) {
+          const kc = Math.min(KC, K - pc);
+          const flags = (pc > 0 ? GEMM_ACCUMULATE : 0) | (pc + kc >= K ? last : 0);
+          for (let mc = m0; mc < m1; mc += MC) {
+            const rows = Math.min(MC, m1 - mc);
+            const m = g * mg + mc;
+            kernels.gemmTile(
+              rows,
+              cols,
+              kc,
+              w + (m * K + pc) * 4,
+              K,
+              col + pc * 32,
+              K * 32,
+              yg + (mc * positions + oc) * 4,
+              positions,
+              flags,
+              bias + m * 4,
+              lo,
+              hi,
+              tmp,
+            );
+          }
+        }
+      }
+    }
+  }
+});

@@ -1,0 +1,203 @@
+import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+
+/** Flags of `gemmTile`. */
+export const GEMM_ACCUMULATE = 1;
+/** Add bias[row] when storing (the last K block). */
+export const GEMM_BIAS = 2;
+/** Clamp to [lo, hi] when storing (Relu, Clip fused into the last K block). */
+export const GEMM_CLAMP = 4;
+
+/**
+ * Generates `gemmTile(M, N, K, A, lda, B, bStride, C, ldc, flags, bias, lo, hi, tmp)`:
+ * C[M×N] (+)= A[M×K] · B[K×N], then optionally C += bias[row] and C = clamp(C, lo, hi).
+ *
+ * A and C are row-major float32 (row strides lda/ldc in elements). B is packed: panels of 8
+ * columns, panel p at byte B + p·bStride, holding K rows of 8 floats (so a K-block of a wider
+ * packed matrix is just an offset and a stride). Any M and N: the last panel's valid columns are
+ * stored through `tmp` (128 scratch bytes), so nothing outside C[M×N] is written.
+ *
+ * Loop order: one B panel (K×8, meant to fit L1) against every 4-row block of A, with a 4×8
+ * register tile (8 v128 accumulators); the caller blocks K and M so A's block stays in L2.
+ */
+export function gemmTileFunction(useFma: boolean): FunctionDef {
+  const P = { M: 0, N: 1, K: 2, A: 3, lda: 4, B: 5, bStride: 6, C: 7, ldc: 8, flags: 9, bias: 10, lo: 11, hi: 12, tmp: 13 } as const;
+  const code = new Code(14);
+  const i = code.local(I32);
+  const j = code.local(I32);
+  const k = code.local(I32);
+  const pb = code.local(I32);
+  const panel = code.local(I32);
+  const pc = code.local(I32);
+  const r = code.local(I32);
+  const c = code.local(I32);
+  const cols = code.local(I32);
+  const value = code.local(F32);
+  const pa = [code.local(I32), code.local(I32), code.local(I32), code.local(I32)];
+  const acc = Array.from({ length: 8 }, () => code.local(V128));
+  const b = [code.local(V128), code.local(V128)];
+  const a = code.local(V128);
+  const v = code.local(V128);
+
+  const tile = (rows: number): void => {
+    for (let q = 0; q < rows * 2; q++)
+      code
+        .f32(0)
+        .f32x4Splat()
+        .set(acc[q] as number);
+    for (let q = 0; q < rows; q++)
+      code
+        .get(P.A)
+        .get(i)
+        .i32(q)
+        .i32Add()
+        .get(P.lda)
+        .i32Mul()
+        .i32(2)
+        .i32Shl()
+        .i32Add()
+        .set(pa[q] as number);
+    code.get(panel).set(pb);
+    code.get(P.K).set(k);
+    /** `steps` k-steps from constant offsets off pb and pa[q], then one pointer bump. */
+    const kLoop = (steps: number): void => {
+      code.block().loop();
+      code.get(k).i32(steps).i32LtS().brIf(1);
+      for (let u = 0; u < steps; u++) {
+        code
+          .get(pb)
+          .v128Load(u * 32)
+          .set(b[0] as number);
+        code
+          .get(pb)
+          .v128Load(u * 32 + 16)
+          .set(b[1] as number);
+        for (let q = 0; q < rows; q++) {
+          code
+            .get(pa[q] as number)
+            .v128Load32Splat(u * 4)
+            .set(a);
+          for (let h = 0; h < 2; h++) {
+            const x = acc[q * 2 + h] as number;
+            if (useFma)
+              code
+                .get(a)
+                .get(b[h] as number)
+                .get(x)
+                .f32x4RelaxedMadd()
+                .set(x);
+            else
+              code
+                .get(x)
+                .get(a)
+                .get(b[h] as number)
+                .f32x4Mul()
+                .f32x4Add()
+                .set(x);
+          }
+        }
+      }
+      for (let q = 0; q < rows; q++)
+        code
+          .get(pa[q] as number)
+          .i32(steps * 4)
+          .i32Add()
+          .set(pa[q] as number);
+      code
+        .get(pb)
+        .i32(steps * 32)
+        .i32Add()
+        .set(pb);
+      code.get(k).i32(steps).i32Sub().set(k);
+      code.br(0).end().end();
+    };
+    // one k-step per iteration: unrolling measured slower (V8 spills the extra live values)
+    kLoop(1);
+
+    // whole panel: vector stores straight into C
+    code.get(cols).i32(8).i32Eq().if();
+    for (let q = 0; q < rows; q++) {
+      code.get(P.C).get(i).i32(q).i32Add().get(P.ldc).i32Mul().get(j).i32Add().i32(2).i32Shl().i32Add().set(pc);
+      for (let h = 0; h < 2; h++) {
+        const x = acc[q * 2 + h] as number;
+        code.get(x).set(v);
+        code
+          .get(P.flags)
+          .i32(GEMM_ACCUMULATE)
+          .i32And()
+          .if()
+          .get(v)
+          .get(pc)
+          .v128Load(h * 16)
+          .f32x4Add()
+          .set(v)
+          .end();
+        code.get(P.flags).i32(GEMM_BIAS).i32And().if();
+        code.get(v).get(P.bias).get(i).i32(q).i32Add().i32(2).i32Shl().i32Add().v128Load32Splat().f32x4Add().set(v);
+        code.end();
+        code.get(P.flags).i32(GEMM_CLAMP).i32And().if();
+        code.get(v).get(P.lo).f32x4Splat().f32x4Max().get(P.hi).f32x4Splat().f32x4Min().set(v);
+        code.end();
+        code
+          .get(pc)
+          .get(v)
+          .v128Store(h * 16);
+      }
+    }
+    code.else();
+    // last, partial panel: spill the tile to tmp and store the valid columns one by one
+    for (let q = 0; q < rows * 2; q++)
+      code
+        .get(P.tmp)
+        .get(acc[q] as number)
+        .v128Store(q * 16);
+    code.i32(0).set(r);
+    code.block().loop();
+    code.get(r).i32(rows).i32GeS().brIf(1);
+    code.i32(0).set(c);
+    code.block().loop();
+    code.get(c).get(cols).i32GeS().brIf(1);
+    code.get(P.C).get(i).get(r).i32Add().get(P.ldc).i32Mul().get(j).i32Add().get(c).i32Add().i32(2).i32Shl().i32Add().set(pc);
+    code.get(P.tmp).get(r).i32(5).i32Shl().i32Add().get(c).i32(2).i32Shl().i32Add().f32Load().set(value);
+    code.get(P.flags).i32(GEMM_ACCUMULATE).i32And().if().get(value).get(pc).f32Load().f32Add().set(value).end();
+    code.get(P.flags).i32(GEMM_BIAS).i32And().if();
+    code.get(value).get(P.bias).get(i).get(r).i32Add().i32(2).i32Shl().i32Add().f32Load().f32Add().set(value);
+    code.end();
+    code.get(P.flags).i32(GEMM_CLAMP).i32And().if();
+    code.get(value).get(P.lo).f32Max().get(P.hi).f32Min().set(value);
+    code.end();
+    code.get(pc).get(value).f32Store();
+    code.get(c).i32(1).i32Add().set(c);
+    code.br(0).end().end();
+    code.get(r).i32(1).i32Add().set(r);
+    code.br(0).end().end();
+    code.end();
+  };
+
+  code.i32(0).set(j);
+  code.get(P.B).set(panel);
+  code.block().loop();
+  code.get(j).get(P.N).i32GeS().brIf(1);
+  // cols = min(8, N - j)
+  code.get(P.N).get(j).i32Sub().set(cols);
+  code.get(cols).i32(8).i32GtS().if().i32(8).set(cols).end();
+  code.i32(0).set(i);
+  code.block().loop();
+  code.get(i).i32(4).i32Add().get(P.M).i32GtS().brIf(1);
+  tile(4);
+  code.get(i).i32(4).i32Add().set(i);
+  code.br(0).end().end();
+  code.block().loop();
+  code.get(i).get(P.M).i32GeS().brIf(1);
+  tile(1);
+  code.get(i).i32(1).i32Add().set(i);
+  code.br(0).end().end();
+  code.get(j).i32(8).i32Add().set(j);
+  code.get(panel).get(P.bStride).i32Add().set(panel);
+  code.br(0).end().end();
+  return {
+    name: 'gemmTile',
+    params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, F32, F32, I32],
+    results: [],
+    code,
+  };
+}
