@@ -1,4 +1,5 @@
 import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
+import { affineConvFusion } from './affine-conv.js';
 import { convAffineFusion } from './conv-affine.js';
 import { convBatchNormFusion } from './conv-batchnorm.js';
 import { fusedActivationFusions } from './fused-activation.js';
@@ -23,6 +24,7 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     hardSwishFusion(supported),
     // after the activation rewrites, so Clip(Conv + 3, 0, 6) / 6 stays a HardSigmoid of the Conv
     convAffineFusion,
+    affineConvFusion,
     ...fusedActivationFusions(supported),
   ];
 }

@@ -108,9 +108,14 @@ describe('hard-swish and hard-sigmoid fusions', () => {
     expect(r.types).toEqual(['HardSwish']);
   });
 
-  it('fuse (x / 6) * Clip(x + 3, 0, 6)', () => {
+  it('fuse (x / 6) * Clip(x + 3, 0, 6), also as (1/6 * x) * Clip(3 + x, 0, 6)', () => {
     const graph = build('scaled_input', {}, (b, x, relu6, scale) => b.op('Mul', [scale(x), relu6], { name: 'mul' }));
     expect(fuse(graph, [hardSigmoid, hardSwish]).types).toEqual(['HardSwish']);
+    // the matcher must backtrack: binding x to the 1/6 first fits Mul but not Add(3, x)
+    const swapped = build('scaled_input_swapped', { multiply: true, swapped: true }, (b, x, relu6, scale) =>
+      b.op('Mul', [scale(x), relu6], { name: 'mul' }),
+    );
+    expect(fuse(swapped, [hardSigmoid, hardSwish]).types).toEqual(['HardSwish']);
   });
 
   it('fuse x * (Clip(x + 3, 0, 6) / 6) through HardSigmoid', () => {

@@ -14,14 +14,26 @@ interface Bindings {
  * Matches `pattern` rooted at `candidate` (the graph node standing for the producer of the
  * pattern's first output). Data nodes of the pattern bind to any producer (the same Data index
  * must bind the same producer); other nodes match by op type (or `anyOf`), domain and number of
- * linked inputs. Intermediate results may not be used outside the match.
+ * linked inputs. Intermediate results may not be used outside the match. The search backtracks
+ * over the operand orders of commutative ops until `accept` (default: any) takes a match, so a
+ * requirement such as "this input is constant" picks the right order of `Mul(c, x)`.
  */
-export function matchAt(pattern: FusionPattern, candidate: Node): FusionMatch | undefined {
+export function matchAt(pattern: FusionPattern, candidate: Node, accept?: (match: FusionMatch) => boolean): FusionMatch | undefined {
   const net = pattern.graph.outputNode();
   const rootAnchor = net?.inData[0]?.peer;
   if (!net || !rootAnchor) return undefined;
   const b: Bindings = { nodes: new Map(), inputs: new Map() };
-  if (!matchNode(pattern, rootAnchor.node, candidate, b)) return undefined;
+  let found: FusionMatch | undefined;
+  matchNode(pattern, rootAnchor.node, candidate, b, () => {
+    const m = completeMatch(pattern, net, b);
+    if (m && (!accept || accept(m))) found = m;
+    return found !== undefined;
+  });
+  return found;
+}
+
+/** The match for complete bindings, or undefined when they leave a node out or let an intermediate escape. */
+function completeMatch(pattern: FusionPattern, net: Node, b: Bindings): FusionMatch | undefined {
   const ops = pattern.graph.nodes.filter((n) => n.type !== DATA && n.type !== NET_OUTPUT);
   if (ops.some((p) => !b.nodes.has(p))) return undefined;
   const outputs: OutDataAnchor[] = [];
@@ -59,11 +71,13 @@ function typeMatches(pattern: FusionPattern, p: Node, g: Node): boolean {
   return allowed.includes(g.type) && p.opDesc.domain === g.opDesc.domain;
 }
 
-function matchNode(pattern: FusionPattern, p: Node, g: Node, b: Bindings): boolean {
+/** Continuation: called once the bindings so far hold; returns whether the whole match succeeded. */
+type Then = () => boolean;
+
+function matchNode(pattern: FusionPattern, p: Node, g: Node, b: Bindings, then: Then): boolean {
   const bound = b.nodes.get(p);
-  if (bound) return bound === g;
+  if (bound) return bound === g && then();
   if (!typeMatches(pattern, p, g) || linkedInputCount(g) !== p.inData.length) return false;
-  b.nodes.set(p, g);
   const orders =
     COMMUTATIVE.has(g.type) && p.inData.length === 2
       ? [
@@ -73,28 +87,35 @@ function matchNode(pattern: FusionPattern, p: Node, g: Node, b: Bindings): boole
       : [p.inData.map((_, i) => i)];
   for (const order of orders) {
     const saved: Bindings = { nodes: new Map(b.nodes), inputs: new Map(b.inputs) };
-    if (order.every((gi, pi) => matchInput(pattern, p, pi, g, gi, b))) return true;
+    b.nodes.set(p, g);
+    if (matchInputs(pattern, p, g, order, 0, b, then)) return true;
     b.nodes = saved.nodes;
     b.inputs = saved.inputs;
   }
-  b.nodes.delete(p);
   return false;
 }
 
-function matchInput(pattern: FusionPattern, p: Node, pi: number, g: Node, gi: number, b: Bindings): boolean {
+function matchInputs(pattern: FusionPattern, p: Node, g: Node, order: readonly number[], pi: number, b: Bindings, then: Then): boolean {
+  if (pi === order.length) return then();
+  return matchInput(pattern, p, pi, g, order[pi] as number, b, () => matchInputs(pattern, p, g, order, pi + 1, b, then));
+}
+
+function matchInput(pattern: FusionPattern, p: Node, pi: number, g: Node, gi: number, b: Bindings, then: Then): boolean {
   const pa = p.inData[pi]?.peer;
   const ga = g.inData[gi]?.peer;
-  if (!pa) return !ga;
+  if (!pa) return !ga && then();
   if (!ga) return false;
   if (pa.node.type === DATA) {
     const a = pa.node.opDesc.attrs.get(ATTR_INDEX);
     const index = a?.kind === 'int' ? a.value : -1;
     const prior = b.inputs.get(index);
-    if (prior) return prior === ga;
+    if (prior) return prior === ga && then();
     b.inputs.set(index, ga);
-    return true;
+    if (then()) return true;
+    b.inputs.delete(index);
+    return false;
   }
-  return ga.index === pa.index && matchNode(pattern, pa.node, ga.node, b);
+  return ga.index === pa.index && matchNode(pattern, pa.node, ga.node, b, then);
 }
 
 /** All non-overlapping matches of a pattern, in topological order. */
@@ -128,9 +149,13 @@ export function fusionAsPass(fusion: FusionPassV1): GraphPassV1 {
           // match and replace one at a time: a replacement removes nodes later matches would bind
           for (const node of sorted.order) {
             if (node.graph !== graph) continue;
-            const m = matchAt(pattern, node);
-            if (!m || m.inputs.some((a) => a.node.graph !== graph)) continue;
-            if (fusion.requirements && !fusion.requirements(m, graph, ctx)) continue;
+            const m = matchAt(
+              pattern,
+              node,
+              (match) =>
+                match.inputs.every((a) => a.node.graph === graph) && (!fusion.requirements || fusion.requirements(match, graph, ctx)),
+            );
+            if (!m) continue;
             const created = fusion.replace(m, graph, ctx);
             for (const n of created) ctx.revisit(n);
             applied++;
