@@ -1,7 +1,8 @@
 // A fast axis permutation for typed-array storage: the permutation is first reduced to its
 // essential axes (size-1 axes dropped, axes that stay neighbours merged), then run either as
 // contiguous row copies (the last axis stays last) or as cache-blocked 2-D transposes.
-import type { TensorStorage } from '@tsge/metadef';
+import type { LinearMemory, ParallelRunnerV1, TensorStorage } from '@tsge/metadef';
+import { registerTileFunction, runTiles, splitRange } from './tiles.js';
 
 /** Element storage as words of the copy width (bit-exact: floats never pass through a number). */
 type Words = Uint8Array | Uint16Array | Int32Array;
@@ -48,12 +49,28 @@ function wordsOf(storage: TensorStorage, width: number): Words | undefined {
   return undefined;
 }
 
+/** Where tiles of a large permutation may run: the device memory both tensors live in, and its threads. */
+export interface TransposeThreads {
+  readonly memory: LinearMemory;
+  readonly parallel: ParallelRunnerV1 | undefined;
+}
+
+/** Permutations of at least this many words split into tiles (of at least half as many) when threads are offered. */
+const PARALLEL_WORDS = 1 << 16;
+
 /**
- * target = source permuted so output axis d is input axis perm[d]; `count` is the element count
- * (the product of `dims`). Returns false, touching nothing, when the storage is not a typed array
- * of whole elements (strings, packed 4-bit types); the caller then uses the general copy.
+ * target = source permuted so output axis d is input axis perm[d] (`dims` are the input's).
+ * Returns false, touching nothing, when the storage is not a typed array of whole elements
+ * (strings, packed 4-bit types); the caller then uses the general copy. With `threads` and both
+ * tensors in that memory, large permutations split along the first output axis.
  */
-export function blockedTranspose(source: TensorStorage, target: TensorStorage, dims: readonly number[], perm: readonly number[]): boolean {
+export function blockedTranspose(
+  source: TensorStorage,
+  target: TensorStorage,
+  dims: readonly number[],
+  perm: readonly number[],
+  threads?: TransposeThreads,
+): boolean {
   let count = 1;
   for (const d of dims) count *= d;
   if (Array.isArray(source) || Array.isArray(target)) return false;
@@ -69,22 +86,58 @@ export function blockedTranspose(source: TensorStorage, target: TensorStorage, d
   if (!from || !to || !Number.isInteger(lanes)) return false;
   const wide = lanes > 1;
   const reduced = coalescePermutation(wide ? [...dims, lanes] : dims, wide ? [...perm, perm.length] : perm);
-  permuteWords(from, to, reduced.dims, reduced.perm);
+  const firstAxis = reduced.dims[reduced.perm[0] ?? 0] ?? 1;
+  const pieces =
+    threads && from.length >= PARALLEL_WORDS && from.buffer === threads.memory.buffer && to.buffer === threads.memory.buffer
+      ? splitRange(firstAxis, threads.parallel?.threads ?? 1, 1, from.length / firstAxis, PARALLEL_WORDS / 2)
+      : [];
+  if (!threads || pieces.length < 2) {
+    permuteWords(from, to, reduced.dims, reduced.perm, 0, firstAxis);
+    return true;
+  }
+  const head = [from.byteOffset, to.byteOffset, from.length, width, reduced.dims.length, ...reduced.dims, ...reduced.perm];
+  runTiles(
+    threads.memory,
+    threads.parallel,
+    TRANSPOSE_TILE,
+    pieces.map(([first, last]) => [...head, first, last]),
+  );
   return true;
 }
 
-/** Permutes words with a reduced permutation (no size-1 axes, no mergeable neighbours). */
-function permuteWords(source: Words, target: Words, dims: readonly number[], perm: readonly number[]): void {
+const TRANSPOSE_TILE = 'js.transpose';
+
+/** Tile: output-axis-0 indices [first, last) of a reduced permutation (see blockedTranspose). */
+registerTileFunction(TRANSPOSE_TILE, (memory: LinearMemory, t: readonly number[]) => {
+  const [source, target, words, width, rank] = t as [number, number, number, number, number];
+  const dims = t.slice(5, 5 + rank);
+  const perm = t.slice(5 + rank, 5 + 2 * rank);
+  const [first, last] = t.slice(5 + 2 * rank) as [number, number];
+  const view = (at: number): Words =>
+    width === 1
+      ? new Uint8Array(memory.buffer, at, words)
+      : width === 2
+        ? new Uint16Array(memory.buffer, at, words)
+        : new Int32Array(memory.buffer, at, words);
+  permuteWords(view(source), view(target), dims, perm, first, last);
+});
+
+/**
+ * Permutes words with a reduced permutation (no size-1 axes, no mergeable neighbours), only the
+ * output coordinates whose first index is in [first, last).
+ */
+function permuteWords(source: Words, target: Words, dims: readonly number[], perm: readonly number[], first: number, last: number): void {
   const rank = dims.length;
-  let total = 1;
-  for (const d of dims) total *= d;
   if (rank <= 1) {
-    target.set(source.subarray(0, total));
+    target.set(source.subarray(first, last), first);
     return;
   }
   const inStrides = rowMajorStrides(dims);
-  const outDims = perm.map((p) => dims[p] as number);
-  const outStrides = rowMajorStrides(outDims);
+  const outStrides = rowMajorStrides(perm.map((p) => dims[p] as number));
+  // the slice [first, last) of output axis 0, as its own tensor at these offsets (full strides)
+  const outDims = perm.map((p, d) => (d === 0 ? last - first : (dims[p] as number)));
+  const s0 = first * (inStrides[perm[0] as number] as number);
+  const o0 = first * (outStrides[0] as number);
   if (perm[rank - 1] === rank - 1) {
     // the last axis stays last: contiguous rows of `row` words
     const row = dims[rank - 1] as number;
@@ -92,6 +145,8 @@ function permuteWords(source: Words, target: Words, dims: readonly number[], per
       outDims.slice(0, rank - 1),
       perm.slice(0, rank - 1).map((p) => inStrides[p] as number),
       outStrides.slice(0, rank - 1),
+      s0,
+      o0,
       (s, o) => {
         if (row >= 32) target.set(source.subarray(s, s + row), o);
         else for (let j = 0; j < row; j++) target[o + j] = source[s + j] as number;
@@ -102,8 +157,8 @@ function permuteWords(source: Words, target: Words, dims: readonly number[], per
   // the output's last axis reads input axis `a` (stride sa); the input's last axis lands at output axis q (stride sq)
   const a = perm[rank - 1] as number;
   const q = perm.indexOf(rank - 1);
-  const rows = dims[rank - 1] as number;
-  const columns = dims[a] as number;
+  const rows = outDims[q] as number;
+  const columns = outDims[rank - 1] as number;
   const sa = inStrides[a] as number;
   const sq = outStrides[q] as number;
   const others = outDims.map((_, d) => d).filter((d) => d !== q && d !== rank - 1);
@@ -111,6 +166,8 @@ function permuteWords(source: Words, target: Words, dims: readonly number[], per
     others.map((d) => outDims[d] as number),
     others.map((d) => inStrides[perm[d] as number] as number),
     others.map((d) => outStrides[d] as number),
+    s0,
+    o0,
     (s, o) => transposePlane(source, target, s, o, rows, columns, sa, sq),
   );
 }
@@ -145,21 +202,23 @@ function transposePlane(source: Words, target: Words, s: number, o: number, rows
   }
 }
 
-/** Calls fn(sourceOffset, targetOffset) for every coordinate of `dims` (row-major order). */
+/** Calls fn(sourceOffset, targetOffset) for every coordinate of `dims` (row-major order) from (s0, o0). */
 function forEachOuter(
   dims: readonly number[],
   inStrides: readonly number[],
   outStrides: readonly number[],
+  s0: number,
+  o0: number,
   fn: (s: number, o: number) => void,
 ): void {
   const rank = dims.length;
   if (rank === 0) {
-    fn(0, 0);
+    fn(s0, o0);
     return;
   }
   const coord = new Int32Array(rank);
-  let s = 0;
-  let o = 0;
+  let s = s0;
+  let o = o0;
   for (;;) {
     fn(s, o);
     let d = rank - 1;

@@ -1,10 +1,11 @@
-import type { AttrValue, KernelV1, TensorStorage } from '@tsge/metadef';
+import type { AttrValue, KernelContextV1, KernelV1, TensorStorage } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { transposeInto } from '../common/tensor-copy.js';
 import { tensorKernels } from '../tensor/index.js';
 import { blockedTranspose, coalescePermutation } from './blocked-transpose.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 import { type Operand, operand, runKernel, wasmMemory } from './simd-test-support.js';
+import { runTile } from './tiles.js';
 
 const referenceOf = (opType: string): KernelV1 => tensorKernels.find((k) => k.opType === opType && k.name === 'reference') as KernelV1;
 const transpose = simdTransposeKernel(referenceOf('Transpose'));
@@ -12,11 +13,32 @@ const [depthToSpace, spaceToDepth] = simdDepthSpaceKernels(referenceOf) as [Kern
 const ints = (value: readonly number[]): AttrValue => ({ kind: 'ints', value });
 const int = (value: number): AttrValue => ({ kind: 'int', value });
 
+/** How many tiles each parallel run of the threaded kernels got. */
+const tileCounts: number[] = [];
+
+/** The kernel with a thread pool of `threads` that runs its tiles here, in reverse order. */
+const withThreads = (k: KernelV1, threads: number): KernelV1 => ({
+  ...k,
+  compute: (ctx: KernelContextV1) =>
+    k.compute({
+      ...ctx,
+      parallel: {
+        threads,
+        run: (name, tiles) => {
+          tileCounts.push(tiles.length);
+          for (const t of [...tiles].reverse()) runTile(ctx.memory as NonNullable<typeof ctx.memory>, name, t);
+        },
+      },
+    }),
+});
+
 function sameAsReference(kernel: KernelV1, opType: string, input: Operand, attrs: Record<string, AttrValue>, shared = false): void {
   const expected = runKernel(referenceOf(opType), { opType, inputs: [input], attrs });
   const actual = runKernel(kernel, { opType, inputs: [input], attrs, memory: wasmMemory(shared, 128) });
   expect(actual.dims).toEqual(expected.dims);
   expect(actual.values).toEqual(expected.values);
+  const threaded = runKernel(withThreads(kernel, 3), { opType, inputs: [input], attrs, memory: wasmMemory(shared, 128) });
+  expect(threaded.values).toEqual(expected.values);
 }
 
 describe('blocked Transpose', () => {
@@ -132,6 +154,8 @@ describe('blocked DepthToSpace and SpaceToDepth', () => {
       [[2, 8, 5, 7], 2],
       [[1, 4, 1, 1], 2],
       [[1, 3, 4, 5], 1],
+      [[1, 9, 100, 80], 3],
+      [[2, 16, 40, 60], 2],
     ] as const) {
       it(`DepthToSpace ${mode} on [${dims}] blocksize ${b}`, () => {
         sameAsReference(depthToSpace, 'DepthToSpace', operand(dims, 3), { blocksize: int(b), mode: { kind: 'string', value: mode } });
@@ -146,6 +170,15 @@ describe('blocked DepthToSpace and SpaceToDepth', () => {
       sameAsReference(spaceToDepth, 'SpaceToDepth', operand(dims, 5), { blocksize: int(b) });
     });
   }
+  it('splits large rearrangements into tiles', () => {
+    tileCounts.length = 0;
+    sameAsReference(depthToSpace, 'DepthToSpace', operand([1, 9, 100, 80], 3), {
+      blocksize: int(3),
+      mode: { kind: 'string', value: 'CRD' },
+    });
+    expect(tileCounts.length).toBe(1);
+    expect(tileCounts[0]).toBeGreaterThan(1);
+  });
   it('falls back to the reference kernels on shapes they reject', () => {
     expect(() =>
       runKernel(depthToSpace, { opType: 'DepthToSpace', inputs: [operand([1, 5, 2, 2], 1)], attrs: { blocksize: int(2) } }),

@@ -1,6 +1,6 @@
 import type { DataType, KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
-import { blockedTranspose } from './blocked-transpose.js';
+import { type TransposeThreads, blockedTranspose } from './blocked-transpose.js';
 
 /** Dtypes stored one whole element per typed-array slot group (not strings, not packed 4-bit). */
 const MOVABLE: readonly DataType[] = [
@@ -21,6 +21,10 @@ const MOVABLE: readonly DataType[] = [
   'complex128',
 ];
 
+/** The device memory and threads large permutations may split over. */
+const threadsOf = (ctx: KernelContextV1): TransposeThreads | undefined =>
+  ctx.memory ? { memory: ctx.memory, parallel: ctx.parallel } : undefined;
+
 /** A valid permutation of `rank` axes from the attribute (default: reversed), else undefined. */
 function permutationOf(ctx: KernelContextV1, rank: number): number[] | undefined {
   const given = ctx.attrs.has('perm') ? ctx.attrs.ints('perm') : undefined;
@@ -38,6 +42,7 @@ export function simdTransposeKernel(reference: KernelV1): KernelV1 {
     opType: 'Transpose',
     name: 'wasm-simd',
     dtypes: MOVABLE,
+    parallel: true,
     compute: (ctx: KernelContextV1) => {
       const x = ctx.tensor(0);
       const perm = x && permutationOf(ctx, x.dims.length);
@@ -47,7 +52,7 @@ export function simdTransposeKernel(reference: KernelV1): KernelV1 {
         perm.map((p) => x.dims[p] as number),
         x.type,
       );
-      if (!blockedTranspose(x.data, y.data, x.dims, perm)) reference.compute(ctx);
+      if (!blockedTranspose(x.data, y.data, x.dims, perm, threadsOf(ctx))) reference.compute(ctx);
     },
   });
 }
@@ -64,6 +69,7 @@ export function simdDepthSpaceKernels(referenceOf: (opType: string) => KernelV1)
       opType: 'DepthToSpace',
       name: 'wasm-simd',
       dtypes: MOVABLE,
+      parallel: true,
       compute: (ctx: KernelContextV1) => {
         const x = ctx.tensor(0);
         const b = ctx.attrs.int('blocksize');
@@ -75,8 +81,8 @@ export function simdDepthSpaceKernels(referenceOf: (opType: string) => KernelV1)
         const crd = ctx.attrs.string('mode', 'DCR') === 'CRD';
         const y = ctx.output(0, [n, c2, h * b, w * b], x.type);
         const done = crd
-          ? blockedTranspose(x.data, y.data, [n, c2, b, b, h, w], [0, 1, 4, 2, 5, 3])
-          : blockedTranspose(x.data, y.data, [n, b, b, c2, h, w], [0, 3, 4, 1, 5, 2]);
+          ? blockedTranspose(x.data, y.data, [n, c2, b, b, h, w], [0, 1, 4, 2, 5, 3], threadsOf(ctx))
+          : blockedTranspose(x.data, y.data, [n, b, b, c2, h, w], [0, 3, 4, 1, 5, 2], threadsOf(ctx));
         if (!done) depthToSpace.compute(ctx);
       },
     }),
@@ -84,6 +90,7 @@ export function simdDepthSpaceKernels(referenceOf: (opType: string) => KernelV1)
       opType: 'SpaceToDepth',
       name: 'wasm-simd',
       dtypes: MOVABLE,
+      parallel: true,
       compute: (ctx: KernelContextV1) => {
         const x = ctx.tensor(0);
         const b = ctx.attrs.int('blocksize');
@@ -91,7 +98,7 @@ export function simdDepthSpaceKernels(referenceOf: (opType: string) => KernelV1)
         const [n, c, h, w] = x.dims as [number, number, number, number];
         if (h % b !== 0 || w % b !== 0) return spaceToDepth.compute(ctx);
         const y = ctx.output(0, [n, c * b * b, h / b, w / b], x.type);
-        if (!blockedTranspose(x.data, y.data, [n, c, h / b, b, w / b, b], [0, 3, 5, 1, 2, 4])) spaceToDepth.compute(ctx);
+        if (!blockedTranspose(x.data, y.data, [n, c, h / b, b, w / b, b], [0, 3, 5, 1, 2, 4], threadsOf(ctx))) spaceToDepth.compute(ctx);
       },
     }),
   ];
