@@ -1,4 +1,5 @@
 import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
+import { affineBatchNormFusion } from './affine-batchnorm.js';
 import { affineConvFusion } from './affine-conv.js';
 import { convAffineFusion } from './conv-affine.js';
 import { convBatchNormFusion } from './conv-batchnorm.js';
@@ -7,6 +8,7 @@ import { geluFusion, layerNormFusion } from './decomposed.js';
 import { rmsNormFusion, swishFusion } from './decomposed-more.js';
 import { hardSigmoidFusion, hardSwishFusion } from './hard-swish.js';
 import { matmulAddFusion } from './matmul-add.js';
+import { scaleResidualFusion } from './scale-residual.js';
 import { fusionAsPass } from './matcher.js';
 
 /** Built-in fusions, in the order they run (ONNX-domain rewrites at O2, tsge fused ops at O3). */
@@ -25,6 +27,9 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     // after the activation rewrites, so Clip(Conv + 3, 0, 6) / 6 stays a HardSigmoid of the Conv
     convAffineFusion,
     affineConvFusion,
+    scaleResidualFusion(supported),
+    // what the Convs could not absorb
+    affineBatchNormFusion(supported),
     ...fusedActivationFusions(supported),
   ];
 }
