@@ -15,11 +15,32 @@ const TABLES = (() => {
   return tables;
 })();
 
+type Crc32Function = (bytes: Uint8Array) => number;
+
+/** zlib's native crc32 where the runtime has it (Node ≥ 20.16), several times faster than JS. */
+const native: Crc32Function | undefined = (() => {
+  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const zlib = host?.getBuiltinModule?.('node:zlib') as { crc32?: Crc32Function } | undefined;
+    const fn = zlib?.crc32;
+    // the check value of the CRC-32 catalogue ("123456789" → 0xcbf43926) guards against a different CRC
+    return typeof fn === 'function' && fn(new TextEncoder().encode('123456789')) >>> 0 === 0xcbf43926 ? fn : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
 /**
- * CRC-32 (IEEE 802.3, as zlib's crc32) of `bytes`, eight bytes per step (slicing-by-8): the
- * checksum covers the whole model body, weights included, so it is on the load path.
+ * CRC-32 (IEEE 802.3, as zlib's crc32) of `bytes`: the checksum covers the whole model body,
+ * weights included, so it is on the load path. Uses the runtime's zlib when present, else
+ * slicing-by-8 in JS (browsers).
  */
 export function crc32(bytes: Uint8Array): number {
+  return native ? native(bytes) >>> 0 : crc32Portable(bytes);
+}
+
+/** The portable CRC-32, eight bytes per step (slicing-by-8). */
+export function crc32Portable(bytes: Uint8Array): number {
   const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [
     Uint32Array,
     Uint32Array,

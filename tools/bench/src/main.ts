@@ -1,4 +1,4 @@
-// `pnpm bench [--models a,b] [--threads N] [--runs N] [--json file]`: tsge against onnxruntime-node
+// `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--json file]`: tsge against onnxruntime-node
 // and onnxruntime-web on identical inputs, alternating runs in one process, reported as ratios.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
@@ -17,10 +17,12 @@ interface Options {
   runs: number;
   warmup: number;
   json?: string;
+  /** Compiler optimization level (3: fused Conv/Gemm epilogues, as onnxruntime's default fuses them). */
+  optLevel: 0 | 1 | 2 | 3;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2 };
+  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] as string).split('=', 2) as [string, string | undefined];
     const value = (): string => inline ?? (argv[++i] as string);
@@ -29,7 +31,11 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--runs') o.runs = Number(value());
     else if (flag === '--warmup') o.warmup = Number(value());
     else if (flag === '--json') o.json = value();
-    else throw new Error(`bench: unknown option ${flag}`);
+    else if (flag === '--opt-level') {
+      const level = Number(value().replace(/^O/i, ''));
+      if (![0, 1, 2, 3].includes(level)) throw new Error(`bench: --opt-level expects 0..3`);
+      o.optLevel = level as Options['optLevel'];
+    } else throw new Error(`bench: unknown option ${flag}`);
   }
   return o;
 }
@@ -68,7 +74,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   log('compiling with tsge ...');
   const [compiled, compileMs] = await timeIt(async () => {
     const graph = await parseModel(model.path, { inputShapes: model.inputShapes, ops: defaultRegistries().ops });
-    return compileModel(graph, { inputShapes: model.inputShapes });
+    return compileModel(graph, { inputShapes: model.inputShapes, optLevel: options.optLevel });
   });
   await writeFile(path.join(outDir, `${model.id}.om`), compiled.om);
   const load: Record<string, number> = {};
