@@ -3,6 +3,7 @@
 // contiguous row copies (the last axis stays last) or as cache-blocked 2-D transposes.
 import type { LinearMemory, ParallelRunnerV1, TensorStorage } from '@tsge/metadef';
 import { registerTileFunction, runTiles, splitRange } from './tiles.js';
+import { type Transpose32, transpose32 } from './transpose-module.js';
 
 /** Element storage as words of the copy width (bit-exact: floats never pass through a number). */
 type Words = Uint8Array | Uint16Array | Int32Array;
@@ -87,12 +88,14 @@ export function blockedTranspose(
   const wide = lanes > 1;
   const reduced = coalescePermutation(wide ? [...dims, lanes] : dims, wide ? [...perm, perm.length] : perm);
   const firstAxis = reduced.dims[reduced.perm[0] ?? 0] ?? 1;
+  const inMemory = threads !== undefined && from.buffer === threads.memory.buffer && to.buffer === threads.memory.buffer;
   const pieces =
-    threads && from.length >= PARALLEL_WORDS && from.buffer === threads.memory.buffer && to.buffer === threads.memory.buffer
+    inMemory && from.length >= PARALLEL_WORDS
       ? splitRange(firstAxis, threads.parallel?.threads ?? 1, 1, from.length / firstAxis, PARALLEL_WORDS / 2)
       : [];
   if (!threads || pieces.length < 2) {
-    permuteWords(from, to, reduced.dims, reduced.perm, 0, firstAxis);
+    const plane = inMemory && width === 4 ? transpose32(threads.memory) : undefined;
+    permuteWords(from, to, reduced.dims, reduced.perm, 0, firstAxis, plane);
     return true;
   }
   const head = [from.byteOffset, to.byteOffset, from.length, width, reduced.dims.length, ...reduced.dims, ...reduced.perm];
@@ -119,14 +122,23 @@ registerTileFunction(TRANSPOSE_TILE, (memory: LinearMemory, t: readonly number[]
       : width === 2
         ? new Uint16Array(memory.buffer, at, words)
         : new Int32Array(memory.buffer, at, words);
-  permuteWords(view(source), view(target), dims, perm, first, last);
+  permuteWords(view(source), view(target), dims, perm, first, last, width === 4 ? transpose32(memory) : undefined);
 });
 
 /**
  * Permutes words with a reduced permutation (no size-1 axes, no mergeable neighbours), only the
- * output coordinates whose first index is in [first, last).
+ * output coordinates whose first index is in [first, last). 4-byte words in device memory move
+ * their 2-D planes with `plane32` (WebAssembly SIMD) when given.
  */
-function permuteWords(source: Words, target: Words, dims: readonly number[], perm: readonly number[], first: number, last: number): void {
+function permuteWords(
+  source: Words,
+  target: Words,
+  dims: readonly number[],
+  perm: readonly number[],
+  first: number,
+  last: number,
+  plane32?: Transpose32,
+): void {
   const rank = dims.length;
   if (rank <= 1) {
     target.set(source.subarray(first, last), first);
@@ -168,7 +180,9 @@ function permuteWords(source: Words, target: Words, dims: readonly number[], per
     others.map((d) => outStrides[d] as number),
     s0,
     o0,
-    (s, o) => transposePlane(source, target, s, o, rows, columns, sa, sq),
+    plane32
+      ? (s, o) => plane32(source.byteOffset + s * 4, target.byteOffset + o * 4, rows, columns, sa * 4, sq * 4)
+      : (s, o) => transposePlane(source, target, s, o, rows, columns, sa, sq),
   );
 }
 

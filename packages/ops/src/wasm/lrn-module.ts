@@ -1,6 +1,6 @@
 import type { LinearMemory } from '@tsge/metadef';
-import { assembleModule, Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
-import { hasWasmSimd } from './kernel-modules.js';
+import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+import { extraModule } from './extra-modules.js';
 
 /** The powers `beta` with a SIMD form: d^0.75 = √(d·√d), d^0.5 = √d, d^1 = d. */
 export const LRN_POWERS = [0.75, 0.5, 1] as const;
@@ -101,27 +101,9 @@ export type LrnAcross = (
   bias: number,
 ) => void;
 
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-const modules = new Map<boolean, object>();
-const instances = new WeakMap<LinearMemory, Record<string, unknown>>();
+const lrnExports = extraModule(() => LRN_POWERS.map(lrnAcrossFunction));
 
-/** The SIMD LRN function for `power` over `memory` (instances cached per memory); undefined without SIMD. */
+/** The SIMD LRN function for `power` over `memory`; undefined without SIMD. */
 export function lrnAcross(memory: LinearMemory, power: LrnPower): LrnAcross | undefined {
-  if (!wasm || !hasWasmSimd()) return undefined;
-  let exports = instances.get(memory);
-  if (!exports) {
-    const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-    let module = modules.get(shared);
-    if (!module) {
-      module = new wasm.Module(assembleModule(LRN_POWERS.map(lrnAcrossFunction), { shared }));
-      modules.set(shared, module);
-    }
-    exports = new wasm.Instance(module, { env: { memory } }).exports;
-    instances.set(memory, exports);
-  }
-  return exports[functionName(power)] as LrnAcross;
+  return lrnExports(memory)?.[functionName(power)] as LrnAcross | undefined;
 }

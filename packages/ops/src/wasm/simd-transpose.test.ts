@@ -142,6 +142,18 @@ describe('blocked Transpose', () => {
     expect(Array.from(new Uint32Array(moved.buffer))).toEqual([0x7fa00001, 1, 0xffc00002, 2]);
   });
 
+  it('keeps NaN payloads in the WebAssembly 4×4 tiles and edges', () => {
+    const memory = wasmMemory(false, 4);
+    const [rows, columns] = [9, 6];
+    const bits = new Uint32Array(memory.buffer, 64, rows * columns);
+    for (let k = 0; k < bits.length; k++) bits[k] = 0x7f800001 + k * 4099;
+    const source = new Float32Array(memory.buffer, 64, rows * columns);
+    const target = new Float32Array(memory.buffer, 64 + 4 * 64, rows * columns);
+    expect(blockedTranspose(source, target, [rows, columns], [1, 0], { memory, parallel: undefined })).toBe(true);
+    const moved = new Uint32Array(memory.buffer, target.byteOffset, rows * columns);
+    for (let r = 0; r < rows; r++) for (let c = 0; c < columns; c++) expect(moved[c * rows + r]).toBe(bits[r * columns + c]);
+  });
+
   it('leaves strings to the general copy', () => {
     expect(blockedTranspose(['a', 'b'], ['', ''], [2], [0])).toBe(false);
   });
