@@ -122,6 +122,42 @@ describe('conv-affine', () => {
     expect(graph.nodes.find((n) => n.type === 'FusedConv')?.opDesc.attrs.get('activation')?.value).toBe('HardSigmoid');
   });
 
+  it('folds a bias Add and a BatchNormalization after ConvTranspose, grouped or not', () => {
+    for (const group of [1, 2]) {
+      const b = new GraphBuilder('deconv', { ops });
+      const x = b.input('x', 'float32', [1, 4, 3, 3]);
+      const w = b.constant('w', f32([4, 6 / group, 2, 2], 7));
+      const deconv = b.op('ConvTranspose', [x, w], { name: 'deconv', attrs: { strides: attr.ints([2, 2]), group: attr.int(group) } });
+      const biased = b.op('Add', [deconv, b.constant('bias', f32([1, 6, 1, 1], 8))], { name: 'bias' });
+      const bn = ['scale', 'b', 'mean'].map((n, i) => b.constant(n, f32([6], 9 + i)));
+      const variance = b.constant('var', createTensor('float32', [6], Float32Array.of(0.5, 1, 2, 0.25, 1.5, 3)));
+      const normed = b.op('BatchNormalization', [biased, ...bn, variance], { name: 'bn' });
+      b.output(b.op('Mul', [normed, b.constant('s', f32([6, 1, 1], 12))], { name: 'scale_out' }), 'y');
+      const graph = b.build();
+      const feeds = { x: f32([1, 4, 3, 3], 13) };
+      const expected = runGraphOnHost(graph, feeds, kernels).y as HostTensor;
+      const manager = new PassManager({ ops, target: 'js', level: 3 });
+      manager.run(graph, [fusionAsPass(byName('conv-affine'))], 'test');
+      expect(manager.counters['conv-affine']).toBe(3);
+      const actual = runGraphOnHost(graph, feeds, kernels).y as HostTensor;
+      for (const [i, v] of (expected.data as Float32Array).entries()) expect((actual.data as Float32Array)[i]).toBeCloseTo(v, 4);
+      expect(graph.nodes.map((n) => n.type).filter((t) => t !== 'Data' && t !== 'NetOutput' && t !== 'Const')).toEqual(['ConvTranspose']);
+    }
+  });
+
+  it('leaves a BatchNormalization in training mode after ConvTranspose alone', () => {
+    const b = new GraphBuilder('deconv_training', { ops });
+    const x = b.input('x', 'float32', [1, 2, 3, 3]);
+    const deconv = b.op('ConvTranspose', [x, b.constant('w', f32([2, 3, 2, 2], 7))], { name: 'deconv' });
+    const params = ['scale', 'b', 'mean'].map((n, i) => b.constant(n, f32([3], 9 + i)));
+    const variance = b.constant('var', createTensor('float32', [3], Float32Array.of(1, 1, 1)));
+    b.output(b.op('BatchNormalization', [deconv, ...params, variance], { name: 'bn', attrs: { training_mode: attr.int(1) } }), 'y');
+    const graph = b.build();
+    const manager = new PassManager({ ops, target: 'js', level: 3 });
+    manager.run(graph, [fusionAsPass(byName('conv-affine'))], 'test');
+    expect(manager.counters['conv-affine'] ?? 0).toBe(0);
+  });
+
   it('reads per-channel values only from broadcastable shapes', () => {
     expect(perChannel(scalar(2, [1]), 4, 3)).toEqual(Float32Array.of(2, 2, 2));
     expect(perChannel(createTensor('float32', [3, 1], Float32Array.of(1, 2, 3)), 3, 3)).toEqual(Float32Array.of(1, 2, 3));

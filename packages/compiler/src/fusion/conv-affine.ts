@@ -4,12 +4,20 @@ import { addConst, uniqueName } from '../graph-utils.js';
 import { replaceMatchWith } from './matcher.js';
 import { descOf, pattern } from './patterns.js';
 
-// Conv followed by a Mul or Add with a constant per output channel (PP-LCNet's learnable affine
-// blocks, or a BatchNorm exported as Mul + Add): the constant folds into the weights and bias.
-const patterns = ['Mul', 'Add'].flatMap((type) => [
-  pattern(`conv-${type.toLowerCase()}`, 3, (op, x) => [op(type, [op('Conv', [x[0], x[1]], 'conv'), x[2]], 'affine')]),
-  pattern(`conv-bias-${type.toLowerCase()}`, 4, (op, x) => [op(type, [op('Conv', [x[0], x[1], x[2]], 'conv'), x[3]], 'affine')]),
-]);
+// Conv or ConvTranspose followed by a Mul or Add with a constant per output channel (PP-LCNet's
+// learnable affine blocks, a BatchNorm exported as Mul + Add, a bias added after ConvTranspose),
+// or ConvTranspose followed by BatchNormalization: the constants fold into the weights and bias.
+// (Conv + BatchNormalization is conv-batchnorm's.)
+const patterns = ['Conv', 'ConvTranspose'].flatMap((base) =>
+  ['Mul', 'Add', ...(base === 'ConvTranspose' ? ['BatchNormalization'] : [])].flatMap((type) => {
+    const name = `${base}-${type}`.toLowerCase();
+    const extra = type === 'BatchNormalization' ? 4 : 1;
+    return [
+      pattern(name, 2 + extra, (op, x) => [op(type, [op(base, [x[0], x[1]], 'conv'), ...x.slice(2)], 'affine')]),
+      pattern(`${name}-bias`, 3 + extra, (op, x) => [op(type, [op(base, [x[0], x[1], x[2]], 'conv'), ...x.slice(3)], 'affine')]),
+    ];
+  }),
+);
 
 /**
  * One value per output channel from a constant broadcast against a [N, C, ...] result: a single
@@ -24,30 +32,90 @@ export function perChannel(t: HostTensor | undefined, rank: number, channels: nu
   return t.dims.every((d, i) => (i === channelAxis ? d === channels : d === 1)) ? data : undefined;
 }
 
+/** y = x · scale[c] + shift[c] per output channel c. */
+interface ChannelAffine {
+  scale: Float32Array;
+  shift: Float32Array;
+}
+
+function affineOf(
+  m: FusionMatch,
+  constants: readonly (HostTensor | undefined)[],
+  rank: number,
+  channels: number,
+): ChannelAffine | undefined {
+  const affine = m.nodes.get('affine') as Node;
+  if (affine.type === 'BatchNormalization') {
+    const training = affine.opDesc.attrs.get('training_mode');
+    if (training?.value === 1 || affine.outData.length > 1) return undefined;
+    const [s, b, mean, variance] = constants.map((t) =>
+      t?.type === 'float32' && t.data.length === channels ? (t.data as Float32Array) : undefined,
+    );
+    if (!s || !b || !mean || !variance) return undefined;
+    const eps = affine.opDesc.attrs.get('epsilon');
+    const epsilon = eps?.kind === 'float' ? eps.value : 1e-5;
+    const scale = new Float32Array(channels);
+    const shift = new Float32Array(channels);
+    for (let c = 0; c < channels; c++) {
+      const factor = (s[c] as number) / Math.sqrt((variance[c] as number) + epsilon);
+      scale[c] = factor;
+      shift[c] = (b[c] as number) - (mean[c] as number) * factor;
+    }
+    return { scale, shift };
+  }
+  const values = perChannel(constants[0], rank, channels);
+  if (!values) return undefined;
+  return affine.type === 'Mul'
+    ? { scale: values, shift: new Float32Array(channels) }
+    : { scale: new Float32Array(channels).fill(1), shift: values };
+}
+
 function paramsOf(m: FusionMatch) {
-  const hasBias = m.pattern.startsWith('conv-bias-');
+  const hasBias = m.pattern.endsWith('-bias');
+  const conv = m.nodes.get('conv') as Node;
+  const transposed = conv.type === 'ConvTranspose';
+  const group = conv.opDesc.attrs.get('group');
+  const groups = group?.kind === 'int' ? group.value : 1;
   const weights = constValueOf(m.inputs[1]?.node);
   const bias = hasBias ? constValueOf(m.inputs[2]?.node) : undefined;
   const out = descOf(m.outputs[0]);
-  const channels = weights?.dims[0];
-  const factor =
-    out && channels !== undefined ? perChannel(constValueOf(m.inputs[hasBias ? 3 : 2]?.node), out.shape.length, channels) : undefined;
-  return { hasBias, weights, bias, factor, channels: channels ?? 0 };
+  // Conv weights are [C_out, C_in/group, k...], ConvTranspose's [C_in, C_out/group, k...]
+  const channels =
+    weights && weights.dims.length >= 3 ? (transposed ? (weights.dims[1] as number) * groups : (weights.dims[0] as number)) : 0;
+  const constants = m.inputs.slice(hasBias ? 3 : 2).map((a) => constValueOf(a?.node));
+  const affine = out && channels > 0 ? affineOf(m, constants, out.shape.length, channels) : undefined;
+  return { hasBias, conv, transposed, groups, weights, bias, affine, channels };
 }
 
-/** Conv followed by Mul or Add with a per-channel constant folds into the Conv's weights and bias (O2). */
+/** Output channel of each weight element. */
+function outputChannelOf(weights: HostTensor, transposed: boolean, groups: number, channels: number): (index: number) => number {
+  const perOutput = weights.data.length / (weights.dims[0] as number);
+  if (!transposed) return (index) => Math.floor(index / perOutput);
+  const inputs = weights.dims[0] as number;
+  const outPerGroup = channels / groups;
+  const kernel = perOutput / outPerGroup;
+  return (index) => {
+    const input = Math.floor(index / perOutput);
+    const local = Math.floor(index / kernel) % outPerGroup;
+    return Math.floor(input / (inputs / groups)) * outPerGroup + local;
+  };
+}
+
+/** Conv/ConvTranspose followed by a per-channel Mul, Add (or, for ConvTranspose, BatchNormalization) folds into it (O2). */
 export const convAffineFusion: FusionPassV1 = {
   specVersion: 'v1',
   name: 'conv-affine',
   level: 2,
   patterns: () => patterns,
   requirements(m) {
-    const { hasBias, weights, bias, factor, channels } = paramsOf(m);
+    const { hasBias, transposed, groups, weights, bias, affine, channels } = paramsOf(m);
     const out = descOf(m.outputs[0]);
     const conv = descOf((m.nodes.get('conv') as Node).outData[0]);
+    const inputs = weights?.dims[0] ?? 0;
     return (
       weights?.type === 'float32' &&
-      factor !== undefined &&
+      affine !== undefined &&
+      (!transposed || (groups > 0 && inputs % groups === 0)) &&
       (!hasBias || (bias?.type === 'float32' && bias.data.length === channels)) &&
       out?.dtype === 'float32' &&
       conv !== undefined &&
@@ -55,36 +123,28 @@ export const convAffineFusion: FusionPassV1 = {
     );
   },
   replace(m, graph: Graph) {
-    const { weights, bias, factor, channels } = paramsOf(m);
+    const { weights, bias, affine, channels, transposed, groups, conv } = paramsOf(m);
     const w = weights?.data as Float32Array;
-    const s = factor as Float32Array;
+    const { scale, shift } = affine as ChannelAffine;
     const b = bias ? (bias.data as Float32Array) : new Float32Array(channels);
-    const conv = m.nodes.get('conv') as Node;
-    const affine = m.nodes.get('affine') as Node;
+    const node = m.nodes.get('affine') as Node;
+    const tag = node.type === 'BatchNormalization' ? 'bn' : node.type.toLowerCase();
     const newB = new Float32Array(channels);
-    let newW = w;
-    if (affine.type === 'Mul') {
-      newW = new Float32Array(w.length);
-      const per = w.length / channels;
-      for (let c = 0; c < channels; c++) {
-        for (let k = 0; k < per; k++) newW[c * per + k] = (w[c * per + k] as number) * (s[c] as number);
-        newB[c] = (b[c] as number) * (s[c] as number);
-      }
-    } else for (let c = 0; c < channels; c++) newB[c] = (b[c] as number) + (s[c] as number);
-    const inputs = [m.inputs[0], m.inputs[1]];
-    if (newW !== w)
-      inputs[1] = addConst(
-        graph,
-        `${conv.name}_w_${affine.type.toLowerCase()}`,
-        createTensor('float32', weights?.dims ?? [], newW),
-      ).outData[0];
-    const bNode = addConst(graph, `${conv.name}_b_${affine.type.toLowerCase()}`, createTensor('float32', [channels], newB));
+    for (let c = 0; c < channels; c++) newB[c] = (b[c] as number) * (scale[c] as number) + (shift[c] as number);
+    let wAnchor = m.inputs[1];
+    if (scale.some((v) => v !== 1)) {
+      const channelOf = outputChannelOf(weights as HostTensor, transposed, groups, channels);
+      const newW = new Float32Array(w.length);
+      for (let i = 0; i < w.length; i++) newW[i] = (w[i] as number) * (scale[channelOf(i)] as number);
+      wAnchor = addConst(graph, `${conv.name}_w_${tag}`, createTensor('float32', weights?.dims ?? [], newW)).outData[0];
+    }
+    const bNode = addConst(graph, `${conv.name}_b_${tag}`, createTensor('float32', [channels], newB));
     const desc = cloneOpDesc(conv.opDesc);
-    desc.name = uniqueName(graph, `${conv.name}_${affine.type.toLowerCase()}`);
-    desc.outputDescs = [...affine.opDesc.outputDescs.slice(0, 1)];
-    desc.outputNames = [affine.opDesc.outputNames[0] ?? desc.name];
+    desc.name = uniqueName(graph, `${conv.name}_${tag}`);
+    desc.outputDescs = [...node.opDesc.outputDescs.slice(0, 1)];
+    desc.outputNames = [node.opDesc.outputNames[0] ?? desc.name];
     const fused = graph.addNode(desc, { inputs: 3, outputs: 1 });
-    replaceMatchWith(graph, m, fused, [...inputs, bNode.outData[0]]);
+    replaceMatchWith(graph, m, fused, [m.inputs[0], wAnchor, bNode.outData[0]]);
     return [fused];
   },
 };
