@@ -3,7 +3,7 @@ import { defineKernel } from '../define.js';
 import { type TransposeThreads, blockedTranspose } from './blocked-transpose.js';
 
 /** Dtypes stored one whole element per typed-array slot group (not strings, not packed 4-bit). */
-const MOVABLE: readonly DataType[] = [
+export const MOVABLE_DTYPES: readonly DataType[] = [
   'float32',
   'float16',
   'bfloat16',
@@ -41,7 +41,7 @@ export function simdTransposeKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
     opType: 'Transpose',
     name: 'wasm-simd',
-    dtypes: MOVABLE,
+    dtypes: MOVABLE_DTYPES,
     parallel: true,
     compute: (ctx: KernelContextV1) => {
       const x = ctx.tensor(0);
@@ -68,7 +68,7 @@ export function simdDepthSpaceKernels(referenceOf: (opType: string) => KernelV1)
     defineKernel({
       opType: 'DepthToSpace',
       name: 'wasm-simd',
-      dtypes: MOVABLE,
+      dtypes: MOVABLE_DTYPES,
       parallel: true,
       compute: (ctx: KernelContextV1) => {
         const x = ctx.tensor(0);
@@ -89,7 +89,7 @@ export function simdDepthSpaceKernels(referenceOf: (opType: string) => KernelV1)
     defineKernel({
       opType: 'SpaceToDepth',
       name: 'wasm-simd',
-      dtypes: MOVABLE,
+      dtypes: MOVABLE_DTYPES,
       parallel: true,
       compute: (ctx: KernelContextV1) => {
         const x = ctx.tensor(0);
