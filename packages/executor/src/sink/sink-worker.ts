@@ -3,6 +3,7 @@
 import type { KernelContextV1, ParallelRunnerV1 } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
 import type { WorkerContext } from '@tsge/runtime';
+import type { EventTable } from '@tsge/runtime';
 import { StreamAbortedError, createEventTable, eventTableWords, runStreamsBlocking } from '@tsge/runtime';
 import type { KernelCall } from '../model/kernel-call.js';
 import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from '../model/kernel-set.js';
@@ -104,7 +105,11 @@ function runJob(
   if (!plan || plan.streams.length === 0) return;
   const errorWord = slotWord(layout, slot, SLOT.error);
   const eventStart = slotWord(layout, slot, SLOT.events);
-  const events = createEventTable(words.subarray(eventStart, eventStart + eventTableWords(plan.eventCount)), generation, plan.eventCount);
+  const events = withDoorbell(
+    createEventTable(words.subarray(eventStart, eventStart + eventTableWords(plan.eventCount)), generation, plan.eventCount),
+    words,
+    context.index,
+  );
   const aborted = (): boolean => Atomics.load(words, errorWord) !== 0;
   const place = {
     buffer: context.memory.buffer,
@@ -146,4 +151,34 @@ function runJob(
     Atomics.store(words, slotWord(layout, slot, SLOT.done), generation);
     Atomics.notify(words, slotWord(layout, slot, SLOT.done));
   }
+}
+
+/**
+ * The job's event table, with waits that help other workers' tiles: a worker blocked on another
+ * stream's event takes tiles instead of sleeping, and sleeps on the doorbell, which both event
+ * records and tile jobs ring, so neither can be missed.
+ */
+function withDoorbell(events: EventTable, words: Int32Array, self: number): EventTable {
+  const ring = (): void => {
+    Atomics.add(words, DOORBELL, 1);
+    Atomics.notify(words, DOORBELL);
+  };
+  return {
+    isSet: (event) => events.isSet(event),
+    sequence: () => events.sequence(),
+    record(event) {
+      events.record(event);
+      ring();
+    },
+    wakeAll() {
+      events.wakeAll();
+      ring();
+    },
+    sleep(sequence) {
+      const bell = Atomics.load(words, DOORBELL);
+      if (events.sequence() !== sequence) return;
+      if (tiles?.help(self)) return;
+      Atomics.wait(words, DOORBELL, bell);
+    },
+  };
 }

@@ -39,25 +39,34 @@ export function convEpilogue(ctx: KernelContextV1): ConvEpilogue {
 }
 
 /**
- * Tiles [g0, g1, m0, m1, o0, o1] of a convolution as a GEMM per group: output channels [m0, m1)
- * (within the group) × output positions [o0, o1). Grouped convolutions split by groups; others by
- * positions (multiples of 8, at least 32 wide) and, when positions are few, by output channels.
+ * Tiles [g0, g1, m0, m1, u0, u1] of a convolution as a GEMM per group: output channels [m0, m1)
+ * (within the group) × units [u0, u1) (output positions, or output rows). Grouped convolutions
+ * split by groups; others by units (multiples of `granule`, at least `minUnits` per tile) and, when
+ * units are few, by output channels. `unitWork` is the multiply-adds of one unit and channel.
  */
-export function convTiles(group: number, mg: number, positions: number, kDim: number, threads: number): number[][] {
+export function convTiles(
+  group: number,
+  mg: number,
+  units: number,
+  unitWork: number,
+  threads: number,
+  granule = 8,
+  minUnits = 32,
+): number[][] {
   const wanted = threads > 1 ? threads * 4 : 1;
-  const pieces = Math.max(1, Math.min(wanted, Math.floor((group * mg * positions * kDim) / MIN_TILE_WORK)));
+  const pieces = Math.max(1, Math.min(wanted, Math.floor((group * mg * units * unitWork) / MIN_TILE_WORK)));
   const tiles: number[][] = [];
   if (group > 1) {
     const size = Math.ceil(group / Math.min(pieces, group));
-    for (let g = 0; g < group; g += size) tiles.push([g, Math.min(group, g + size), 0, mg, 0, positions]);
+    for (let g = 0; g < group; g += size) tiles.push([g, Math.min(group, g + size), 0, mg, 0, units]);
     return tiles;
   }
-  const nPieces = Math.max(1, Math.min(pieces, Math.ceil(positions / 32)));
+  const nPieces = Math.max(1, Math.min(pieces, Math.ceil(units / minUnits)));
   const mPieces = Math.max(1, Math.min(Math.ceil(pieces / nPieces), Math.ceil(mg / 16)));
-  const nSize = Math.ceil(positions / nPieces / 8) * 8;
+  const nSize = Math.ceil(units / nPieces / granule) * granule;
   const mSize = Math.ceil(mg / mPieces / 4) * 4;
-  for (let o = 0; o < positions; o += nSize)
-    for (let m = 0; m < mg; m += mSize) tiles.push([0, 1, m, Math.min(mg, m + mSize), o, Math.min(positions, o + nSize)]);
+  for (let o = 0; o < units; o += nSize)
+    for (let m = 0; m < mg; m += mSize) tiles.push([0, 1, m, Math.min(mg, m + mSize), o, Math.min(units, o + nSize)]);
   return tiles;
 }
 

@@ -16,16 +16,22 @@ export const GEMM_CLAMP = 4;
  * packed matrix is just an offset and a stride). Any M and N: the last panel's valid columns are
  * stored through `tmp` (128 scratch bytes), so nothing outside C[M×N] is written.
  *
+ * With `indirect`, generates `gemmIndirect` instead: B is not packed but read in place, column j of
+ * row k at byte B + (j + table[k])·4 where `table` (passed as bStride) holds K int32 element
+ * offsets: a stride-1 convolution reads its input rows directly (no im2col); columns past N may be
+ * read (not stored), so B needs 7 floats of slack after its last row.
+ *
  * Loop order: one B panel (K×8, meant to fit L1) against every 4-row block of A, with a 4×8
  * register tile (8 v128 accumulators); the caller blocks K and M so A's block stays in L2.
  */
-export function gemmTileFunction(useFma: boolean): FunctionDef {
+export function gemmTileFunction(useFma: boolean, indirect = false): FunctionDef {
   const P = { M: 0, N: 1, K: 2, A: 3, lda: 4, B: 5, bStride: 6, C: 7, ldc: 8, flags: 9, bias: 10, lo: 11, hi: 12, tmp: 13 } as const;
   const code = new Code(14);
   const i = code.local(I32);
   const j = code.local(I32);
   const k = code.local(I32);
   const pb = code.local(I32);
+  const src = code.local(I32);
   const panel = code.local(I32);
   const pc = code.local(I32);
   const r = code.local(I32);
@@ -56,62 +62,62 @@ export function gemmTileFunction(useFma: boolean): FunctionDef {
         .i32Shl()
         .i32Add()
         .set(pa[q] as number);
-    code.get(panel).set(pb);
     code.get(P.K).set(k);
-    /** `steps` k-steps from constant offsets off pb and pa[q], then one pointer bump. */
-    const kLoop = (steps: number): void => {
-      code.block().loop();
-      code.get(k).i32(steps).i32LtS().brIf(1);
-      for (let u = 0; u < steps; u++) {
-        code
-          .get(pb)
-          .v128Load(u * 32)
-          .set(b[0] as number);
-        code
-          .get(pb)
-          .v128Load(u * 32 + 16)
-          .set(b[1] as number);
-        for (let q = 0; q < rows; q++) {
-          code
-            .get(pa[q] as number)
-            .v128Load32Splat(u * 4)
-            .set(a);
-          for (let h = 0; h < 2; h++) {
-            const x = acc[q * 2 + h] as number;
-            if (useFma)
-              code
-                .get(a)
-                .get(b[h] as number)
-                .get(x)
-                .f32x4RelaxedMadd()
-                .set(x);
-            else
-              code
-                .get(x)
-                .get(a)
-                .get(b[h] as number)
-                .f32x4Mul()
-                .f32x4Add()
-                .set(x);
-          }
-        }
-      }
-      for (let q = 0; q < rows; q++)
-        code
-          .get(pa[q] as number)
-          .i32(steps * 4)
-          .i32Add()
-          .set(pa[q] as number);
+    // packed: pb walks the panel; indirect: pb walks the row table and src = panel + table[k]·4
+    code.get(indirect ? P.bStride : panel).set(pb);
+    // one k-step per iteration: unrolling measured slower (V8 spills the extra live values)
+    code.block().loop();
+    code.get(k).i32Eqz().brIf(1);
+    if (indirect) {
+      code.get(panel).get(pb).i32Load().i32(2).i32Shl().i32Add().set(src);
+      code
+        .get(src)
+        .v128Load(0)
+        .set(b[0] as number);
+      code
+        .get(src)
+        .v128Load(16)
+        .set(b[1] as number);
+    } else {
       code
         .get(pb)
-        .i32(steps * 32)
-        .i32Add()
-        .set(pb);
-      code.get(k).i32(steps).i32Sub().set(k);
-      code.br(0).end().end();
-    };
-    // one k-step per iteration: unrolling measured slower (V8 spills the extra live values)
-    kLoop(1);
+        .v128Load(0)
+        .set(b[0] as number);
+      code
+        .get(pb)
+        .v128Load(16)
+        .set(b[1] as number);
+    }
+    for (let q = 0; q < rows; q++) {
+      const p = pa[q] as number;
+      code.get(p).v128Load32Splat().set(a);
+      code.get(p).i32(4).i32Add().set(p);
+      for (let h = 0; h < 2; h++) {
+        const x = acc[q * 2 + h] as number;
+        if (useFma)
+          code
+            .get(a)
+            .get(b[h] as number)
+            .get(x)
+            .f32x4RelaxedMadd()
+            .set(x);
+        else
+          code
+            .get(x)
+            .get(a)
+            .get(b[h] as number)
+            .f32x4Mul()
+            .f32x4Add()
+            .set(x);
+      }
+    }
+    code
+      .get(pb)
+      .i32(indirect ? 4 : 32)
+      .i32Add()
+      .set(pb);
+    code.get(k).i32(1).i32Sub().set(k);
+    code.br(0).end().end();
 
     // whole panel: vector stores straight into C
     code.get(cols).i32(8).i32Eq().if();
@@ -192,10 +198,11 @@ export function gemmTileFunction(useFma: boolean): FunctionDef {
   code.get(i).i32(1).i32Add().set(i);
   code.br(0).end().end();
   code.get(j).i32(8).i32Add().set(j);
-  code.get(panel).get(P.bStride).i32Add().set(panel);
+  if (indirect) code.get(panel).i32(32).i32Add().set(panel);
+  else code.get(panel).get(P.bStride).i32Add().set(panel);
   code.br(0).end().end();
   return {
-    name: 'gemmTile',
+    name: indirect ? 'gemmIndirect' : 'gemmTile',
     params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, F32, F32, I32],
     results: [],
     code,

@@ -43,6 +43,23 @@ export interface SimdKernelExports extends ElementwiseExports, PoolExports, Gemv
     hi: number,
     tmp: number,
   ): void;
+  /** gemmTile with B read in place through a table of row offsets (see gemm-tile-module.ts). */
+  gemmIndirect(
+    M: number,
+    N: number,
+    K: number,
+    A: number,
+    lda: number,
+    B: number,
+    table: number,
+    C: number,
+    ldc: number,
+    flags: number,
+    bias: number,
+    lo: number,
+    hi: number,
+    tmp: number,
+  ): void;
   /** Packed im2col panels of a 2-D convolution (see im2col-module.ts). */
   im2colPanels(...args: number[]): void;
   depthwise(
@@ -127,6 +144,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           gemmFunction(hasRelaxedSimd()),
           gemmFunction(hasRelaxedSimd(), true),
           gemmTileFunction(hasRelaxedSimd()),
+          gemmTileFunction(hasRelaxedSimd(), true),
           im2colFunction(),
           depthwiseFunction(hasRelaxedSimd()),
           ...elementwiseFunctions(),
