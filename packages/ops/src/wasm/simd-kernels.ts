@@ -15,6 +15,7 @@ import { simdLayerNormKernel } from './simd-layer-norm.js';
 import { simdLrnKernel } from './simd-lrn.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 import { simdConcatKernel } from './simd-concat.js';
+import { simdSwishKernel } from './simd-swish.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
   const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
@@ -41,5 +42,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdConcatKernel(referenceOf(tensorKernels, 'Concat')),
+    simdSwishKernel(referenceOf(all, 'Swish')),
   ];
 }
