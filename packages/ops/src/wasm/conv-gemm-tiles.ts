@@ -1,7 +1,7 @@
 import type { KernelContextV1 } from '@tsge/metadef';
 import { applyActivation } from '../fused/activation.js';
 import { GEMM_ACCUMULATE, GEMM_BIAS, GEMM_CLAMP } from './gemm-tile-module.js';
-import { simdKernels } from './kernel-modules.js';
+import { type SimdKernelExports, simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { registerTileFunction } from './tiles.js';
 
@@ -28,14 +28,38 @@ export interface ConvEpilogue {
 export function convEpilogue(ctx: KernelContextV1): ConvEpilogue {
   const activation = ctx.attrs.has('activation') ? ctx.attrs.string('activation') : 'None';
   const params = ctx.attrs.has('activation_params') ? ctx.attrs.floats('activation_params') : [];
-  if (activation === 'None') return { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY };
+  const none = { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY };
+  if (activation === 'None') return none;
   if (activation === 'Relu') return { lo: 0, hi: Number.POSITIVE_INFINITY };
   if (activation === 'Clip') return { lo: params[0] ?? Number.NEGATIVE_INFINITY, hi: params[1] ?? Number.POSITIVE_INFINITY };
+  const kernels = ctx.memory && simdKernels(ctx.memory);
+  const simd = kernels && simdActivation(kernels, activation, params);
   return {
-    lo: Number.NEGATIVE_INFINITY,
-    hi: Number.POSITIVE_INFINITY,
-    after: (data) => applyActivation(data, activation, params),
+    ...none,
+    after: (data) => (simd ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params)),
   };
+}
+
+/** The SIMD elementwise kernel for an activation applied in place, when there is one. */
+function simdActivation(
+  k: SimdKernelExports,
+  activation: string,
+  params: readonly number[],
+): ((byte: number, count: number) => void) | undefined {
+  switch (activation) {
+    case 'HardSwish':
+      return (at, n) => k.hardSwish(at, at, n);
+    case 'HardSigmoid':
+      return (at, n) => k.hardSigmoid(at, at, n, params[0] ?? 0.2, params[1] ?? 0.5);
+    case 'Sigmoid':
+      return (at, n) => k.sigmoid(at, at, n);
+    case 'Tanh':
+      return (at, n) => k.tanh(at, at, n);
+    case 'LeakyRelu':
+      return (at, n) => k.leakyRelu(at, at, n, params[0] ?? 0.01);
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ const int = (value: number): AttrValue => ({ kind: 'int', value });
 function compare(inputs: readonly (Operand | undefined)[], attrs: Record<string, AttrValue>, shared: boolean): void {
   const kernel = simdConvTransposeKernel(reference);
   const expected = runKernel(reference, { opType: 'ConvTranspose', inputs, attrs });
-  const actual = runKernel(kernel, { opType: 'ConvTranspose', inputs, attrs, memory: wasmMemory(shared, 64) });
+  const actual = runKernel(kernel, { opType: 'ConvTranspose', inputs, attrs, memory: wasmMemory(shared, 64), threads: shared ? 4 : 1 });
   expect(actual.dims).toEqual(expected.dims);
   // float32 GEMM against the reference's float64 one: errors against max(|y|, Cin/group·KH·KW)
   const w = inputs[1] as Operand;
@@ -24,6 +24,8 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD ConvTranspose', () => {
   const cases: readonly (readonly [string, number[], number[], Record<string, AttrValue>, boolean])[] = [
     ['2×2 stride 2 (upsampling head)', [1, 8, 10, 12], [8, 8, 2, 2], { strides: ints([2, 2]) }, true],
     ['2×2 stride 2 to one channel', [1, 6, 9, 9], [6, 1, 2, 2], { strides: ints([2, 2]) }, true],
+    ['2×2 stride 2, large enough for row tiles', [1, 16, 64, 64], [16, 8, 2, 2], { strides: ints([2, 2]) }, true],
+    ['3×2 stride = kernel, 2 groups, batch 2, no bias', [2, 4, 11, 13], [4, 3, 3, 2], { strides: ints([3, 2]), group: int(2) }, false],
     [
       '3×3 stride 2 pads 1 output_padding 1',
       [2, 5, 7, 6],

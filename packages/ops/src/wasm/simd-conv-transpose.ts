@@ -2,7 +2,10 @@ import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
 import { simdKernels } from './kernel-modules.js';
 import { scratchMemory } from './scratch-memory.js';
+import { CONV_TRANSPOSE_TILES, convTransposeFits, convTransposeTiles } from './conv-transpose-tiles.js';
 import { inMemory, simdGemm } from './simd-matmul.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { runTiles } from './tiles.js';
 
 const align64 = (bytes: number): number => (bytes + 63) & ~63;
 
@@ -61,6 +64,8 @@ export function simdConvTransposeKernel(reference: KernelV1): KernelV1 {
     opType: 'ConvTranspose',
     name: 'wasm-simd',
     dtypes: ['float32'],
+    // the non-overlapping case splits into tiles through ctx.parallel
+    parallel: true,
     compute: (ctx: KernelContextV1) => {
       const memory = ctx.memory;
       const x = ctx.tensor(0);
@@ -81,6 +86,36 @@ export function simdConvTransposeKernel(reference: KernelV1): KernelV1 {
       if (!g || (b && b.data.length !== outChannels) || batch * channels * H * W * mg === 0) return reference.compute(ctx);
       const kSize = g.KH * g.KW;
       const rows = mg * kSize;
+      // stride = kernel without pads or dilation: every output is written by exactly one tap
+      const tiles =
+        g.sh === g.KH && g.sw === g.KW && g.dh === 1 && g.dw === 1 && g.pt === 0 && g.pl === 0 && g.OH === H * g.sh && g.OW === W * g.sw;
+      const workspace = threadWorkspace(memory);
+      if (tiles && workspace && convTransposeFits(rows, cg, W, workspace.bytes) && inMemory(memory, w) && (!b || inMemory(memory, b))) {
+        const y = ctx.output(0, [batch, outChannels, g.OH, g.OW], 'float32');
+        if (inMemory(memory, y)) {
+          const head = [
+            (x.data as Float32Array).byteOffset,
+            (w.data as Float32Array).byteOffset,
+            (y.data as Float32Array).byteOffset,
+            b ? (b.data as Float32Array).byteOffset : -1,
+            channels,
+            outChannels,
+            group,
+            H,
+            W,
+            g.KH,
+            g.KW,
+          ];
+          const parts = convTransposeTiles(group, batch, H, W * rows * cg, ctx.parallel?.threads ?? 1);
+          runTiles(
+            memory,
+            ctx.parallel,
+            CONV_TRANSPOSE_TILES,
+            parts.map((t) => [...head, ...t]),
+          );
+          return;
+        }
+      }
       const inSize = H * W;
       const wBytes = align64(rows * cg * 4);
       const xBytes = align64(cg * inSize * 4);
@@ -97,9 +132,6 @@ export function simdConvTransposeKernel(reference: KernelV1): KernelV1 {
       const xView = new Float32Array(scratch.buffer, 64 + wBytes, cg * inSize);
       const col = new Float32Array(scratch.buffer, 64 + wBytes + xBytes, rows * inSize);
       const outSize = g.OH * g.OW;
-      // stride = kernel without pads or dilation: every output is written by exactly one tap
-      const tiles =
-        g.sh === g.KH && g.sw === g.KW && g.dh === 1 && g.dw === 1 && g.pt === 0 && g.pl === 0 && g.OH === H * g.sh && g.OW === W * g.sw;
       for (let grp = 0; grp < group; grp++) {
         // Wᵀ of the group: [mg·KH·KW × cg]
         for (let c = 0; c < cg; c++) {

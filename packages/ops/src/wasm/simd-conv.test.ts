@@ -117,6 +117,7 @@ const cases: Case[] = [
     activation: ['Relu', []],
   },
   { name: 'fused Clip', x: [1, 8, 10, 10], w: [12, 8, 1, 1], bias: true, attrs: {}, activation: ['Clip', [-0.5, 0.75]] },
+  { name: 'fused Sigmoid', x: [1, 8, 10, 20], w: [12, 8, 3, 3], bias: true, attrs: {}, activation: ['Sigmoid', []] },
   { name: 'fused HardSwish', x: [1, 8, 10, 10], w: [12, 8, 3, 3], bias: false, attrs: {}, activation: ['HardSwish', []] },
   {
     name: 'fused depthwise Relu',

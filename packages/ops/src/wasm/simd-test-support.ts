@@ -3,6 +3,7 @@
 import type { AttrValue, HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { createAttrReader, createTensor } from '@tsge/metadef';
 import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.js';
+import { runTile } from './tiles.js';
 
 const WasmMemory = (
   globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number; shared?: boolean }) => LinearMemory } }
@@ -45,6 +46,8 @@ export interface RunOptions {
   readonly inPlace?: boolean;
   /** Misalign views by this many floats (views stay 4-byte aligned). */
   readonly skew?: number;
+  /** Offer a pool of this many threads that runs the tiles on this thread, last first. */
+  readonly threads?: number;
 }
 
 /** Runs `kernel` once and returns output 0 as a copy. */
@@ -73,6 +76,16 @@ export function runKernel(kernel: KernelV1, options: RunOptions): { dims: readon
     outputCount: 1,
     opsetVersion: 21,
     ...(memory ? { memory } : {}),
+    ...(memory && options.threads
+      ? {
+          parallel: {
+            threads: options.threads,
+            run: (name: string, tiles: readonly (readonly number[])[]) => {
+              for (const t of [...tiles].reverse()) runTile(memory, name, t);
+            },
+          },
+        }
+      : {}),
     input: (i) => tensors[i],
     tensor: (i) => tensors[i],
     output: (_i, dims, dtype) => {
