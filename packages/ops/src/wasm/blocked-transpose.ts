@@ -3,7 +3,7 @@
 // contiguous row copies (the last axis stays last) or as cache-blocked 2-D transposes.
 import type { LinearMemory, ParallelRunnerV1, TensorStorage } from '@tsge/metadef';
 import { registerTileFunction, runTiles, splitRange } from './tiles.js';
-import { type Transpose32, transpose32 } from './transpose-module.js';
+import { type WordMovers, wordMovers } from './transpose-module.js';
 
 /** Element storage as words of the copy width (bit-exact: floats never pass through a number). */
 type Words = Uint8Array | Uint16Array | Int32Array;
@@ -94,7 +94,7 @@ export function blockedTranspose(
       ? splitRange(firstAxis, threads.parallel?.threads ?? 1, 1, from.length / firstAxis, PARALLEL_WORDS / 2)
       : [];
   if (!threads || pieces.length < 2) {
-    const plane = inMemory && width === 4 ? transpose32(threads.memory) : undefined;
+    const plane = inMemory && width === 4 ? wordMovers(threads.memory) : undefined;
     permuteWords(from, to, reduced.dims, reduced.perm, 0, firstAxis, plane);
     return true;
   }
@@ -122,13 +122,13 @@ registerTileFunction(TRANSPOSE_TILE, (memory: LinearMemory, t: readonly number[]
       : width === 2
         ? new Uint16Array(memory.buffer, at, words)
         : new Int32Array(memory.buffer, at, words);
-  permuteWords(view(source), view(target), dims, perm, first, last, width === 4 ? transpose32(memory) : undefined);
+  permuteWords(view(source), view(target), dims, perm, first, last, width === 4 ? wordMovers(memory) : undefined);
 });
 
 /**
  * Permutes words with a reduced permutation (no size-1 axes, no mergeable neighbours), only the
  * output coordinates whose first index is in [first, last). 4-byte words in device memory move
- * their 2-D planes with `plane32` (WebAssembly SIMD) when given.
+ * their rows and 2-D planes with `movers` (WebAssembly SIMD) when given.
  */
 function permuteWords(
   source: Words,
@@ -137,7 +137,7 @@ function permuteWords(
   perm: readonly number[],
   first: number,
   last: number,
-  plane32?: Transpose32,
+  movers?: WordMovers,
 ): void {
   const rank = dims.length;
   if (rank <= 1) {
@@ -153,6 +153,20 @@ function permuteWords(
   if (perm[rank - 1] === rank - 1) {
     // the last axis stays last: contiguous rows of `row` words
     const row = dims[rank - 1] as number;
+    if (movers) {
+      // one WebAssembly call per run of output axis rank-2
+      const count = outDims[rank - 2] as number;
+      const step = inStrides[perm[rank - 2] as number] as number;
+      forEachOuter(
+        outDims.slice(0, rank - 2),
+        perm.slice(0, rank - 2).map((p) => inStrides[p] as number),
+        outStrides.slice(0, rank - 2),
+        s0,
+        o0,
+        (s, o) => movers.copyRows(source.byteOffset + s * 4, target.byteOffset + o * 4, count, row * 4, step * 4, row * 4),
+      );
+      return;
+    }
     forEachOuter(
       outDims.slice(0, rank - 1),
       perm.slice(0, rank - 1).map((p) => inStrides[p] as number),
@@ -180,8 +194,8 @@ function permuteWords(
     others.map((d) => outStrides[d] as number),
     s0,
     o0,
-    plane32
-      ? (s, o) => plane32(source.byteOffset + s * 4, target.byteOffset + o * 4, rows, columns, sa * 4, sq * 4)
+    movers
+      ? (s, o) => movers.transpose32(source.byteOffset + s * 4, target.byteOffset + o * 4, rows, columns, sa * 4, sq * 4)
       : (s, o) => transposePlane(source, target, s, o, rows, columns, sa, sq),
   );
 }

@@ -114,11 +114,51 @@ function transpose32Function(): FunctionDef {
   return { name: 'transpose32', params: [I32, I32, I32, I32, I32, I32], results: [], code };
 }
 
+/**
+ * Generates `copyRows(s, o, count, bytes, sStride, oStride)`: `count` rows of `bytes` bytes (a
+ * multiple of 4) from s, s + sStride, … to o, o + oStride, …; 16 bytes a step, then 4.
+ */
+function copyRowsFunction(): FunctionDef {
+  const [s, o, count, bytes, sStride, oStride] = [0, 1, 2, 3, 4, 5];
+  const code = new Code(6);
+  const r = code.local(I32);
+  const at = code.local(I32);
+  const vectorEnd = code.local(I32);
+  code.get(bytes).i32(-16).i32And().set(vectorEnd);
+  code.i32(0).set(r);
+  code.block().loop();
+  code.get(r).get(count).i32GeS().brIf(1);
+  code.i32(0).set(at);
+  code.block().loop();
+  code.get(at).get(vectorEnd).i32GeS().brIf(1);
+  code.get(o).get(at).i32Add().get(s).get(at).i32Add().v128Load().v128Store();
+  code.get(at).i32(16).i32Add().set(at);
+  code.br(0).end().end();
+  code.block().loop();
+  code.get(at).get(bytes).i32GeS().brIf(1);
+  code.get(o).get(at).i32Add().get(s).get(at).i32Add().f32Load().f32Store();
+  code.get(at).i32(4).i32Add().set(at);
+  code.br(0).end().end();
+  code.get(s).get(sStride).i32Add().set(s);
+  code.get(o).get(oStride).i32Add().set(o);
+  code.get(r).i32(1).i32Add().set(r);
+  code.br(0).end().end();
+  return { name: 'copyRows', params: [I32, I32, I32, I32, I32, I32], results: [], code };
+}
+
 export type Transpose32 = (s: number, o: number, rows: number, columns: number, sa: number, sq: number) => void;
+export type CopyRows = (s: number, o: number, count: number, bytes: number, sStride: number, oStride: number) => void;
 
-const transposeExports = extraModule(() => [transpose32Function()]);
+/** The WebAssembly word movers over one memory. */
+export interface WordMovers {
+  readonly transpose32: Transpose32;
+  readonly copyRows: CopyRows;
+}
 
-/** The SIMD 2-D transpose of 4-byte words over `memory`; undefined without SIMD. */
-export function transpose32(memory: LinearMemory): Transpose32 | undefined {
-  return transposeExports(memory)?.transpose32 as Transpose32 | undefined;
+const transposeExports = extraModule(() => [transpose32Function(), copyRowsFunction()]);
+
+/** The SIMD 2-D transpose and row copy of 4-byte words over `memory`; undefined without SIMD. */
+export function wordMovers(memory: LinearMemory): WordMovers | undefined {
+  const exports = transposeExports(memory);
+  return exports ? { transpose32: exports.transpose32 as Transpose32, copyRows: exports.copyRows as CopyRows } : undefined;
 }
