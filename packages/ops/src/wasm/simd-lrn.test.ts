@@ -47,6 +47,7 @@ describe('fast LRN', () => {
     [[1, 9, 2, 2, 3], { size: int(1), alpha: float(1), beta: float(1) }],
     [[1, 1, 7, 7], { size: int(5) }],
     [[1, 40, 3, 5], { size: int(35), alpha: float(0.01) }],
+    [[13, 6, 2, 3], { size: int(3), alpha: float(0.1) }],
   ];
   for (const [dims, attrs] of cases) {
     for (const where of ['host', 'plain', 'shared', 'threads'] as const) {

@@ -42,11 +42,16 @@ export function simdLrnKernel(reference: KernelV1): KernelV1 {
       }
       const tiles: number[][] = [];
       const threads = ctx.parallel?.threads ?? 1;
-      for (let b = 0; b < n; b++) {
-        for (const [s0, s1] of splitRange(spatial, threads, 16, c * 8, 1 << 16)) {
-          const plane = b * c * spatial * 4;
-          tiles.push([x.data.byteOffset + plane, y.data.byteOffset + plane, c, spatial, s0, s1, before, after, scale, bias, beta]);
-        }
+      const image = c * spatial * 4;
+      const [xAt, yAt] = [x.data.byteOffset, y.data.byteOffset];
+      const tile = (b0: number, b1: number, s0: number, s1: number): void => {
+        tiles.push([xAt + b0 * image, yAt + b0 * image, b1 - b0, c, spatial, s0, s1, before, after, scale, bias, beta]);
+      };
+      if (n >= 4 * threads) {
+        // enough images to share out whole (and a bounded number of tiles for any batch)
+        for (const [b0, b1] of splitRange(n, threads, 1, c * spatial * 8, 1 << 16)) tile(b0, b1, 0, spatial);
+      } else {
+        for (let b = 0; b < n; b++) for (const [s0, s1] of splitRange(spatial, threads, 16, c * 8, 1 << 16)) tile(b, b + 1, s0, s1);
       }
       runTiles(memory, ctx.parallel, LRN_TILE, tiles);
     },
@@ -55,9 +60,10 @@ export function simdLrnKernel(reference: KernelV1): KernelV1 {
 
 const LRN_TILE = 'js.lrn';
 
-/** Tile: spatial positions [s0, s1) of every channel of one image. */
+/** Tile: spatial positions [s0, s1) of every channel of `images` consecutive images. */
 registerTileFunction(LRN_TILE, (memory: LinearMemory, t: readonly number[]) => {
-  const [x, y, c, spatial, s0, s1, before, after, scale, bias, beta] = t as [
+  const [x, y, images, c, spatial, s0, s1, before, after, scale, bias, beta] = t as [
+    number,
     number,
     number,
     number,
@@ -70,20 +76,26 @@ registerTileFunction(LRN_TILE, (memory: LinearMemory, t: readonly number[]) => {
     number,
     number,
   ];
-  const xs = new Float32Array(memory.buffer, x, c * spatial);
-  const ys = new Float32Array(memory.buffer, y, c * spatial);
   const simd = before + after < MAX_SIMD_WINDOW && isSimdPower(beta) ? lrnAcross(memory, beta) : undefined;
-  let from = s0;
-  if (simd) {
-    // whole vectors in WebAssembly, a run of positions at a time so the window's planes stay in L1
-    const vectorEnd = s0 + ((s1 - s0) & ~3);
-    for (; from < vectorEnd; from += SIMD_CHUNK) {
-      const to = Math.min(vectorEnd, from + SIMD_CHUNK);
-      simd(x, y, c, spatial * 4, from * 4, to * 4, before, after, scale, bias);
+  for (let b = 0; b < images; b++) {
+    const xAt = x + b * c * spatial * 4;
+    const yAt = y + b * c * spatial * 4;
+    let from = s0;
+    if (simd) {
+      // whole vectors in WebAssembly, a run of positions at a time so the window's planes stay in L1
+      const vectorEnd = s0 + ((s1 - s0) & ~3);
+      for (; from < vectorEnd; from += SIMD_CHUNK) {
+        const to = Math.min(vectorEnd, from + SIMD_CHUNK);
+        simd(xAt, yAt, c, spatial * 4, from * 4, to * 4, before, after, scale, bias);
+      }
+      from = vectorEnd;
     }
-    from = vectorEnd;
+    if (from < s1) {
+      const xs = new Float32Array(memory.buffer, xAt, c * spatial);
+      const ys = new Float32Array(memory.buffer, yAt, c * spatial);
+      lrnPositions(xs, ys, 0, c, spatial, from, s1, before, after, scale, bias, beta);
+    }
   }
-  if (from < s1) lrnPositions(xs, ys, 0, c, spatial, from, s1, before, after, scale, bias, beta);
 });
 
 /** Windows up to this many channels are summed afresh in SIMD; wider ones slide in float64. */
