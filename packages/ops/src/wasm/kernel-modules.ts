@@ -1,6 +1,7 @@
 import type { LinearMemory } from '@tsge/metadef';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
+import { DEPTHWISE_FAST, depthwiseFastFunction, padPlaneFunction } from './depthwise-fast-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
 import { gemmTileFunction } from './gemm-tile-module.js';
@@ -11,7 +12,13 @@ import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
 import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
+/** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi)` (see depthwise-fast-module.ts). */
+type DepthwiseFast = (...args: number[]) => void;
+
 export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports, ResizeExports, SoftmaxExports {
+  readonly [specialised: `depthwise${number}s${number}`]: DepthwiseFast;
+  /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
+  padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
   /** B packed in K×8 column panels; N a multiple of 8; ldb unused. */
   gemmPacked(
@@ -147,6 +154,8 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           gemmTileFunction(hasRelaxedSimd(), true),
           im2colFunction(),
           depthwiseFunction(hasRelaxedSimd()),
+          ...DEPTHWISE_FAST.map(([size, stride]) => depthwiseFastFunction(size, stride, hasRelaxedSimd())),
+          padPlaneFunction(),
           ...elementwiseFunctions(),
           ...poolFunctions(),
           dotRowsFunction(),

@@ -107,6 +107,22 @@ const cases: Case[] = [
     bias: true,
     attrs: { group: attr.int(2), dilations: attr.ints([2, 3]), pads: attr.ints([2, 0, 1, 4]) },
   },
+  // unrolled depthwise kernels: 5×5 stride 2 with asymmetric pads on a padded plane, 3×3 stride 1 on
+  // a plane too large for the workspace (checked bounds path)
+  {
+    name: 'depthwise 5×5 stride 2 asymmetric pads',
+    x: [1, 3, 13, 17],
+    w: [3, 1, 5, 5],
+    bias: true,
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([2, 1, 0, 3]) },
+  },
+  {
+    name: 'depthwise 3×3 on a plane beyond the workspace',
+    x: [1, 2, 600, 600],
+    w: [2, 1, 3, 3],
+    bias: false,
+    attrs: { group: attr.int(2), pads: attr.ints([1, 1, 1, 1]) },
+  },
   // tsge::FusedConv: clamps fused into the GEMM store, other activations after it, and depthwise
   {
     name: 'fused Relu',

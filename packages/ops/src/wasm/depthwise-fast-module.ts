@@ -1,0 +1,197 @@
+import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
+
+/** Lanes 0 and 2 of each of two f32x4 vectors: the even elements of 8 consecutive floats. */
+const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+
+/** The name of the specialised depthwise function for a square K×K filter and stride S. */
+export const depthwiseFastName = (size: number, stride: number): string => `depthwise${size}s${stride}`;
+
+/** Square filters and strides with a specialised function (dilation 1). */
+export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
+  [3, 1],
+  [3, 2],
+  [5, 1],
+  [5, 2],
+];
+
+/**
+ * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi)`: one channel of a
+ * depthwise convolution with a K×K filter, stride S, dilation 1 (same arguments as `depthwise`
+ * without those fixed ones; owLo..owHi are the output columns whose window lies inside the row).
+ * The filter taps live in v128 locals for the whole channel and the taps of a 4-output step are
+ * unrolled, with no bounds checks, where rows and columns are inside; stride 2 gathers the even
+ * lanes of two loads. Border outputs take a scalar path with checks.
+ */
+export function depthwiseFastFunction(size: number, stride: number, useFma: boolean): FunctionDef {
+  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11 } as const;
+  const code = new Code(12);
+  const oh = code.local(I32);
+  const ow = code.local(I32);
+  const ih = code.local(I32);
+  const sh = code.local(I32);
+  const iw = code.local(I32);
+  const kh = code.local(I32);
+  const kw = code.local(I32);
+  const yrow = code.local(I32);
+  const src = code.local(I32);
+  const inside = code.local(I32);
+  const acc = code.local(V128);
+  const sacc = code.local(F32);
+  const taps = Array.from({ length: size * size }, () => code.local(V128));
+
+  for (let t = 0; t < size * size; t++)
+    code
+      .get(P.w)
+      .v128Load32Splat(t * 4)
+      .set(taps[t] as number);
+
+  /** acc += tap · v (v on the stack). */
+  const madd = (tap: number): void => {
+    if (useFma) code.get(tap).get(acc).f32x4RelaxedMadd().set(acc);
+    else code.get(tap).f32x4Mul().get(acc).f32x4Add().set(acc);
+  };
+
+  /** One output at (oh, ow) with bounds checks on every tap. */
+  const scalarOutput = (): void => {
+    code.get(P.bias).set(sacc);
+    code.i32(0).set(kh);
+    code.block().loop();
+    code.get(kh).i32(size).i32GeS().brIf(1);
+    code.get(oh).i32(stride).i32Mul().get(P.pt).i32Sub().get(kh).i32Add().set(sh);
+    code.i32(0).set(kw);
+    code.block().loop();
+    code.get(kw).i32(size).i32GeS().brIf(1);
+    code.get(ow).i32(stride).i32Mul().get(P.pl).i32Sub().get(kw).i32Add().set(iw);
+    code.get(sh).get(P.H).i32LtU().get(iw).get(P.W).i32LtU().i32And().if();
+    code.get(sacc);
+    code.get(P.w).get(kh).i32(size).i32Mul().get(kw).i32Add().i32(2).i32Shl().i32Add().f32Load();
+    code.get(P.x).get(sh).get(P.W).i32Mul().get(iw).i32Add().i32(2).i32Shl().i32Add().f32Load();
+    code.f32Mul().f32Add().set(sacc);
+    code.end();
+    code.get(kw).i32(1).i32Add().set(kw);
+    code.br(0).end().end();
+    code.get(kh).i32(1).i32Add().set(kh);
+    code.br(0).end().end();
+    code.get(yrow).get(ow).i32(2).i32Shl().i32Add().get(sacc).f32Store();
+  };
+
+  code.i32(0).set(oh);
+  code.block().loop(); // rows
+  code.get(oh).get(P.OH).i32GeS().brIf(1);
+  code.get(P.y).get(oh).get(P.OW).i32Mul().i32(2).i32Shl().i32Add().set(yrow);
+  // every window row inside: oh·S - pt ≥ 0 and oh·S - pt + K - 1 < H
+  code.get(oh).i32(stride).i32Mul().get(P.pt).i32Sub().tee(ih).i32(0).i32GeS();
+  code
+    .get(ih)
+    .i32(size - 1)
+    .i32Add()
+    .get(P.H)
+    .i32LtS()
+    .i32And()
+    .set(inside);
+  code.i32(0).set(ow);
+  code.block().loop(); // columns
+  code.get(ow).get(P.OW).i32GeS().brIf(1);
+  code.get(inside).get(ow).get(P.owLo).i32GeS().i32And().get(ow).i32(3).i32Add().get(P.owHi).i32LeS().i32And();
+  code.if();
+  // four outputs: window row kh of output ow starts at x + ((ih + kh)·W + ow·S - pl)·4
+  code.get(P.bias).f32x4Splat().set(acc);
+  code.get(P.x).get(ih).get(P.W).i32Mul().get(ow).i32(stride).i32Mul().i32Add().get(P.pl).i32Sub().i32(2).i32Shl().i32Add().set(src);
+  for (let r = 0; r < size; r++) {
+    for (let c = 0; c < size; c++) {
+      if (stride === 1) code.get(src).v128Load(c * 4);
+      else
+        code
+          .get(src)
+          .v128Load(c * 4)
+          .get(src)
+          .v128Load(c * 4 + 16)
+          .i8x16Shuffle(EVEN_LANES);
+      madd(taps[r * size + c] as number);
+    }
+    if (r + 1 < size) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
+  }
+  code.get(yrow).get(ow).i32(2).i32Shl().i32Add().get(acc).v128Store();
+  code.get(ow).i32(4).i32Add().set(ow);
+  code.else();
+  scalarOutput();
+  code.get(ow).i32(1).i32Add().set(ow);
+  code.end();
+  code.br(0).end().end(); // columns
+  code.get(oh).i32(1).i32Add().set(oh);
+  code.br(0).end().end(); // rows
+  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(8).fill(I32)];
+  return { name: depthwiseFastName(size, stride), params, results: [], code };
+}
+
+/**
+ * Generates `padPlane(x, dst, H, W, pt, pl, Hp, Wp)`: copies an H×W float32 plane into an Hp×Wp
+ * one at row pt, column pl, with zeros around it, so a depthwise filter then runs without bounds
+ * checks (all vector steps).
+ */
+export function padPlaneFunction(): FunctionDef {
+  const P = { x: 0, dst: 1, H: 2, W: 3, pt: 4, pl: 5, Hp: 6, Wp: 7 } as const;
+  const code = new Code(8);
+  const r = code.local(I32);
+  const row = code.local(I32);
+  const ih = code.local(I32);
+  const i = code.local(I32);
+  const n = code.local(I32);
+  const from = code.local(I32);
+  const to = code.local(I32);
+  const zero = code.local(V128);
+
+  /** Zeroes n floats at `to` (both locals, consumed). */
+  const zeroRun = (): void => {
+    code.block().loop();
+    code.get(n).i32(4).i32LtS().brIf(1);
+    code.get(to).get(zero).v128Store();
+    code.get(to).i32(16).i32Add().set(to);
+    code.get(n).i32(4).i32Sub().set(n);
+    code.br(0).end().end();
+    code.block().loop();
+    code.get(n).i32Eqz().brIf(1);
+    code.get(to).f32(0).f32Store();
+    code.get(to).i32(4).i32Add().set(to);
+    code.get(n).i32(1).i32Sub().set(n);
+    code.br(0).end().end();
+  };
+
+  code.f32(0).f32x4Splat().set(zero);
+  code.i32(0).set(r);
+  code.block().loop();
+  code.get(r).get(P.Hp).i32GeS().brIf(1);
+  code.get(P.dst).get(r).get(P.Wp).i32Mul().i32(2).i32Shl().i32Add().set(row);
+  code.get(r).get(P.pt).i32Sub().set(ih);
+  code.get(ih).get(P.H).i32LtU().if();
+  code.get(row).set(to);
+  code.get(P.pl).set(n);
+  zeroRun();
+  code.get(P.x).get(ih).get(P.W).i32Mul().i32(2).i32Shl().i32Add().set(from);
+  code.get(P.W).set(i);
+  code.block().loop();
+  code.get(i).i32(4).i32LtS().brIf(1);
+  code.get(to).get(from).v128Load().v128Store();
+  code.get(to).i32(16).i32Add().set(to);
+  code.get(from).i32(16).i32Add().set(from);
+  code.get(i).i32(4).i32Sub().set(i);
+  code.br(0).end().end();
+  code.block().loop();
+  code.get(i).i32Eqz().brIf(1);
+  code.get(to).get(from).f32Load().f32Store();
+  code.get(to).i32(4).i32Add().set(to);
+  code.get(from).i32(4).i32Add().set(from);
+  code.get(i).i32(1).i32Sub().set(i);
+  code.br(0).end().end();
+  code.get(P.Wp).get(P.pl).i32Sub().get(P.W).i32Sub().set(n);
+  zeroRun();
+  code.else();
+  code.get(row).set(to);
+  code.get(P.Wp).set(n);
+  zeroRun();
+  code.end();
+  code.get(r).i32(1).i32Add().set(r);
+  code.br(0).end().end();
+  const params: ValType[] = new Array<ValType>(8).fill(I32);
+  return { name: 'padPlane', params, results: [], code };
+}
