@@ -19,6 +19,8 @@ const functionName = (power: LrnPower): string => `lrnAcross${String(power).repl
  * a plane (a multiple of 16 bytes), y = x / (bias + scale·Σ x²)^power with the sum over channels
  * [ch − before, ch + after] ∩ [0, c). Squares of the window are summed afresh in float32: at most
  * `size` positive terms, so no cancellation (a running sum would lose small windows to big ones).
+ * Squares overflow float32 only for |x| > 1.8e19, where the float64 reference still gives a tiny y
+ * and this gives 0.
  */
 function lrnAcrossFunction(power: LrnPower): FunctionDef {
   const [x, y, c, plane, start, end, before, after, scale, bias] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
