@@ -14,7 +14,6 @@ import { tensorKernels } from '../tensor/index.js';
 import { simdLayerNormKernel } from './simd-layer-norm.js';
 import { simdLrnKernel } from './simd-lrn.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
-import { simdConcatKernel } from './simd-concat.js';
 import { simdSwishKernel } from './simd-swish.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
@@ -41,7 +40,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdLayerNormKernel(referenceOf(all, 'LayerNormalization')),
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
-    simdConcatKernel(referenceOf(tensorKernels, 'Concat')),
     simdSwishKernel(referenceOf(all, 'Swish')),
   ];
 }
