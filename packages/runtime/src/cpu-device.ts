@@ -4,6 +4,7 @@ import { type CachingAllocator, createCachingAllocator } from './memory/caching-
 import { type DeviceMemory, createDeviceMemory } from './memory/device-memory.js';
 import { type RegionAllocator, createRegionAllocator } from './memory/region-allocator.js';
 import { viewOf } from './memory/views.js';
+import { enableEagerWasmTierUp } from './wasm-tier-up.js';
 import { type WasmMemory, type WasmModule, atomicsWaitAsync, wasm } from './wasm.js';
 import { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';
 
@@ -18,6 +19,11 @@ export interface CpuDeviceOptions {
    * shared memory survive growth, so tensors allocated at run time never invalidate earlier views.
    */
   readonly shareMemory?: boolean;
+  /**
+   * Optimise WebAssembly kernels as soon as they compile (default true): sets V8's
+   * `--no-wasm-dynamic-tiering` process-wide, once, so early runs are not spent in baseline code.
+   */
+  readonly eagerWasmTierUp?: boolean;
 }
 
 /** The CPU device: `DeviceV1` plus what the executor needs to start workers over the memory. */
@@ -48,6 +54,7 @@ export function canShareMemory(): boolean {
 }
 
 export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
+  if (options.eagerWasmTierUp !== false) enableEagerWasmTierUp();
   const threadCount = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
   const shared = (options.shareMemory ?? threadCount > 1) && canShareMemory();
   const deviceMemory: DeviceMemory = createDeviceMemory({

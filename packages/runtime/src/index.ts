@@ -24,3 +24,4 @@ export {
 export { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';
 export type { WorkerContext, WorkerHandlerModule } from './worker/protocol.js';
 export { type WasmMemory, type WasmModule, type WasmInstance, wasm, atomicsWaitAsync } from './wasm.js';
+export { enableEagerWasmTierUp } from './wasm-tier-up.js';
