@@ -1,8 +1,8 @@
-import type { FusionMatch, FusionPassV1, Graph, Node } from '@tsge/metadef';
-import { cloneOpDesc, constValueOf, createTensor } from '@tsge/metadef';
-import { addConst, uniqueName } from '../graph-utils.js';
+import type { FusionMatch, FusionPassV1, Graph, Node, OutDataAnchor } from '@tsge/metadef';
+import { constValueOf, createTensor } from '@tsge/metadef';
+import { addConst } from '../graph-utils.js';
+import { rewireConv } from './conv-rewire.js';
 import { perChannel } from './conv-affine.js';
-import { replaceMatchWith } from './matcher.js';
 import { descOf, pattern } from './patterns.js';
 
 // A Mul or Add by a per-channel constant feeding a Conv (PP-LCNet's learnable affine block after
@@ -82,10 +82,11 @@ export const affineConvFusion: FusionPassV1 = {
     const wAnchor =
       newW === w ? m.inputs[1] : addConst(graph, `${conv.name}_w_${tag}`, createTensor('float32', weights?.dims ?? [], newW)).outData[0];
     const bNode = addConst(graph, `${conv.name}_b_${tag}`, createTensor('float32', [outChannels], newB));
-    const desc = cloneOpDesc(conv.opDesc);
-    desc.name = uniqueName(graph, `${conv.name}_${tag}`);
-    const fused = graph.addNode(desc, { inputs: 3, outputs: 1 });
-    replaceMatchWith(graph, m, fused, [m.inputs[0], wAnchor, bNode.outData[0]]);
+    const fused = rewireConv(graph, m, conv, {
+      input: m.inputs[0] as OutDataAnchor,
+      weights: wAnchor as OutDataAnchor,
+      bias: bNode.outData[0] as OutDataAnchor,
+    });
     return [fused];
   },
 };

@@ -1,7 +1,7 @@
-import type { FusionMatch, FusionPassV1, Graph, HostTensor, Node } from '@tsge/metadef';
-import { cloneOpDesc, constValueOf, createTensor } from '@tsge/metadef';
-import { addConst, uniqueName } from '../graph-utils.js';
-import { replaceMatchWith } from './matcher.js';
+import type { FusionMatch, FusionPassV1, Graph, HostTensor, Node, OutDataAnchor } from '@tsge/metadef';
+import { constValueOf, createTensor } from '@tsge/metadef';
+import { addConst } from '../graph-utils.js';
+import { rewireConv } from './conv-rewire.js';
 import { descOf, pattern } from './patterns.js';
 
 // Conv or ConvTranspose followed by a Mul or Add with a constant per output channel (PP-LCNet's
@@ -139,12 +139,11 @@ export const convAffineFusion: FusionPassV1 = {
       wAnchor = addConst(graph, `${conv.name}_w_${tag}`, createTensor('float32', weights?.dims ?? [], newW)).outData[0];
     }
     const bNode = addConst(graph, `${conv.name}_b_${tag}`, createTensor('float32', [channels], newB));
-    const desc = cloneOpDesc(conv.opDesc);
-    desc.name = uniqueName(graph, `${conv.name}_${tag}`);
-    desc.outputDescs = [...node.opDesc.outputDescs.slice(0, 1)];
-    desc.outputNames = [node.opDesc.outputNames[0] ?? desc.name];
-    const fused = graph.addNode(desc, { inputs: 3, outputs: 1 });
-    replaceMatchWith(graph, m, fused, [m.inputs[0], wAnchor, bNode.outData[0]]);
+    const fused = rewireConv(graph, m, conv, {
+      input: m.inputs[0] as OutDataAnchor,
+      weights: wAnchor as OutDataAnchor,
+      bias: bNode.outData[0] as OutDataAnchor,
+    });
     return [fused];
   },
 };
