@@ -1,5 +1,6 @@
 import type { HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
+import { layerNormRows } from './layer-norm-module.js';
 import { inMemory } from './simd-matmul.js';
 import { registerTileFunction, runTiles, splitRange } from './tiles.js';
 
@@ -22,8 +23,10 @@ function coversRow(t: HostTensor | undefined, inner: readonly number[], size: nu
 
 /**
  * LayerNormalization of float32 when scale (and bias) cover the whole normalized row: every axis
- * from `axis` on is one contiguous row, normalized with float64 statistics in tight loops. Rows
- * split across threads. Broadcast scales, other dtypes and bad axes go to the reference kernel.
+ * from `axis` on is one contiguous row. In device memory rows run in WebAssembly SIMD
+ * (layer-norm-module.ts) split across threads; on the host, or with the Mean/InvStdDev outputs,
+ * in tight JavaScript loops with float64 statistics. Broadcast scales, other dtypes and bad axes
+ * go to the reference kernel.
  */
 export function simdLayerNormKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
@@ -91,6 +94,11 @@ const LAYER_NORM_TILE = 'js.layerNorm';
 /** Tile: rows [r0, r1) of a LayerNormalization (whole tensors addressed by byte offsets). */
 registerTileFunction(LAYER_NORM_TILE, (memory: LinearMemory, t: readonly number[]) => {
   const [x, y, scale, bias, r0, r1, rows, size, epsilon] = t as [number, number, number, number, number, number, number, number, number];
+  const simd = layerNormRows(memory);
+  if (simd) {
+    simd(x + r0 * size * 4, y + r0 * size * 4, scale, bias, r1 - r0, size, epsilon);
+    return;
+  }
   const view = (at: number, count: number): Float32Array => new Float32Array(memory.buffer, at, count);
   const b = bias >= 0 ? view(bias, size) : undefined;
   normalizeRows(view(x, rows * size), view(y, rows * size), view(scale, size), b, r0, r1, size, epsilon, undefined, undefined);
