@@ -109,10 +109,8 @@ function layerNormRowsFunction(withBias: boolean): FunctionDef {
   return { name: withBias ? 'layerNormRowsBias' : 'layerNormRows', params, results: [], code };
 }
 
-export interface LayerNormRows {
-  /** Rows with a bias; `bias` < 0 runs the variant without one. */
-  (x: number, y: number, scale: number, bias: number, rows: number, n: number, epsilon: number): void;
-}
+/** Rows with a bias; `bias` < 0 runs the variant without one. */
+export type LayerNormRows = (x: number, y: number, scale: number, bias: number, rows: number, n: number, epsilon: number) => void;
 
 const layerNormExports = extraModule(() => [layerNormRowsFunction(true), layerNormRowsFunction(false)]);
 
