@@ -98,6 +98,8 @@ const cases: Case[] = [
   // more than 128 output channels (several row blocks), 7×7 positions (panels across rows)
   { name: 'many channels on 7×7', x: [2, 300, 7, 7], w: [136, 300, 1, 1], bias: false, attrs: {} },
   { name: '1×1 stride 2', x: [1, 24, 14, 14], w: [40, 24, 1, 1], bias: true, attrs: { strides: attr.ints([2, 2]) } },
+  // more than 64 output channels: stride 1 through im2col panels again
+  { name: 'wide 3×3 with 72 channels', x: [1, 8, 12, 40], w: [72, 8, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
   // stride 1 without im2col: slab bands (several, as 64 channels × 200 columns fill the workspace)
   { name: 'direct 3×3, several slab bands', x: [1, 64, 20, 200], w: [8, 64, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
   {

@@ -14,8 +14,12 @@ import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { registerTileFunction, runTiles, splitRange } from './tiles.js';
 
-/** Output channels per group below which stride-1 convolutions skip im2col. */
-const DIRECT_MAX_CHANNELS = 32;
+/**
+ * Output channels per group up to which stride-1 convolutions skip im2col (measured in CPU time:
+ * k×k filters gain up to 64 channels, pointwise ones below 32; beyond, im2col's panels win or tie).
+ */
+const DIRECT_MAX_CHANNELS = 64;
+const DIRECT_MAX_CHANNELS_POINTWISE = 31;
 
 /** Output columns per staged panel of the other-rank path: keeps an im2col panel around 1 MiB. */
 const PANEL_BYTES = 1 << 20;
@@ -106,11 +110,10 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
     const [dh, dw] = g.dilations as [number, number];
     const [pt, pl] = g.padsBegin as [number, number];
     const tail = [epilogue.lo, epilogue.hi];
-    // stride 1 with few output channels, where im2col would cost as much as the GEMM: B read in
-    // place (pointwise) or from a padded slab of input rows (measured: ×1.2–1.5 below 32 channels,
-    // slower above, where im2col's contiguous panels win)
-    if (sh === 1 && sw === 1 && mg < DIRECT_MAX_CHANNELS) {
-      const pointwise = kSize === 1 && pt === 0 && pl === 0 && inSize === outSize;
+    // stride 1 with few output channels, where im2col costs a large share of the GEMM: B read in
+    // place (pointwise) or from a padded slab of input rows
+    const pointwise = kSize === 1 && pt === 0 && pl === 0 && inSize === outSize;
+    if (sh === 1 && sw === 1 && mg <= (pointwise ? DIRECT_MAX_CHANNELS_POINTWISE : DIRECT_MAX_CHANNELS)) {
       const slab = pointwise ? undefined : directSlab(cg, { H, W: Wd, OW, KH, KW, dh, dw, pl }, workspace.bytes);
       if (pointwise || slab) {
         const args = [...head, H, Wd, OH, OW, KH, KW, dh, dw, pt, pl, slab?.width ?? 0, slab?.bandRows ?? 0];

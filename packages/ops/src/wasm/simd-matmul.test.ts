@@ -4,10 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mathKernels } from '../math/index.js';
 import { hasWasmSimd } from './kernel-modules.js';
 import { simdMatMulKernel } from './simd-matmul.js';
-
-const WasmMemory = (
-  globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number; shared?: boolean }) => LinearMemory } }
-).WebAssembly.Memory;
+import { wasmMemory } from './simd-test-support.js';
 
 function random(seed: number): () => number {
   let s = seed;
@@ -76,10 +73,12 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD MatMul', () => {
     [3, 5, 17, 12, false],
     [2, 9, 6, 11, true],
     [1, 64, 96, 130, false],
+    [1, 24, 300, 661, false],
+    [2, 3, 40, 37, true],
   ] as const) {
     for (const shared of [false, true]) {
       it(`${batch}×${m}×${k} · ${k}×${n}${bBatched ? ' (batched B)' : ''}, ${shared ? 'shared' : 'plain'} memory`, () => {
-        const memory = new WasmMemory(shared ? { initial: 16, maximum: 64, shared: true } : { initial: 16 });
+        const memory = wasmMemory(shared, 32);
         const rnd = random(m * 31 + n);
         const a = Float32Array.from({ length: batch * m * k }, rnd);
         const b = Float32Array.from({ length: (bBatched ? batch : 1) * k * n }, rnd);
