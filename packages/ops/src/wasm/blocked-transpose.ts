@@ -56,8 +56,12 @@ export interface TransposeThreads {
   readonly parallel: ParallelRunnerV1 | undefined;
 }
 
-/** Permutations of at least this many words split into tiles (of at least half as many) when threads are offered. */
-const PARALLEL_WORDS = 1 << 16;
+/**
+ * Permutations of at least this many words (4 MiB of floats) split into tiles (of at least half as
+ * many) when threads are offered. Smaller ones are bound by memory traffic, and measured no faster
+ * on two threads, only more exposed to a helper thread being descheduled.
+ */
+const PARALLEL_WORDS = 1 << 20;
 
 /**
  * target = source permuted so output axis d is input axis perm[d] (`dims` are the input's).

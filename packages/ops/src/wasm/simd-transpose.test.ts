@@ -32,13 +32,24 @@ const withThreads = (k: KernelV1, threads: number): KernelV1 => ({
     }),
 });
 
+/** Index of the first word where two float arrays differ bit for bit, or -1 (fast on large arrays). */
+function firstDifference(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return 0;
+  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
+  return -1;
+}
+
 function sameAsReference(kernel: KernelV1, opType: string, input: Operand, attrs: Record<string, AttrValue>, shared = false): void {
   const expected = runKernel(referenceOf(opType), { opType, inputs: [input], attrs });
-  const actual = runKernel(kernel, { opType, inputs: [input], attrs, memory: wasmMemory(shared, 128) });
+  // room for the input and the output, whatever their size
+  const pages = Math.ceil((input.values.length * 8) / 65536) + 4;
+  const actual = runKernel(kernel, { opType, inputs: [input], attrs, memory: wasmMemory(shared, pages) });
   expect(actual.dims).toEqual(expected.dims);
-  expect(actual.values).toEqual(expected.values);
-  const threaded = runKernel(withThreads(kernel, 3), { opType, inputs: [input], attrs, memory: wasmMemory(shared, 128) });
-  expect(threaded.values).toEqual(expected.values);
+  expect(firstDifference(actual.values, expected.values)).toBe(-1);
+  const threaded = runKernel(withThreads(kernel, 3), { opType, inputs: [input], attrs, memory: wasmMemory(shared, pages) });
+  expect(firstDifference(threaded.values, expected.values)).toBe(-1);
 }
 
 describe('blocked Transpose', () => {
@@ -184,8 +195,8 @@ describe('blocked DepthToSpace and SpaceToDepth', () => {
   }
   it('splits large rearrangements into tiles', () => {
     tileCounts.length = 0;
-    sameAsReference(depthToSpace, 'DepthToSpace', operand([1, 9, 100, 80], 3), {
-      blocksize: int(3),
+    sameAsReference(depthToSpace, 'DepthToSpace', operand([1, 16, 256, 256], 3), {
+      blocksize: int(2),
       mode: { kind: 'string', value: 'CRD' },
     });
     expect(tileCounts.length).toBe(1);
