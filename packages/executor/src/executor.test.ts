@@ -17,8 +17,9 @@ async function load(
     ...(options.streamOf ? { streamOf: options.streamOf } : {}),
     ...(options.dynamicNodes ? { dynamicNodes: options.dynamicNodes } : {}),
   });
-  // worker mechanics are under test here: wait for the workers at load
-  const executor = await openModel(model, { kernelModules, startWorkers: 'eager', ...options });
+  // worker mechanics are under test here: wait for the workers at load, and use them for these
+  // small graphs (which would otherwise run on the calling thread)
+  const executor = await openModel(model, { kernelModules, startWorkers: 'eager', smallModelBytes: 0, ...options });
   open.push(executor);
   return executor;
 }
@@ -75,7 +76,11 @@ describe('executor', () => {
   });
 
   it('loads without waiting for workers (lazy start) and gives the same outputs before and after they are up', async () => {
-    const lazy = await openModel(assembleModel(twoBranchGraph(), { streamOf: branchStreams }), { kernelModules, threads: 2 });
+    const lazy = await openModel(assembleModel(twoBranchGraph(), { streamOf: branchStreams }), {
+      kernelModules,
+      threads: 2,
+      smallModelBytes: 0,
+    });
     const feeds = { x: { type: 'float32', dims: [2, 4], data: X } };
     const first = await lazy.run(feeds);
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -228,7 +233,7 @@ describe('executor', () => {
     if (!producer) throw new Error('the two-branch plan has a record');
     // the recording stream first waits on the event it would record: nobody can go on
     producer.tasks.unshift({ kind: 'wait', event: 0 });
-    const error = await openModel(model, { kernelModules, threads: 2 }).catch((e: unknown) => e);
+    const error = await openModel(model, { kernelModules, threads: 2, smallModelBytes: 0 }).catch((e: unknown) => e);
     expect((error as TsgeError).code).toBe('TSGE-E2006');
     expect((error as Error).message).toMatch(/never recorded before them/);
   });
@@ -261,6 +266,7 @@ describe('executor', () => {
       kernelModules: modules,
       threads: 2,
       startWorkers: 'eager',
+      smallModelBytes: 0,
     }).catch((e: unknown) => e);
     expect((startError as TsgeError).code).toBe('TSGE-E6009');
     expect((startError as Error).message).toMatch(/refuses to load in a worker/);
@@ -369,7 +375,7 @@ describe('executor', () => {
       return b.build();
     };
     const model = assembleModel(build('N'), { gears: [1, 4].map((n) => ({ gear: { x: [n, 2] }, graph: build(n) })) });
-    const executor = await openModel(model, { kernelModules, threads: 2 });
+    const executor = await openModel(model, { kernelModules, threads: 2, smallModelBytes: 0 });
     open.push(executor);
     expect(executor.mode).toBe('sink');
     const r = await executor.run({ x: { type: 'float32', dims: [4, 2], data: [1, -1, 2, -2, 3, -3, 4, -4] } });

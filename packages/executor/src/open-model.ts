@@ -33,6 +33,8 @@ const GIB = 1024 * 1024 * 1024;
 /** Profiling keeps at most this many task events (about 100 MB of trace JSON). */
 const MAX_TRACE_EVENTS = 500_000;
 const DEFAULT_DYNAMIC_LIMIT = GIB;
+/** Below this much activation memory a model runs on the calling thread (see `smallModelBytes`). */
+const SMALL_MODEL_BYTES = 256 * 1024;
 
 /**
  * Binds a read model to a CPU device and returns its executor. Memory layout:
@@ -59,7 +61,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
 
   const anyDynamic = plans.some((p) => p.dynamic);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
-  const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && canShareMemory();
+  const small = Math.max(0, ...plans.map((p) => p.arenaBytes)) < (options.smallModelBytes ?? SMALL_MODEL_BYTES);
+  const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && !small && canShareMemory();
   // a worker runs whole streams, so without tiles more workers than streams would only idle
   const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
   // with a tile library loaded, any idle worker can help a kernel that splits its work

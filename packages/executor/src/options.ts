@@ -27,6 +27,12 @@ export interface LoadModelOptions {
   readonly startWorkers?: 'lazy' | 'eager';
   /** Upper bound of device memory in bytes (default: what a static model needs; 1 GiB for dynamic ones). */
   readonly maxMemoryBytes?: number;
+  /**
+   * Models whose activations (largest arena) are below this many bytes run on the calling thread
+   * whatever `threads` says: starting workers and signalling them each run costs more than such
+   * kernels take (default 256 KiB; 0 always uses workers).
+   */
+  readonly smallModelBytes?: number;
 }
 
 /** A tensor in onnxruntime-common's shape (`{ type, dims, data }`), accepted as a feed. */
