@@ -64,7 +64,8 @@ export const affineConvFusion: FusionPassV1 = {
     const perGroupOut = outChannels / groups;
     const kernel = w.length / (outChannels * perGroupIn);
     const newB = bias ? Float32Array.from(bias.data as Float32Array) : new Float32Array(outChannels);
-    const newW = affine.type === 'Mul' ? new Float32Array(w.length) : w;
+    const scales = affine.type === 'Mul';
+    const newW = scales ? new Float32Array(w.length) : w;
     for (let o = 0; o < outChannels; o++) {
       const firstChannel = Math.floor(o / perGroupOut) * perGroupIn;
       let shift = 0;
@@ -72,7 +73,7 @@ export const affineConvFusion: FusionPassV1 = {
         const value = s[firstChannel + c] as number;
         const base = (o * perGroupIn + c) * kernel;
         for (let k = base; k < base + kernel; k++) {
-          if (affine.type === 'Mul') newW[k] = (w[k] as number) * value;
+          if (scales) newW[k] = (w[k] as number) * value;
           else shift += (w[k] as number) * value;
         }
       }
