@@ -21,7 +21,8 @@ interface Bindings {
 export function matchAt(pattern: FusionPattern, candidate: Node, accept?: (match: FusionMatch) => boolean): FusionMatch | undefined {
   const net = pattern.graph.outputNode();
   const rootAnchor = net?.inData[0]?.peer;
-  if (!net || !rootAnchor) return undefined;
+  // most candidates fail here: check before allocating bindings
+  if (!net || !rootAnchor || !typeMatches(pattern, rootAnchor.node, candidate)) return undefined;
   const b: Bindings = { nodes: new Map(), inputs: new Map() };
   let found: FusionMatch | undefined;
   matchNode(pattern, rootAnchor.node, candidate, b, () => {
