@@ -80,11 +80,19 @@ describe('executor', () => {
       kernelModules,
       threads: 2,
       smallModelBytes: 0,
+      profile: true,
     });
     const feeds = { x: { type: 'float32', dims: [2, 4], data: X } };
     const first = await lazy.run(feeds);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await lazy.whenReady();
     const later = await lazy.run(feeds);
+    // after whenReady the run went to the workers (threads 1 and 2 in the trace)
+    const laterThreads = lazy
+      .profile()
+      .traceEvents.filter((e) => e.ph === 'X' && e.args.run === 2)
+      .map((e) => e.tid);
+    expect(laterThreads.length).toBeGreaterThan(0);
+    expect(laterThreads.every((tid) => tid > 0)).toBe(true);
     const want = expected(X);
     for (const r of [first, later]) {
       expect(values(r.y)).toEqual(want.y);

@@ -144,6 +144,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     if (missing.length > 0) throw TsgeError.fromDiagnostics(missing);
 
     let dispatcher: SinkDispatcher | undefined;
+    let ready: Promise<void> = Promise.resolve();
     if (useWorkers) {
       const assignments = plans.map((p) => assignStreams(p, device.threadCount));
       const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
@@ -179,6 +180,11 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         });
       };
       const started = pool.ready.then(startDispatcher);
+      // settles either way: a pool that cannot start leaves runs on the calling thread
+      ready = started.then(
+        () => {},
+        () => {},
+      );
       if (options.startWorkers === 'eager') {
         await started.catch((error: unknown) => {
           throw TsgeError.of(
@@ -206,6 +212,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       arenaBases,
       slotCount,
       dispatcher: () => dispatcher,
+      ready,
       defaultMode,
       threads: useWorkers ? device.threadCount : 1,
     });
@@ -228,6 +235,8 @@ interface ExecutorParts {
   readonly slotCount: number;
   /** The sink dispatcher once the workers are up (undefined before, or without workers). */
   readonly dispatcher: () => SinkDispatcher | undefined;
+  /** Settles when the workers have started (or failed to); resolved at once without workers. */
+  readonly ready: Promise<void>;
   readonly defaultMode: ExecutionMode;
   readonly threads: number;
 }
@@ -354,6 +363,7 @@ function createExecutor(parts: ExecutorParts): Executor {
       }));
       return { traceEvents: [...names, ...traceEvents], displayTimeUnit: 'ms' };
     },
+    whenReady: () => parts.ready,
     async release() {
       if (released) return;
       released = true;

@@ -101,6 +101,11 @@ export interface Executor {
   run(feeds: Readonly<Record<string, Feed>>, options?: RunOptions): Promise<Record<string, RuntimeValue>>;
   /** Per-task timings of the runs so far (needs `profile: true`), as a Chrome trace. */
   profile(): ChromeTrace;
+  /**
+   * Settles when the worker threads have started (with lazy start, runs before that use the
+   * calling thread); resolves at once when the executor has no workers.
+   */
+  whenReady(): Promise<void>;
   /** Frees device memory and terminates workers; later runs fail with TSGE-E6006. */
   release(): Promise<void>;
 }

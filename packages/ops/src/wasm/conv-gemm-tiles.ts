@@ -32,12 +32,27 @@ export function convEpilogue(ctx: KernelContextV1): ConvEpilogue {
   if (activation === 'None') return none;
   if (activation === 'Relu') return { lo: 0, hi: Number.POSITIVE_INFINITY };
   if (activation === 'Clip') return { lo: params[0] ?? Number.NEGATIVE_INFINITY, hi: params[1] ?? Number.POSITIVE_INFINITY };
-  const kernels = ctx.memory && simdKernels(ctx.memory);
+  const memory = ctx.memory;
+  const kernels = memory && simdKernels(memory);
   const simd = kernels && simdActivation(kernels, activation, params);
   return {
     ...none,
-    after: (data) => (simd ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params)),
+    after: (data) =>
+      simd && data.buffer === memory?.buffer ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params),
   };
+}
+
+/** Applies a fused Conv's activation over its whole output (paths without an in-GEMM epilogue). */
+export function applyConvActivation(ctx: KernelContextV1, data: Float32Array): void {
+  const epilogue = convEpilogue(ctx);
+  if (epilogue.after) {
+    epilogue.after(data);
+    return;
+  }
+  if (epilogue.lo === Number.NEGATIVE_INFINITY && epilogue.hi === Number.POSITIVE_INFINITY) return;
+  const kernels = ctx.memory && data.buffer === ctx.memory.buffer ? simdKernels(ctx.memory) : undefined;
+  if (kernels) kernels.clip(data.byteOffset, data.byteOffset, data.length, epilogue.lo, epilogue.hi);
+  else applyActivation(data, 'Clip', [epilogue.lo, epilogue.hi]);
 }
 
 /** The SIMD elementwise kernel for an activation applied in place, when there is one. */

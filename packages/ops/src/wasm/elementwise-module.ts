@@ -188,10 +188,11 @@ const unaryDefinitions: readonly (readonly [string, number, Body])[] = [
         .f32x4Mul()
         .get(env.floats[1] as number)
         .f32x4Add()
+        // pmin/pmax are single instructions (plain min/max add NaN handling); NaN still passes
         .f32x4Const(1)
-        .f32x4Min()
+        .f32x4Pmin()
         .f32x4Const(0)
-        .f32x4Max()
+        .f32x4Pmax()
         .set(env.out),
   ],
   [
@@ -199,7 +200,18 @@ const unaryDefinitions: readonly (readonly [string, number, Body])[] = [
     0,
     (code, env) => {
       const x = env.inputs[0] as number;
-      code.get(x).get(x).f32x4Const(6).f32x4Div().f32x4Const(0.5).f32x4Add().f32x4Const(1).f32x4Min().f32x4Const(0).f32x4Max();
+      // x · clamp(x/6 + 1/2, 0, 1) with a multiply instead of a divide and pmin/pmax (NaN passes)
+      code
+        .get(x)
+        .get(x)
+        .f32x4Const(1 / 6)
+        .f32x4Mul()
+        .f32x4Const(0.5)
+        .f32x4Add()
+        .f32x4Const(1)
+        .f32x4Pmin()
+        .f32x4Const(0)
+        .f32x4Pmax();
       code.f32x4Mul().set(env.out);
     },
   ],

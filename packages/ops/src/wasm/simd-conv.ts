@@ -1,6 +1,5 @@
 import type { KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { TSGE_DOMAIN, TsgeError } from '@tsge/metadef';
-import { applyActivation } from '../fused/activation.js';
 import { FUSED_CONV, captureOutput } from '../fused/fused-ops.js';
 import { windowGatherTable } from '../common/nn-conv-geometry.js';
 import { convProblem } from '../nn/conv.js';
@@ -8,7 +7,7 @@ import { defineKernel } from '../define.js';
 import type { ConvProblem } from '../nn/conv.js';
 import { simdKernels } from './kernel-modules.js';
 import { CONV_DIRECT, directSlab } from './conv-direct-tiles.js';
-import { CONV_GEMM, WORKSPACE_HEADER, convEpilogue, convTiles } from './conv-gemm-tiles.js';
+import { CONV_GEMM, WORKSPACE_HEADER, applyConvActivation, convEpilogue, convTiles } from './conv-gemm-tiles.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
@@ -59,7 +58,8 @@ export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
       if (convolve(inner.context, reference)) return;
       const y = inner.result();
       if (!y) throw TsgeError.of('TSGE-E4003', { reason: `${FUSED_CONV} ${ctx.nodeName}: Conv produced no output` });
-      applyActivation(y.data as Float32Array, ctx.attrs.string('activation'), ctx.attrs.floats('activation_params', []));
+      // depthwise and other paths: the activation as a SIMD pass over the output
+      applyConvActivation(ctx, y.data as Float32Array);
     },
   });
 }
