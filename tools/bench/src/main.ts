@@ -1,4 +1,4 @@
-// `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--json file]`: tsge against onnxruntime-node
+// `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
 // and onnxruntime-web on identical inputs, alternating runs in one process, reported as ratios.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,10 +19,16 @@ interface Options {
   json?: string;
   /** Compiler optimization level (3: fused Conv/Gemm epilogues, as onnxruntime's default fuses them). */
   optLevel: 0 | 1 | 2 | 3;
+  /**
+   * Idle milliseconds before each timed run: onnxruntime-web's threads keep a core busy for about
+   * 20 ms after a run (and half a second after loading), which would be charged to the runtime
+   * measured next.
+   */
+  gapMs: number;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3 };
+  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3, gapMs: 20 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] as string).split('=', 2) as [string, string | undefined];
     const value = (): string => inline ?? (argv[++i] as string);
@@ -31,6 +37,7 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--runs') o.runs = Number(value());
     else if (flag === '--warmup') o.warmup = Number(value());
     else if (flag === '--json') o.json = value();
+    else if (flag === '--gap-ms') o.gapMs = Number(value());
     else if (flag === '--opt-level') {
       const level = Number(value().replace(/^O/i, ''));
       if (![0, 1, 2, 3].includes(level)) throw new Error(`bench: --opt-level expects 0..3`);
@@ -41,6 +48,21 @@ function parseArgs(argv: readonly string[]): Options {
 }
 
 const median = (xs: number[]): number => latencyStats(xs).medianMs;
+
+/**
+ * Waits until this process has been idle for a moment (at most 15 s): V8 keeps optimising the
+ * runtimes' WebAssembly in background threads for seconds after they load, which would otherwise
+ * be charged to whichever runtime runs meanwhile.
+ */
+async function untilQuiet(settle: (ms: number) => Promise<void>): Promise<void> {
+  const started = performance.now();
+  while (performance.now() - started < 15_000) {
+    const before = process.cpuUsage();
+    await settle(250);
+    const used = process.cpuUsage(before);
+    if ((used.user + used.system) / 1000 < 25) return;
+  }
+}
 
 async function timeIt<T>(f: () => Promise<T>): Promise<[T, number]> {
   const t = performance.now();
@@ -116,13 +138,17 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   }
   await tsgeExecutor.release();
   log(`warm-up (${options.warmup}) and ${options.runs} alternating runs ...`);
+  const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+  await untilQuiet(settle);
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
   const lastOutputs = new Map<string, Record<string, HostTensor>>();
   for (let i = 0; i < options.warmup; i++) for (const r of runtimes) lastOutputs.set(r.name, await r.run(feeds));
   for (let i = 0; i < options.runs; i++) {
     for (const r of runtimes) {
+      await settle(options.gapMs);
       const [, ms] = await timeIt(() => r.run(feeds));
       samples.get(r.name)?.push(ms);
+      if (process.env.BENCH_DEBUG) process.stderr.write(`${r.name} ${ms.toFixed(1)}\n`);
     }
     process.stderr.write(`\r[${model.id}] run ${i + 1}/${options.runs}`);
   }

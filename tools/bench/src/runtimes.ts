@@ -46,7 +46,11 @@ export async function loadOrtNode(modelPath: string, threads: number): Promise<L
 export async function loadOrtWeb(modelBytes: Uint8Array, threads: number): Promise<LoadedRuntime> {
   const ort = (await import('onnxruntime-web')) as unknown as OrtModule & { env: { wasm: { numThreads: number; simd?: boolean } } };
   ort.env.wasm.numThreads = threads;
-  const session = await ort.InferenceSession.create(modelBytes, { executionProviders: ['wasm'] });
+  // as for onnxruntime-node: no spin-waiting, so its threads do not steal the cores between runs
+  const session = await ort.InferenceSession.create(modelBytes, {
+    executionProviders: ['wasm'],
+    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+  });
   return {
     name: 'ort-web',
     run: async (feeds) => fromOrt((await session.run(toOrtFeeds(ort, feeds))) as never),

@@ -10,6 +10,7 @@ import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistr
 import { runRefCall } from '../run/ref-call.js';
 import { DOORBELL, SHUTDOWN, SLOT, controlLayout, slotWord } from './control-block.js';
 import type { SinkWorkerData, SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
+import { spinThenWait } from './spin-wait.js';
 import { type TilePool, createTilePool } from './tile-pool.js';
 
 const bound = new Map<KernelCall, BoundKernel>();
@@ -89,7 +90,7 @@ export function loop(context: WorkerContext<SinkWorkerData>): void {
       runJob(context, words, layout, next, nextGeneration);
     }
     if (tiles?.help(context.index)) worked = true;
-    if (!worked) Atomics.wait(words, DOORBELL, bell);
+    if (!worked) spinThenWait(words, DOORBELL, bell, () => tiles?.help(context.index) === true);
   }
 }
 
@@ -178,7 +179,7 @@ function withDoorbell(events: EventTable, words: Int32Array, self: number): Even
       const bell = Atomics.load(words, DOORBELL);
       if (events.sequence() !== sequence) return;
       if (tiles?.help(self)) return;
-      Atomics.wait(words, DOORBELL, bell);
+      spinThenWait(words, DOORBELL, bell, () => events.sequence() !== sequence || tiles?.help(self) === true);
     },
   };
 }

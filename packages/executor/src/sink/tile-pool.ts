@@ -1,4 +1,5 @@
 import type { LinearMemory, ParallelRunnerV1 } from '@tsge/metadef';
+import { spinThenWait } from './spin-wait.js';
 
 /**
  * Intra-op parallelism for sink workers (`ParallelRunnerV1`). Each worker owns one job area in
@@ -109,11 +110,11 @@ export function createTilePool(options: {
           options.wake();
           drain(area, runHere, tileFunction);
           for (let done = Atomics.load(words, W.done); done < tiles.length; done = Atomics.load(words, W.done))
-            Atomics.wait(words, W.done, done);
+            spinThenWait(words, W.done, done);
           // close the job, then let helpers that looked in leave before the area is reused
           Atomics.store(words, W.generation, 0);
           for (let inside = Atomics.load(words, W.helpers); inside > 0; inside = Atomics.load(words, W.helpers))
-            Atomics.wait(words, W.helpers, inside);
+            spinThenWait(words, W.helpers, inside);
           if (Atomics.load(words, W.error) !== 0) throw new Error(`a tile of ${tileFunction} failed on a helper thread`);
         },
       };

@@ -14,7 +14,7 @@ const MC = 128;
 /** Columns per staged im2col block (also bounded by the workspace). */
 const MAX_NC = 512;
 /** A tile carries at least this many multiply-adds, so small convolutions do not pay for threads. */
-const MIN_TILE_WORK = 1 << 20;
+const MIN_TILE_WORK = 1 << 22; // about 0.1 ms of one thread: a tile job costs microseconds of signalling
 
 export const CONV_GEMM = 'simd.convGemm';
 

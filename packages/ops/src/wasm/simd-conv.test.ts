@@ -98,6 +98,15 @@ const cases: Case[] = [
   // more than 128 output channels (several row blocks), 7×7 positions (panels across rows)
   { name: 'many channels on 7×7', x: [2, 300, 7, 7], w: [136, 300, 1, 1], bias: false, attrs: {} },
   { name: '1×1 stride 2', x: [1, 24, 14, 14], w: [40, 24, 1, 1], bias: true, attrs: { strides: attr.ints([2, 2]) } },
+  // enough work (≥ 2 × 4M multiply-adds) for several tiles on both GEMM paths
+  { name: 'tiled direct 3×3', x: [1, 32, 64, 64], w: [48, 32, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  {
+    name: 'tiled im2col 3×3 stride 2',
+    x: [1, 32, 128, 128],
+    w: [48, 32, 3, 3],
+    bias: true,
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
   // more than 64 output channels: stride 1 through im2col panels again
   { name: 'wide 3×3 with 72 channels', x: [1, 8, 12, 40], w: [72, 8, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
   // stride 1 without im2col: slab bands (several, as 64 channels × 200 columns fill the workspace)

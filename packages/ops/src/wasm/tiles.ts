@@ -39,7 +39,7 @@ export function runTiles(
  * Splits [0, total) into about `4 × threads` contiguous ranges (enough to balance uneven threads),
  * each a multiple of `granule` and carrying at least `minWork` units of `workPerItem`.
  */
-export function splitRange(total: number, threads: number, granule: number, workPerItem: number, minWork = 1 << 18): [number, number][] {
+export function splitRange(total: number, threads: number, granule: number, workPerItem: number, minWork = 1 << 20): [number, number][] {
   const wanted = threads > 1 ? threads * 4 : 1;
   const byWork = Math.max(1, Math.floor((total * workPerItem) / minWork));
   const pieces = Math.max(1, Math.min(wanted, byWork, Math.ceil(total / granule)));
