@@ -31,7 +31,7 @@ export function directSlab(
   workspaceBytes: number,
 ): DirectGeometry | undefined {
   const { W, OW, KH, KW, dh, dw, pl } = geometry;
-  if (OW < 16) return undefined;
+  if (OW < 8) return undefined;
   const width = Math.max(W + pl, OW + (KW - 1) * dw);
   const budget = (workspaceBytes - WORKSPACE_HEADER - cg * KH * KW * 4) / 4 - SLACK;
   const bandRows = Math.floor(budget / (cg * width)) - (KH - 1) * dh;

@@ -16,9 +16,16 @@ const ints = (value: readonly number[]): AttrValue => ({ kind: 'ints', value });
 const int = (value: number): AttrValue => ({ kind: 'int', value });
 const str = (value: string): AttrValue => ({ kind: 'string', value });
 
-function compare(opType: string, input: Operand, attrs: Record<string, AttrValue>, shared: boolean, tolerance: number): void {
+function compare(
+  opType: string,
+  input: Operand,
+  attrs: Record<string, AttrValue>,
+  shared: boolean,
+  tolerance: number,
+  threads?: number,
+): void {
   const expected = runKernel(referenceOf(opType), { opType, inputs: [input], attrs });
-  const actual = runKernel(simdOf(opType), { opType, inputs: [input], attrs, memory: wasmMemory(shared) });
+  const actual = runKernel(simdOf(opType), { opType, inputs: [input], attrs, memory: wasmMemory(shared), ...(threads ? { threads } : {}) });
   expect(actual.dims).toEqual(expected.dims);
   // averages: float32 sums against the reference's float64 ones, so errors are measured against max(|y|, 1)
   expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThanOrEqual(tolerance);
@@ -61,6 +68,12 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD pooling kernels', () => {
       }
     }
   }
+
+  it('splits large pooling into plane tiles (run out of order) with the same results', () => {
+    const attrs = { kernel_shape: ints([3, 3]), pads: ints([1, 1, 1, 1]) };
+    compare('MaxPool', operand([2, 48, 64, 64], 5), attrs, true, 0, 4);
+    compare('AveragePool', operand([2, 48, 64, 64], 6), attrs, true, 1e-6, 4);
+  });
 
   it('MaxPool keeps NaN where the reference does and gives -Infinity to windows past the input', () => {
     const values = Float32Array.from({ length: 64 }, (_, i) => (i % 13 === 0 ? Number.NaN : Math.sin(i)));

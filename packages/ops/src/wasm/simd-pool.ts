@@ -4,6 +4,7 @@ import { defineKernel } from '../define.js';
 import type { PoolKind } from './pool-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { inMemory } from './simd-matmul.js';
+import { registerTileFunction, runTiles, splitRange } from './tiles.js';
 
 /**
  * MaxPool (without Indices) and AveragePool over 2-D float32 planes in device memory; other ranks,
@@ -14,6 +15,7 @@ function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): Ke
     opType,
     name: 'wasm-simd',
     dtypes: ['float32'],
+    parallel: true,
     compute: (ctx: KernelContextV1) => {
       const memory = ctx.memory;
       const x = ctx.tensor(0);
@@ -42,40 +44,39 @@ function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): Ke
       const owLo = Math.ceil(pl / sw);
       const owHi = Math.floor((W - sw + pl - (KW - 1) * dw) / sw);
       const includePad = kind === 'avg' && ctx.attrs.int('count_include_pad', 0) !== 0;
-      const run =
-        kind === 'max'
-          ? vectorStride === 2
-            ? kernels.poolMaxS2
-            : kernels.poolMaxS1
-          : vectorStride === 2
-            ? kernels.poolAvgS2
-            : kernels.poolAvgS1;
-      run(
-        (x.data as Float32Array).byteOffset,
-        (y.data as Float32Array).byteOffset,
-        n * c,
+      const variant = (kind === 'max' ? 0 : 2) + (vectorStride === 2 ? 1 : 0);
+      const X = (x.data as Float32Array).byteOffset;
+      const Y = (y.data as Float32Array).byteOffset;
+      const rest = [OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi];
+      const bounds = [includePad ? -pt : 0, includePad ? H + pb : H, includePad ? -pl : 0, includePad ? W + pr : W];
+      // planes split across threads
+      const tiles = splitRange(n * c, ctx.parallel?.threads ?? 1, 1, OH * OW * KH * KW).map(([p0, p1]) => [
+        variant,
+        X + p0 * H * W * 4,
+        Y + p0 * OH * OW * 4,
+        p1 - p0,
         H,
         W,
         OH,
-        OW,
-        KH,
-        KW,
-        sh,
-        sw,
-        pt,
-        pl,
-        dh,
-        dw,
-        owLo,
-        owHi,
-        includePad ? -pt : 0,
-        includePad ? H + pb : H,
-        includePad ? -pl : 0,
-        includePad ? W + pr : W,
-      );
+        ...rest,
+        ...bounds,
+      ]);
+      runTiles(memory, ctx.parallel, POOL_PLANES, tiles);
     },
   });
 }
+
+const POOL_PLANES = 'simd.poolPlanes';
+
+/** Tile: a run of whole planes of MaxPool/AveragePool; argument 0 picks max/avg × stride 1/2. */
+registerTileFunction(POOL_PLANES, (memory, t) => {
+  const kernels = simdKernels(memory);
+  if (!kernels) throw new Error(`${POOL_PLANES} needs WebAssembly SIMD`);
+  const [variant, ...args] = t as number[];
+  const run = [kernels.poolMaxS1, kernels.poolMaxS2, kernels.poolAvgS1, kernels.poolAvgS2][variant as number];
+  if (!run) throw new Error(`${POOL_PLANES}: unknown variant ${variant}`);
+  (run as (...a: number[]) => void)(...args);
+});
 
 /** GlobalMaxPool / GlobalAveragePool over float32 [N, C, ...spatial] in device memory. */
 function simdGlobalPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): KernelV1 {
