@@ -12,6 +12,7 @@ export type WasmKernel = (...addresses: number[]) => unknown;
 export type BoundKernel = { readonly kind: 'js'; readonly kernel: KernelV1 } | { readonly kind: 'wasm'; readonly run: WasmKernel };
 
 const WASM_PREFIX = 'wasm:';
+let defaultKernels: readonly KernelV1[] | undefined;
 
 /**
  * The kernels a model may use: those of `kernelModules` (modules exporting `kernels`) first, then
@@ -69,7 +70,9 @@ export async function loadKernelRegistry(
   }
   if (needsDefaults) {
     const ops = await import('@tsge/ops');
-    for (const kernel of ops.createDefaultKernelRegistry().list()) registry.register(kernel);
+    // the default kernels are immutable: build their list once per thread, not per load
+    defaultKernels ??= ops.createDefaultKernelRegistry().list();
+    for (const kernel of defaultKernels) registry.register(kernel);
     const library = ops as KernelLibrary;
     if (!runTile && typeof library.runTile === 'function') runTile = library.runTile;
     workspace ??= workspaceOf(library);
