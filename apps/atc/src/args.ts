@@ -14,7 +14,7 @@ export const OPTIONS = {
   dynamic_dims: '"1,224;2,448": one static plan per group of dynamic dims',
   out_nodes: '"node:0;node2:1": graph outputs to keep',
   precision_mode: 'force_fp32 (default), force_fp16, allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype',
-  oo_level: 'optimization level O0..O3 (default O2)',
+  oo_level: 'optimization level O0..O3 (default O3)',
   optimization_switch: '"pass:off;pass2:on"',
   disable_reuse_memory: '1: give every tensor its own memory',
   enable_single_stream: 'true: run everything on one stream',

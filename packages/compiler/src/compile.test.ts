@@ -11,7 +11,7 @@ describe('compile', () => {
     const ops = createDefaultOpRegistry();
     const graph = smallCnn(ops);
     const stages: string[] = [];
-    const result = await compile(graph, { ops, onProgress: (e) => stages.push(e.stage) });
+    const result = await compile(graph, { ops, optLevel: 2, onProgress: (e) => stages.push(e.stage) });
     expect(stages).toContain('build');
     const { model, diagnostics } = readOm(result.om);
     expect(diagnostics).toEqual([]);
@@ -32,6 +32,13 @@ describe('compile', () => {
     expect(model?.ioInfo.outputs[0]).toMatchObject({ name: 'y', dtype: 'float32', shape: [1, 10] });
     // the user's graph is not modified
     expect(graph.findNode('ident')).toBeDefined();
+    // the default level (O3) also fuses the Relus into their producers
+    const fused = await compile(graph, { ops });
+    const fusedTypes = fused.model.taskInfo.plans[0]?.streams.flatMap((s) =>
+      s.tasks.flatMap((t) => (t.kind === 'kernel' ? [t.opType] : [])),
+    );
+    expect(fusedTypes).not.toContain('Relu');
+    expect(fusedTypes).toContain('FusedConv');
   });
 
   it('keeps results equal to the unoptimized graph (host interpretation)', async () => {

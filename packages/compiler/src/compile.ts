@@ -77,7 +77,7 @@ export async function compile(input: Graph, options: CompileOptions = {}): Promi
 
 function compileStages(input: Graph, options: CompileOptions, onStage: (stage: string) => void): CompileResult {
   const target = options.target ?? 'wasm-simd';
-  const level = options.optLevel ?? 2;
+  const level = options.optLevel ?? 3;
   const ops: OpRegistry = options.ops ?? createDefaultOpRegistry();
   const kernels: KernelRegistry = options.kernels ?? createDefaultKernelRegistry();
   registerFusedOps(ops, kernels);

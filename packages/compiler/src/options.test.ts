@@ -99,7 +99,14 @@ describe('compile options', () => {
       'after-graph-optimize',
       'after-stream-assign',
     ] as const;
-    await compile(smallCnn(ops), { ops, kernels, dumpGraphAfter: 'dead-code-elimination', dumpDir, customPasses: stages.map(watcher) });
+    await compile(smallCnn(ops), {
+      ops,
+      kernels,
+      optLevel: 2,
+      dumpGraphAfter: 'dead-code-elimination',
+      dumpDir,
+      customPasses: stages.map(watcher),
+    });
     expect(seen).toEqual([
       'before-infershape:1x10:-',
       'after-infershape:1x10:-',
@@ -117,8 +124,8 @@ describe('compile options', () => {
   it('precisionMode fp16 computes in float16 with float32 inputs and outputs', async () => {
     const graph = smallCnn(ops);
     const x = createTensor('float32', [1, 3, 8, 8], randomFloats(192, 9));
-    const fp32 = await compile(graph, { ops, kernels, verify: true });
-    const fp16 = await compile(graph, { ops, kernels, precisionMode: 'fp16', verify: true });
+    const fp32 = await compile(graph, { ops, kernels, optLevel: 2, verify: true });
+    const fp16 = await compile(graph, { ops, kernels, optLevel: 2, precisionMode: 'fp16', verify: true });
     expect(fp16.summary.counters['fp16-nodes']).toBeGreaterThan(5);
     expect(fp16.model.ioInfo).toEqual(fp32.model.ioInfo);
     expect(fp16.summary.weightsBytes).toBeLessThan(0.6 * fp32.summary.weightsBytes);

@@ -12,7 +12,7 @@ export interface CompileProgress {
 export interface CompileOptions {
   /** 'wasm-simd' (default) or 'js'. */
   target?: CompileTarget;
-  /** O0 (correctness only) … O3 (adds tsge-domain fused ops). Default 2. */
+  /** O0 (correctness only) … O3 (adds tsge-domain fused ops: activations in their producers, as onnxruntime fuses by default). Default 3. */
   optLevel?: 0 | 1 | 2 | 3;
   /** Pass name → false switches a pass off (true forces it on regardless of level). */
   optimizationSwitch?: Record<string, boolean>;
