@@ -34,7 +34,7 @@ const GIB = 1024 * 1024 * 1024;
 const MAX_TRACE_EVENTS = 500_000;
 const DEFAULT_DYNAMIC_LIMIT = GIB;
 /** Below this much activation memory a model runs on the calling thread (see `smallModelBytes`). */
-const SMALL_MODEL_BYTES = 256 * 1024;
+const SMALL_MODEL_BYTES = 1024 * 1024;
 
 /**
  * Binds a read model to a CPU device and returns its executor. Memory layout:

@@ -30,7 +30,7 @@ export interface LoadModelOptions {
   /**
    * Models whose activations (largest arena) are below this many bytes run on the calling thread
    * whatever `threads` says: starting workers and signalling them each run costs more than such
-   * kernels take (default 256 KiB; 0 always uses workers).
+   * kernels take (default 1 MiB; 0 always uses workers).
    */
   readonly smallModelBytes?: number;
 }

@@ -137,20 +137,29 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     feeds[meta.name] = model.input === 'arange' && meta.dtype === 'float32' ? arangeInput(dims) : randomTensor(meta.dtype, dims, random);
   }
   await tsgeExecutor.release();
-  log(`warm-up (${options.warmup}) and ${options.runs} alternating runs ...`);
+  log(`warm-up (${options.warmup}) and at least ${options.runs} alternating runs ...`);
   const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
   await untilQuiet(settle);
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
   const lastOutputs = new Map<string, Record<string, HostTensor>>();
-  for (let i = 0; i < options.warmup; i++) for (const r of runtimes) lastOutputs.set(r.name, await r.run(feeds));
-  for (let i = 0; i < options.runs; i++) {
+  let warmupMs = 0;
+  for (let i = 0; i < options.warmup; i++)
+    for (const r of runtimes) {
+      const [out, ms] = await timeIt(() => r.run(feeds));
+      lastOutputs.set(r.name, out);
+      if (i === options.warmup - 1) warmupMs += ms;
+    }
+  // at least --runs; fast models get more runs (up to about 2 s of them, at most 100) so their
+  // sub-millisecond medians are not decided by a handful of samples
+  const runs = Math.max(options.runs, Math.min(100, Math.floor(2000 / Math.max(1, warmupMs + runtimes.length * options.gapMs))));
+  for (let i = 0; i < runs; i++) {
     for (const r of runtimes) {
       await settle(options.gapMs);
       const [, ms] = await timeIt(() => r.run(feeds));
       samples.get(r.name)?.push(ms);
       if (process.env.BENCH_DEBUG) process.stderr.write(`${r.name} ${ms.toFixed(1)}\n`);
     }
-    process.stderr.write(`\r[${model.id}] run ${i + 1}/${options.runs}`);
+    process.stderr.write(`\r[${model.id}] run ${i + 1}/${runs}`);
   }
   process.stderr.write('\n');
   for (const r of runtimes) await r.release();
