@@ -15,27 +15,27 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
 ];
 
 /**
- * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi)`: one channel of a
- * depthwise convolution with a K×K filter, stride S, dilation 1 (same arguments as `depthwise`
- * without those fixed ones; owLo..owHi are the output columns whose window lies inside the row).
+ * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh)`: one channel of
+ * a depthwise convolution with a K×K filter, column stride S, row stride sh, dilation 1 (owLo..owHi
+ * are the output columns whose window lies inside the row).
  * The filter taps live in v128 locals for the whole channel and the taps of a 4-output step are
  * unrolled, with no bounds checks, where rows and columns are inside; stride 2 gathers the even
  * lanes of two loads. Border outputs take a scalar path with checks.
  */
 export function depthwiseFastFunction(size: number, stride: number, useFma: boolean): FunctionDef {
-  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11 } as const;
-  const code = new Code(12);
+  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12 } as const;
+  const code = new Code(13);
   const oh = code.local(I32);
   const ow = code.local(I32);
   const ih = code.local(I32);
-  const sh = code.local(I32);
+  const srow = code.local(I32);
   const iw = code.local(I32);
   const kh = code.local(I32);
   const kw = code.local(I32);
   const yrow = code.local(I32);
   const src = code.local(I32);
   const inside = code.local(I32);
-  const acc = code.local(V128);
+  const accs = [code.local(V128), code.local(V128)];
   const sacc = code.local(F32);
   const taps = Array.from({ length: size * size }, () => code.local(V128));
 
@@ -46,7 +46,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
       .set(taps[t] as number);
 
   /** acc += tap · v (v on the stack). */
-  const madd = (tap: number): void => {
+  const madd = (tap: number, acc: number): void => {
     if (useFma) code.get(tap).get(acc).f32x4RelaxedMadd().set(acc);
     else code.get(tap).f32x4Mul().get(acc).f32x4Add().set(acc);
   };
@@ -57,15 +57,15 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
     code.i32(0).set(kh);
     code.block().loop();
     code.get(kh).i32(size).i32GeS().brIf(1);
-    code.get(oh).i32(stride).i32Mul().get(P.pt).i32Sub().get(kh).i32Add().set(sh);
+    code.get(oh).get(P.sh).i32Mul().get(P.pt).i32Sub().get(kh).i32Add().set(srow);
     code.i32(0).set(kw);
     code.block().loop();
     code.get(kw).i32(size).i32GeS().brIf(1);
     code.get(ow).i32(stride).i32Mul().get(P.pl).i32Sub().get(kw).i32Add().set(iw);
-    code.get(sh).get(P.H).i32LtU().get(iw).get(P.W).i32LtU().i32And().if();
+    code.get(srow).get(P.H).i32LtU().get(iw).get(P.W).i32LtU().i32And().if();
     code.get(sacc);
     code.get(P.w).get(kh).i32(size).i32Mul().get(kw).i32Add().i32(2).i32Shl().i32Add().f32Load();
-    code.get(P.x).get(sh).get(P.W).i32Mul().get(iw).i32Add().i32(2).i32Shl().i32Add().f32Load();
+    code.get(P.x).get(srow).get(P.W).i32Mul().get(iw).i32Add().i32(2).i32Shl().i32Add().f32Load();
     code.f32Mul().f32Add().set(sacc);
     code.end();
     code.get(kw).i32(1).i32Add().set(kw);
@@ -80,7 +80,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.get(oh).get(P.OH).i32GeS().brIf(1);
   code.get(P.y).get(oh).get(P.OW).i32Mul().i32(2).i32Shl().i32Add().set(yrow);
   // every window row inside: oh·S - pt ≥ 0 and oh·S - pt + K - 1 < H
-  code.get(oh).i32(stride).i32Mul().get(P.pt).i32Sub().tee(ih).i32(0).i32GeS();
+  code.get(oh).get(P.sh).i32Mul().get(P.pt).i32Sub().tee(ih).i32(0).i32GeS();
   code
     .get(ih)
     .i32(size - 1)
@@ -92,35 +92,63 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.i32(0).set(ow);
   code.block().loop(); // columns
   code.get(ow).get(P.OW).i32GeS().brIf(1);
+  /** `groups` × 4 outputs from ow: window row kh starts at x + ((ih + kh)·W + ow·S - pl)·4. */
+  const vectorStep = (groups: number): void => {
+    for (let g = 0; g < groups; g++)
+      code
+        .get(P.bias)
+        .f32x4Splat()
+        .set(accs[g] as number);
+    code.get(P.x).get(ih).get(P.W).i32Mul().get(ow).i32(stride).i32Mul().i32Add().get(P.pl).i32Sub().i32(2).i32Shl().i32Add().set(src);
+    for (let r = 0; r < size; r++) {
+      for (let c = 0; c < size; c++) {
+        for (let g = 0; g < groups; g++) {
+          const at = c * 4 + g * 16 * stride;
+          if (stride === 1) code.get(src).v128Load(at);
+          else
+            code
+              .get(src)
+              .v128Load(at)
+              .get(src)
+              .v128Load(at + 16)
+              .i8x16Shuffle(EVEN_LANES);
+          madd(taps[r * size + c] as number, accs[g] as number);
+        }
+      }
+      if (r + 1 < size) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
+    }
+    for (let g = 0; g < groups; g++)
+      code
+        .get(yrow)
+        .get(ow)
+        .i32(2)
+        .i32Shl()
+        .i32Add()
+        .get(accs[g] as number)
+        .v128Store(g * 16);
+    code
+      .get(ow)
+      .i32(groups * 4)
+      .i32Add()
+      .set(ow);
+  };
+  // eight outputs a step (each tap loaded once for two vectors), then four, then single outputs
+  code.get(inside).get(ow).get(P.owLo).i32GeS().i32And().get(ow).i32(7).i32Add().get(P.owHi).i32LeS().i32And();
+  code.if();
+  vectorStep(2);
+  code.else();
   code.get(inside).get(ow).get(P.owLo).i32GeS().i32And().get(ow).i32(3).i32Add().get(P.owHi).i32LeS().i32And();
   code.if();
-  // four outputs: window row kh of output ow starts at x + ((ih + kh)·W + ow·S - pl)·4
-  code.get(P.bias).f32x4Splat().set(acc);
-  code.get(P.x).get(ih).get(P.W).i32Mul().get(ow).i32(stride).i32Mul().i32Add().get(P.pl).i32Sub().i32(2).i32Shl().i32Add().set(src);
-  for (let r = 0; r < size; r++) {
-    for (let c = 0; c < size; c++) {
-      if (stride === 1) code.get(src).v128Load(c * 4);
-      else
-        code
-          .get(src)
-          .v128Load(c * 4)
-          .get(src)
-          .v128Load(c * 4 + 16)
-          .i8x16Shuffle(EVEN_LANES);
-      madd(taps[r * size + c] as number);
-    }
-    if (r + 1 < size) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
-  }
-  code.get(yrow).get(ow).i32(2).i32Shl().i32Add().get(acc).v128Store();
-  code.get(ow).i32(4).i32Add().set(ow);
+  vectorStep(1);
   code.else();
   scalarOutput();
   code.get(ow).i32(1).i32Add().set(ow);
   code.end();
+  code.end();
   code.br(0).end().end(); // columns
   code.get(oh).i32(1).i32Add().set(oh);
   code.br(0).end().end(); // rows
-  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(8).fill(I32)];
+  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(9).fill(I32)];
   return { name: depthwiseFastName(size, stride), params, results: [], code };
 }
 

@@ -128,6 +128,20 @@ const cases: Case[] = [
     attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([2, 1, 0, 3]) },
   },
   {
+    name: 'depthwise 3×3 strides 2×1',
+    x: [1, 4, 15, 22],
+    w: [4, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(4), strides: attr.ints([2, 1]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 5×5 strides 1×2',
+    x: [1, 4, 15, 22],
+    w: [4, 1, 5, 5],
+    bias: false,
+    attrs: { group: attr.int(4), strides: attr.ints([1, 2]), pads: attr.ints([2, 2, 2, 2]) },
+  },
+  {
     name: 'depthwise 3×3 on a plane beyond the workspace',
     x: [1, 2, 600, 600],
     w: [2, 1, 3, 3],

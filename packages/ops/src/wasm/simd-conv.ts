@@ -294,9 +294,8 @@ registerTileFunction(DEPTHWISE, (memory, t) => {
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error('simd.depthwise needs WebAssembly SIMD');
   const all = bias >= 0 ? new Float32Array(memory.buffer) : undefined;
-  // square filters of 3 or 5 with stride 1 or 2 and no dilation have an unrolled kernel
-  const fast =
-    KH === KW && sh === sw && dh === 1 && dw === 1 ? kernels[`depthwise${KH}s${sh}` as `depthwise${number}s${number}`] : undefined;
+  // square filters of 3 or 5, column stride 1 or 2 (any row stride), no dilation: unrolled kernels
+  const fast = KH === KW && dh === 1 && dw === 1 ? kernels[`depthwise${KH}s${sw}` as `depthwise${number}s${number}`] : undefined;
   const fastLo = Math.ceil(pl / sw);
   const fastHi = Math.floor((W - 1 + pl - (KW - 1)) / sw);
   // with a workspace, each plane is first zero-padded there so every step is a vector step
@@ -308,11 +307,11 @@ registerTileFunction(DEPTHWISE, (memory, t) => {
     const bv = all ? (all[bias / 4 + c] as number) : 0;
     if (fast && padded >= 0) {
       kernels.padPlane(x + c * H * W * 4, padded, H, W, pt, pl, Hp, Wp);
-      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw));
+      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw), sh);
       continue;
     }
     if (fast) {
-      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi);
+      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh);
       continue;
     }
     kernels.depthwise(
