@@ -18,7 +18,7 @@ export const OPTIONS = {
   optimization_switch: '"pass:off;pass2:on"',
   disable_reuse_memory: '1: give every tensor its own memory',
   enable_single_stream: 'true: run everything on one stream',
-  stream_limit: 'maximum number of streams (default 2 for wasm-simd)',
+  stream_limit: 'maximum number of streams (default 1; kernels split across threads)',
   log: 'debug, info, warning, error or null (default info)',
   mode: '0 compile (default), 1 model or .om to JSON, 6 print an .om summary',
   om: 'the .om file for --mode=1/6',

@@ -27,7 +27,7 @@ export interface CompileOptions {
   precisionMode?: 'fp32' | 'fp16';
   disableReuseMemory?: boolean;
   enableSingleStream?: boolean;
-  /** Maximum number of streams (default 2 for wasm-simd, 1 for js). */
+  /** Maximum number of streams (default 1: heavy kernels already split into tiles across threads; 2 lets independent branches overlap). */
   streamLimit?: number;
   /** Pass name or 'all': write the graph after it to `dumpDir` (.air, .json, .dot). */
   dumpGraphAfter?: string | 'all';

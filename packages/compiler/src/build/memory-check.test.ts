@@ -162,7 +162,7 @@ describe('memory plan', () => {
     const right = b.op('Tanh', [b.op('Neg', [x], { name: 'r1' })], { name: 'r2' });
     b.output(b.op('Add', [left, right], { name: 'join' }), 'y');
     const graph = b.build();
-    const two = (await compile(graph, { ops, kernels })).model.taskInfo.plans[0] as ExecutionPlan;
+    const two = (await compile(graph, { ops, kernels, streamLimit: 2 })).model.taskInfo.plans[0] as ExecutionPlan;
     expect(two.streams.filter((s) => s.tasks.length > 0)).toHaveLength(2);
     expect(two.eventCount).toBe(1);
     const kinds = two.streams.flatMap((s) => s.tasks.map((t) => t.kind));

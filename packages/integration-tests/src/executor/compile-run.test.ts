@@ -13,7 +13,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((e) => e.release()));
 });
 async function load(om: Uint8Array, options: Parameters<typeof loadModel>[1]): Promise<Executor> {
-  const executor = await loadModel(om, options);
+  // these graphs are tiny: use the workers anyway (they would otherwise run on the calling thread)
+  const executor = await loadModel(om, { smallModelBytes: 0, ...options });
   open.push(executor);
   return executor;
 }
@@ -67,7 +68,7 @@ const X = new Float32Array([1, 2, 3, 4, -1, 0, 1, 2]);
 
 describe('compile → run', () => {
   it('sink mode on two workers, on the calling thread and host mode agree with the reference', async () => {
-    const { om, summary } = await compile(mlp(2));
+    const { om, summary } = await compile(mlp(2), { streamLimit: 2 });
     expect(summary.streams).toBe(2);
     expect(summary.events).toBeGreaterThan(0);
     const want = reference(X);
@@ -85,7 +86,7 @@ describe('compile → run', () => {
   });
 
   it('a single-stream build gives the same outputs as the two-stream build', async () => {
-    const two = await load((await compile(mlp(2))).om, { threads: 2 });
+    const two = await load((await compile(mlp(2), { streamLimit: 2 })).om, { threads: 2 });
     const oneBuild = await compile(mlp(2), { enableSingleStream: true });
     expect(oneBuild.summary.streams).toBe(1);
     const one = await load(oneBuild.om, { threads: 2 });
