@@ -6,7 +6,7 @@ import { nnKernels } from '../nn/index.js';
 import { hasWasmSimd } from './kernel-modules.js';
 import { applyActivation } from '../fused/activation.js';
 import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
-import { wasmMemory } from './simd-test-support.js';
+import { maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.js';
 import { runTile } from './tiles.js';
 
 const reference = nnKernels.find((k) => k.opType === 'Conv' && k.name === 'reference');
@@ -239,4 +239,35 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
         expect(worst).toBeLessThan(1e-4);
       });
   }
+});
+
+describe.skipIf(!hasWasmSimd())('wasm SIMD Conv plan cache', () => {
+  it('reuses a node plan on later runs with new values, and replans when tensors move', () => {
+    const memory = wasmMemory(false, 64);
+    const attrs = { pads: attr.ints([1, 1, 1, 1]) };
+    const check = (seed: number, skew: number, dims: [number[], number[]]): void => {
+      const x = operand(dims[0], seed);
+      const w = operand(dims[1], seed + 1);
+      const expected = runKernel(reference!, { opType: 'Conv', inputs: [x, w], attrs });
+      const actual = runKernel(simdConvKernel(reference!), { opType: 'Conv', inputs: [x, w], attrs, memory, skew });
+      expect(actual.dims).toEqual(expected.dims);
+      expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThan(1e-4);
+    };
+    check(1, 0, [
+      [1, 8, 20, 24],
+      [16, 8, 3, 3],
+    ]);
+    check(2, 0, [
+      [1, 8, 20, 24],
+      [16, 8, 3, 3],
+    ]); // same node, same offsets: cached plan, new values
+    check(3, 1, [
+      [1, 8, 20, 24],
+      [16, 8, 3, 3],
+    ]); // moved tensors: new plan
+    check(4, 0, [
+      [1, 8, 12, 30],
+      [16, 8, 3, 3],
+    ]); // other input dims: new plan
+  });
 });

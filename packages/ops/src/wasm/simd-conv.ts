@@ -1,4 +1,4 @@
-import type { KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
+import type { HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { TSGE_DOMAIN, TsgeError } from '@tsge/metadef';
 import { FUSED_CONV, captureOutput } from '../fused/fused-ops.js';
 import { windowGatherTable } from '../common/nn-conv-geometry.js';
@@ -69,6 +69,52 @@ function fallback(ctx: KernelContextV1, reference: KernelV1): false {
   return false;
 }
 
+/**
+ * A convolution's tiles as computed on its first run. Static models run every node with the same
+ * tensors at the same offsets each time, so later runs skip the geometry, the path choice and the
+ * tile lists (most of the JavaScript cost of small layers). Keyed per memory by node, tensor
+ * offsets, input dims and thread count; checked against the output's offset.
+ */
+interface ConvPlan {
+  readonly outDims: readonly number[];
+  readonly yOffset: number;
+  readonly tileFunction: string;
+  readonly tiles: readonly (readonly number[])[];
+  readonly after: ((data: Float32Array) => void) | undefined;
+  /** Whether the plan applies the fused activation itself. */
+  readonly fused: boolean;
+}
+const plans = new WeakMap<LinearMemory, Map<string, ConvPlan>>();
+const MAX_PLANS = 4096;
+
+function planKey(ctx: KernelContextV1, x: HostTensor, w: HostTensor, b: HostTensor | undefined): string {
+  const offset = (t: HostTensor): number => (t.data as Float32Array).byteOffset;
+  return `${ctx.nodeName}|${offset(x)}|${x.dims.join(',')}|${offset(w)}|${b ? offset(b) : -1}|${ctx.parallel?.threads ?? 1}`;
+}
+
+/** Runs a cached plan when its output lands where it did; false when there is none (or it moved). */
+function runPlan(ctx: KernelContextV1, memory: LinearMemory, key: string): boolean | undefined {
+  const plan = plans.get(memory)?.get(key);
+  if (!plan) return undefined;
+  const y = ctx.output(0, plan.outDims, 'float32');
+  const data = y.data as Float32Array;
+  if (data.buffer !== memory.buffer || data.byteOffset !== plan.yOffset) return undefined;
+  runTiles(memory, ctx.parallel, plan.tileFunction, plan.tiles);
+  plan.after?.(data);
+  return plan.fused;
+}
+
+/** Runs `tiles` and remembers them as the plan of `key`. */
+function runAndRemember(ctx: KernelContextV1, memory: LinearMemory, key: string, plan: ConvPlan): boolean {
+  let byKey = plans.get(memory);
+  if (!byKey) plans.set(memory, (byKey = new Map()));
+  // dynamic shapes place tensors anew each run: keep the cache bounded
+  if (byKey.size >= MAX_PLANS) byKey.clear();
+  byKey.set(key, plan);
+  runTiles(memory, ctx.parallel, plan.tileFunction, plan.tiles);
+  return plan.fused;
+}
+
 /** Runs the convolution; returns whether the fused activation (if any) was applied. */
 function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
   const x = ctx.tensor(0);
@@ -76,13 +122,20 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
   const b = ctx.tensor(2);
   const memory = ctx.memory;
   if (!x || !w || !memory || x.type !== 'float32' || w.type !== 'float32') return fallback(ctx, reference);
+  if (!inMemory(memory, x, w) || (b && !inMemory(memory, b))) return fallback(ctx, reference);
+  const key = planKey(ctx, x, w, b);
+  const cached = runPlan(ctx, memory, key);
+  if (cached !== undefined) {
+    return cached;
+  }
   const p = convProblem(ctx, x, w);
   const mg = p.outChannels / p.group;
   const cg = p.inChannels / p.group;
   if (!inMemory(memory, x, w) || (b && !inMemory(memory, b))) return fallback(ctx, reference);
   if (mg === 1 && cg === 1 && x.dims.length === 4) {
-    depthwise(ctx, p, memory, reference);
-    return false;
+    const plan = depthwisePlan(ctx, p, memory);
+    if (!plan) return fallback(ctx, reference);
+    return runAndRemember(ctx, memory, key, plan);
   }
   const g = p.geometry;
   const outSize = g.outDims.reduce((s, d) => s * d, 1);
@@ -118,21 +171,24 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
       if (pointwise || slab) {
         const args = [...head, H, Wd, OH, OW, KH, KW, dh, dw, pt, pl, slab?.width ?? 0, slab?.bandRows ?? 0];
         const tiles = pointwise ? convTiles(p.group, mg, outSize, kDim, threads) : convTiles(p.group, mg, OH, kDim * OW, threads, 1, 1);
-        runTiles(
-          memory,
-          ctx.parallel,
-          CONV_DIRECT,
-          tiles.map((t) => [...args, ...t, ...tail]),
-        );
+        const plan = { outDims: y.dims, yOffset: Y.byteOffset, tileFunction: CONV_DIRECT, after: epilogue.after, fused: true };
+        const fused = runAndRemember(ctx, memory, key, { ...plan, tiles: tiles.map((t) => [...args, ...t, ...tail]) });
         epilogue.after?.(Y);
-        return true;
+        return fused;
       }
     }
     const geometry = [H, Wd, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl];
     const tiles = convTiles(p.group, mg, OH * OW, kDim, threads).map((t) => [...head, ...geometry, ...t, ...tail]);
-    runTiles(memory, ctx.parallel, CONV_GEMM, tiles);
+    const fused = runAndRemember(ctx, memory, key, {
+      outDims: y.dims,
+      yOffset: Y.byteOffset,
+      tileFunction: CONV_GEMM,
+      tiles,
+      after: epilogue.after,
+      fused: true,
+    });
     epilogue.after?.(Y);
-    return true;
+    return fused;
   }
 
   if (mg < 4) return fallback(ctx, reference);
@@ -211,18 +267,15 @@ function align64(n: number): number {
   return (n + 63) & ~63;
 }
 
-/** Depthwise 2-D convolution (one filter per channel) straight over device memory. */
-function depthwise(ctx: KernelContextV1, p: ConvProblem, memory: LinearMemory, reference: KernelV1): void {
+/** The tiles of a depthwise 2-D convolution (one filter per channel) straight over device memory. */
+function depthwisePlan(ctx: KernelContextV1, p: ConvProblem, memory: LinearMemory): ConvPlan | undefined {
   const kernels = simdKernels(memory);
   const g = p.geometry;
   const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
   const x = ctx.tensor(0);
   const w = ctx.tensor(1);
   const b = ctx.tensor(2);
-  if (!kernels || !x || !w || !inMemory(memory, y)) {
-    reference.compute(ctx);
-    return;
-  }
+  if (!kernels || !x || !w || !inMemory(memory, y)) return undefined;
   const [H, W] = g.inDims as [number, number];
   const [OH, OW] = g.outDims as [number, number];
   const [KH, KW] = g.kernel as [number, number];
@@ -263,7 +316,7 @@ function depthwise(ctx: KernelContextV1, p: ConvProblem, memory: LinearMemory, r
       ]);
     }
   }
-  runTiles(memory, ctx.parallel, DEPTHWISE, tiles);
+  return { outDims: y.dims, yOffset: Y.byteOffset, tileFunction: DEPTHWISE, tiles, after: undefined, fused: false };
 }
 
 const DEPTHWISE = 'simd.depthwise';
