@@ -102,10 +102,13 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   const load: Record<string, number> = {};
   const runtimes: LoadedRuntime[] = [];
   // load times: median of 3 loads each
+  // loads are timed on a quiet process too (compiling leaves garbage and background work behind)
+  await untilQuiet((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const tsgeLoads: number[] = [];
   for (let i = 0; i < 3; i++) {
     const [ex, ms] = await timeIt(() => loadModel(compiled.om, { threads: options.threads }));
     tsgeLoads.push(ms);
+    if (process.env.BENCH_DEBUG) process.stderr.write(`tsge load ${ms.toFixed(1)}\n`);
     if (i < 2) await ex.release();
     else {
       // load time counts the lazy start; runs are timed once the workers are up
@@ -118,6 +121,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   for (let i = 0; i < 3; i++) {
     const [rt, ms] = await timeIt(() => loadOrtNode(model.path, options.threads));
     nodeLoads.push(ms);
+    if (process.env.BENCH_DEBUG) process.stderr.write(`ort-node load ${ms.toFixed(1)}\n`);
     if (i < 2) await rt.release();
     else runtimes.push(rt);
   }
