@@ -1,5 +1,5 @@
 import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
-import { GEMM_ACCUMULATE, GEMM_BIAS, GEMM_CLAMP } from './gemm-tile-module.js';
+import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { registerTileFunction } from './tiles.js';
@@ -85,32 +85,27 @@ registerTileFunction(CONV_DIRECT, (memory, t) => {
   const table = new Int32Array(memory.buffer, tableByte, K);
   const all = new Float32Array(memory.buffer);
   const last = (bias >= 0 ? GEMM_BIAS : 0) | (lo > Number.NEGATIVE_INFINITY || hi < Number.POSITIVE_INFINITY ? GEMM_CLAMP : 0);
-  const gemm = (xBase: number, cols: number, yBase: number, g: number): void => {
-    for (let pc = 0; pc < K; pc += KC) {
-      const kc = Math.min(KC, K - pc);
-      const flags = (pc > 0 ? GEMM_ACCUMULATE : 0) | (pc + kc >= K ? last : 0);
-      for (let mc = m0; mc < m1; mc += MC) {
-        const m = g * mg + mc;
-        const rows = Math.min(MC, m1 - mc);
-        kernels.gemmIndirect(
-          rows,
-          cols,
-          kc,
-          w + (m * K + pc) * 4,
-          K,
-          xBase,
-          tableByte + pc * 4,
-          yBase + mc * positions * 4,
-          positions,
-          flags,
-          bias + m * 4,
-          lo,
-          hi,
-          tmp,
-        );
-      }
-    }
-  };
+  const gemm = (xBase: number, cols: number, yBase: number, g: number): void =>
+    forEachGemmBlock(K, KC, m0, m1, MC, last, (rows, kc, pc, mc, flags) => {
+      const m = g * mg + mc;
+      const A = w + (m * K + pc) * 4;
+      kernels.gemmIndirect(
+        rows,
+        cols,
+        kc,
+        A,
+        K,
+        xBase,
+        tableByte + pc * 4,
+        yBase + mc * positions * 4,
+        positions,
+        flags,
+        bias + m * 4,
+        lo,
+        hi,
+        tmp,
+      );
+    });
 
   if (bandRows === 0) {
     // pointwise: B row k is input channel k, read in place; positions [r0, r1)

@@ -1,6 +1,6 @@
 import type { KernelContextV1 } from '@tsge/metadef';
 import { applyActivation } from '../fused/activation.js';
-import { GEMM_ACCUMULATE, GEMM_BIAS, GEMM_CLAMP } from './gemm-tile-module.js';
+import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { type SimdKernelExports, simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { registerTileFunction } from './tiles.js';
@@ -160,30 +160,12 @@ registerTileFunction(CONV_GEMM, (memory, t) => {
       for (let oc = o0; oc < o1; oc += nc) {
         const cols = Math.min(nc, o1 - oc);
         kernels.im2colPanels(xg, col, cg, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, oc, cols, K, table);
-        for (let pc = 0; pc < K; pc += KC) {
-          const kc = Math.min(KC, K - pc);
-          const flags = (pc > 0 ? GEMM_ACCUMULATE : 0) | (pc + kc >= K ? last : 0);
-          for (let mc = m0; mc < m1; mc += MC) {
-            const rows = Math.min(MC, m1 - mc);
-            const m = g * mg + mc;
-            kernels.gemmTile(
-              rows,
-              cols,
-              kc,
-              w + (m * K + pc) * 4,
-              K,
-              col + pc * 32,
-              K * 32,
-              yg + (mc * positions + oc) * 4,
-              positions,
-              flags,
-              bias + m * 4,
-              lo,
-              hi,
-              tmp,
-            );
-          }
-        }
+        forEachGemmBlock(K, KC, m0, m1, MC, last, (rows, kc, pc, mc, flags) => {
+          const m = g * mg + mc;
+          const A = w + (m * K + pc) * 4;
+          const C = yg + (mc * positions + oc) * 4;
+          kernels.gemmTile(rows, cols, kc, A, K, col + pc * 32, K * 32, C, positions, flags, bias + m * 4, lo, hi, tmp);
+        });
       }
     }
   }

@@ -8,6 +8,27 @@ export const GEMM_BIAS = 2;
 export const GEMM_CLAMP = 4;
 
 /**
+ * Walks a blocked GEMM over rows [m0, m1) of A: K in blocks of `kc`, rows in blocks of `mc`.
+ * `block(rows, kc, pc, mc, flags)` gets the flags of its place: accumulate after the first K block,
+ * `last` (bias, clamp) on the final one.
+ */
+export function forEachGemmBlock(
+  K: number,
+  kBlock: number,
+  m0: number,
+  m1: number,
+  mBlock: number,
+  last: number,
+  block: (rows: number, kc: number, pc: number, mc: number, flags: number) => void,
+): void {
+  for (let pc = 0; pc < K; pc += kBlock) {
+    const kc = Math.min(kBlock, K - pc);
+    const flags = (pc > 0 ? GEMM_ACCUMULATE : 0) | (pc + kc >= K ? last : 0);
+    for (let mc = m0; mc < m1; mc += mBlock) block(Math.min(mBlock, m1 - mc), kc, pc, mc, flags);
+  }
+}
+
+/**
  * Generates `gemmTile(M, N, K, A, lda, B, bStride, C, ldc, flags, bias, lo, hi, tmp)`:
  * C[M×N] (+)= A[M×K] · B[K×N], then optionally C += bias[row] and C = clamp(C, lo, hi).
  *
