@@ -21,7 +21,8 @@ export async function loadModel(source: Uint8Array | string, options: LoadModelO
   } else {
     bytes = source;
   }
-  const { model, diagnostics } = readOm(bytes, fileName !== undefined ? { fileName } : {});
+  // static plans whose tasks carry their attributes never need MODEL_DEF decoded
+  const { model, diagnostics } = readOm(bytes, { lazyGraph: true, ...(fileName !== undefined ? { fileName } : {}) });
   if (!model) throw TsgeError.fromDiagnostics(diagnostics);
   return openModel(model, options);
 }

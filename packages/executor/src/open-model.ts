@@ -1,4 +1,4 @@
-import type { Diagnostic, HostTensor, KernelContextV1, KernelRegistry, RuntimeValue } from '@tsge/metadef';
+import type { Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
 import type { OmModel } from '@tsge/om';
 import type { CpuDevice, WasmModule } from '@tsge/runtime';
@@ -41,7 +41,12 @@ const SMALL_MODEL_BYTES = 1024 * 1024;
  * `[weights | arena per concurrent run | control words]`, all placed once here.
  */
 export async function openModel(model: OmModel, options: LoadModelOptions = {}): Promise<Executor> {
-  const nodes = nodesByName(model.graph);
+  // MODEL_DEF is decoded only if some task needs its node (subgraphs, tensor attributes, host runs)
+  let nodeMap: Map<string, Node> | undefined;
+  const nodes = (): Map<string, Node> => {
+    nodeMap ??= nodesByName(model.graph);
+    return nodeMap;
+  };
   const prepared = preparePlans(model, nodes);
   if (prepared.diagnostics.length > 0) throw TsgeError.fromDiagnostics(prepared.diagnostics);
   const plans = prepared.plans;
@@ -50,7 +55,10 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
-  const { registry, runTile, workspace } = await loadKernelRegistry(kernelModules, calls, model.graph.subgraphs.size > 0);
+  const selfContained = model.taskInfo.plans.every((p) =>
+    p.streams.every((s) => s.tasks.every((t) => t.kind !== 'kernel' || t.attrs !== undefined)),
+  );
+  const { registry, runTile, workspace } = await loadKernelRegistry(kernelModules, calls, !selfContained && model.graph.subgraphs.size > 0);
   // kernels that split their work into tiles want every thread, even for a single stream
   const parallelKernels =
     runTile !== undefined &&
@@ -229,7 +237,7 @@ interface ExecutorParts {
   readonly plans: readonly PreparedPlan[];
   readonly bound: Map<KernelCall, BoundKernel>;
   readonly registry: KernelRegistry;
-  readonly nodes: ReturnType<typeof nodesByName>;
+  readonly nodes: () => ReturnType<typeof nodesByName>;
   readonly weightsBase: number;
   readonly arenaBases: readonly number[];
   readonly slotCount: number;
@@ -251,7 +259,17 @@ function createExecutor(parts: ExecutorParts): Executor {
   let released = false;
   const metadata = (list: OmModel['ioInfo']['inputs']): TensorMetadata[] =>
     list.map((io) => ({ name: io.name, dtype: io.dtype, shape: [...io.shape], ...(io.kind ? { kind: io.kind } : {}) }));
-  const hostModel = { graph: model.graph, nodes: parts.nodes, registry: parts.registry, bound: parts.bound, device };
+  const hostModel = {
+    get graph() {
+      return model.graph;
+    },
+    get nodes() {
+      return parts.nodes();
+    },
+    registry: parts.registry,
+    bound: parts.bound,
+    device,
+  };
 
   const record = (run: number, call: KernelCall, stream: number, thread: number, start: number, duration: number): void => {
     if (traceEvents.length >= MAX_TRACE_EVENTS) return;

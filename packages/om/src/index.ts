@@ -9,6 +9,7 @@ export type {
   MemoryReport,
   ExecutionPlan,
   TaskInfo,
+  PlainAttr,
   IoTensorInfo,
   IoInfo,
   KernelModule,

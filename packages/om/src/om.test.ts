@@ -119,3 +119,38 @@ describe('.om round trip', () => {
     expect(outcomes.rejected).toBeGreaterThan(1000);
   });
 });
+
+describe('.om tasks with attributes', () => {
+  const withAttrs = (attrs: unknown): ReturnType<typeof sampleModel> => {
+    const input = sampleModel();
+    for (const plan of input.taskInfo.plans)
+      for (const stream of plan.streams)
+        for (const task of stream.tasks) if (task.kind === 'kernel') Object.assign(task, { attrs, opset: 14 });
+    return input;
+  };
+
+  it('reads MODEL_DEF lazily when every kernel task carries its attributes', () => {
+    const bytes = writeOm(withAttrs({ alpha: { kind: 'float', value: 0.5 }, axes: { kind: 'ints', value: [1, 2] } }));
+    const lazy = readOm(bytes, { lazyGraph: true }).model;
+    expect(Object.getOwnPropertyDescriptor(lazy, 'graph')?.get).toBeTypeOf('function');
+    expect(lazy?.graph.nodes.map((n) => n.name).sort()).toEqual(['NetOutput', 'add', 'relu', 'w', 'x']);
+    // without the option, or with a task that lacks attributes, the graph is decoded at once
+    expect(Object.getOwnPropertyDescriptor(readOm(bytes).model, 'graph')?.value).toBeDefined();
+    const partial = readOm(writeOm(sampleModel()), { lazyGraph: true }).model;
+    expect(Object.getOwnPropertyDescriptor(partial, 'graph')?.value).toBeDefined();
+  });
+
+  it('rejects attributes a task cannot carry, naming them', () => {
+    for (const attrs of [
+      { g: { kind: 'graph', value: 'body' } },
+      { f: { kind: 'float', value: 'x' } },
+      { i: { kind: 'ints', value: [1.5] } },
+      [],
+    ]) {
+      const { model, diagnostics } = readOm(writeOm(withAttrs(attrs)));
+      expect(model).toBeUndefined();
+      expect(diagnostics[0]?.code).toBe('TSGE-E2006');
+      expect(diagnostics[0]?.message).toMatch(/attrs/);
+    }
+  });
+});

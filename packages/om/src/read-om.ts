@@ -1,4 +1,4 @@
-import { type Diagnostic, type ErrorCode, type Graph, diagnostic, parseAir } from '@tsge/metadef';
+import { type Diagnostic, type ErrorCode, type Graph, TsgeError, diagnostic, parseAir } from '@tsge/metadef';
 import { crc32 } from './crc32.js';
 import {
   FLAG_DYNAMIC,
@@ -22,6 +22,12 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export interface ReadOmOptions {
   readonly fileName?: string;
+  /**
+   * Decode MODEL_DEF on first access of `model.graph` instead of now, when every kernel task
+   * carries its attributes (an executor then never decodes it for static plans). The checksum and
+   * every other check still run here; a bad MODEL_DEF throws TsgeError on access.
+   */
+  readonly lazyGraph?: boolean;
 }
 export interface ReadOmResult {
   readonly model: OmModel | undefined;
@@ -50,7 +56,7 @@ const problem = (reason: string): never => fail('TSGE-E2006', { reason });
 export function readOm(bytes: Uint8Array, options: ReadOmOptions = {}): ReadOmResult {
   const location = options.fileName !== undefined ? { file: options.fileName } : undefined;
   try {
-    return { model: readChecked(bytes), diagnostics: [] };
+    return { model: readChecked(bytes, options.lazyGraph === true, location), diagnostics: [] };
   } catch (e) {
     if (e instanceof OmProblem) return { model: undefined, diagnostics: [diagnostic(e.code, e.args, location)] };
     const reason = e instanceof Error ? e.message : String(e);
@@ -58,7 +64,7 @@ export function readOm(bytes: Uint8Array, options: ReadOmOptions = {}): ReadOmRe
   }
 }
 
-function readChecked(bytes: Uint8Array): OmModel {
+function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: string } | undefined): OmModel {
   if (!(bytes instanceof Uint8Array)) invalid('input is not a byte array');
   const header = readHeader(bytes);
   const partitions = readPartitionTable(bytes, header.partitionCount);
@@ -76,9 +82,32 @@ function readChecked(bytes: Uint8Array): OmModel {
     if (bad) problem(bad);
   });
   if (taskInfo.dynamic !== header.flags.dynamic) problem('the dynamic flag of the header disagrees with TASK_INFO');
-  const graph = readGraph(part('MODEL_DEF'), header.modelName);
-  checkGraphAgainstPlans(graph, taskInfo, weights.length);
-  return { header, graph, weights, taskInfo, kernels, ioInfo };
+  const modelDef = part('MODEL_DEF');
+  const decodeGraph = (): Graph => {
+    const graph = readGraph(modelDef, header.modelName);
+    checkGraphAgainstPlans(graph, taskInfo, weights.length);
+    return graph;
+  };
+  const selfContained = taskInfo.plans.every((plan) =>
+    plan.streams.every((s) => s.tasks.every((t) => t.kind !== 'kernel' || t.attrs !== undefined)),
+  );
+  if (!lazyGraph || !selfContained) return { header, graph: decodeGraph(), weights, taskInfo, kernels, ioInfo };
+  let graph: Graph | undefined;
+  const model = { header, weights, taskInfo, kernels, ioInfo } as Omit<OmModel, 'graph'>;
+  Object.defineProperty(model, 'graph', {
+    enumerable: true,
+    get(): Graph {
+      if (graph) return graph;
+      try {
+        graph = decodeGraph();
+      } catch (e) {
+        if (e instanceof OmProblem) throw TsgeError.fromDiagnostics([diagnostic(e.code, e.args, location)]);
+        throw e;
+      }
+      return graph;
+    },
+  });
+  return model as OmModel;
 }
 
 function readHeader(bytes: Uint8Array): OmHeader {

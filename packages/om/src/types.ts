@@ -38,9 +38,24 @@ export type Task =
       inputs: TensorRef[];
       outputs: TensorRef[];
       workspace?: TensorRef;
+      /**
+       * The node's attributes when all are plain values (numbers, strings, booleans, dtypes and
+       * lists of them), with its opset: the task then runs without decoding MODEL_DEF.
+       */
+      attrs?: Record<string, PlainAttr>;
+      opset?: number;
     }
   | { kind: 'record'; event: number }
   | { kind: 'wait'; event: number };
+
+/** An attribute value that JSON carries exactly (floats are float32 values, all finite). */
+export type PlainAttr =
+  | { kind: 'int' | 'float'; value: number }
+  | { kind: 'string' | 'dtype'; value: string }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'ints' | 'floats'; value: number[] }
+  | { kind: 'strings' | 'dtypes'; value: string[] }
+  | { kind: 'bools'; value: boolean[] };
 
 export interface StreamInfo {
   id: number;

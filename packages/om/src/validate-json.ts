@@ -52,8 +52,38 @@ function checkTask(v: unknown, what: string): Check {
       if (r) return r;
     }
   }
-  if (v.workspace !== undefined) return checkTensorRef(v.workspace, `${what}.workspace`);
+  if (v.workspace !== undefined) {
+    const bad = checkTensorRef(v.workspace, `${what}.workspace`);
+    if (bad) return bad;
+  }
+  if (v.opset !== undefined && !isCount(v.opset)) return `${what}.opset is invalid`;
+  if (v.attrs !== undefined) {
+    if (!isObject(v.attrs)) return `${what}.attrs is not an object`;
+    for (const [name, attr] of Object.entries(v.attrs)) {
+      const bad = checkPlainAttr(attr, `${what}.attrs.${name}`);
+      if (bad) return bad;
+    }
+  }
   return undefined;
+}
+
+const PLAIN_SCALARS: Readonly<Record<string, (x: unknown) => boolean>> = {
+  int: (x) => Number.isInteger(x),
+  float: (x) => typeof x === 'number' && Number.isFinite(x),
+  string: (x) => typeof x === 'string',
+  dtype: (x) => typeof x === 'string',
+  bool: (x) => typeof x === 'boolean',
+};
+const PLAIN_LISTS: Readonly<Record<string, string>> = { ints: 'int', floats: 'float', strings: 'string', dtypes: 'dtype', bools: 'bool' };
+
+function checkPlainAttr(v: unknown, what: string): Check {
+  if (!isObject(v) || typeof v.kind !== 'string') return `${what} is not an attribute`;
+  const scalar = PLAIN_SCALARS[v.kind];
+  if (scalar) return scalar(v.value) ? undefined : `${what} has an invalid ${v.kind} value`;
+  const element = PLAIN_LISTS[v.kind];
+  if (!element) return `${what} has kind ${v.kind}, which a task cannot carry`;
+  const check = PLAIN_SCALARS[element] as (x: unknown) => boolean;
+  return Array.isArray(v.value) && v.value.every(check) ? undefined : `${what} has an invalid ${v.kind} value`;
 }
 
 function checkStream(v: unknown, what: string): Check {

@@ -5,6 +5,7 @@ import { descBytes } from '../graph-utils.js';
 import { memoryBounds } from './memory-bounds.js';
 import { type Buffer, bufferSize, planMemory } from './memory-plan.js';
 import { type StreamPlan, happensBefore, planStreams } from './streams.js';
+import { taskAttrs } from './task-attrs.js';
 
 export interface WeightSlot {
   readonly offset: number;
@@ -123,6 +124,7 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
         kernel: kernel?.name ?? 'reference',
         inputs: node.inData.map((a) => refOf(a.peer)),
         outputs: node.outData.map((a) => refOf(a)),
+        ...taskAttrs(node),
       });
       const event = recordAfter.get(node);
       if (event !== undefined) tasks.push({ kind: 'record', event });

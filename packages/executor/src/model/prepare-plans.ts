@@ -1,4 +1,4 @@
-import type { Diagnostic, Graph, Node } from '@tsge/metadef';
+import type { AttrValue, Diagnostic, Graph, Node } from '@tsge/metadef';
 import { DTYPE_BYTES, diagnostic, isDataType, isStaticShape, shapeSize } from '@tsge/metadef';
 import type { OmModel, Task, TensorRef } from '@tsge/om';
 import type { CallTask, KernelCall, PreparedPlan, PreparedStream } from './kernel-call.js';
@@ -15,7 +15,7 @@ export function isDynamicRef(ref: TensorRef): boolean {
  * task to a `KernelCall`. A model file is untrusted: a reference outside its region or an event id
  * outside the plan is a diagnostic, never a read out of bounds later.
  */
-export function preparePlans(model: OmModel, nodes: ReadonlyMap<string, Node>): { plans: PreparedPlan[]; diagnostics: Diagnostic[] } {
+export function preparePlans(model: OmModel, nodes: () => ReadonlyMap<string, Node>): { plans: PreparedPlan[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const plans: PreparedPlan[] = [];
   const report = (reason: string, node?: string): void => {
@@ -117,7 +117,7 @@ function prepareTask(
   task: Task,
   planIndex: number,
   eventCount: number,
-  nodes: ReadonlyMap<string, Node>,
+  nodes: () => ReadonlyMap<string, Node>,
   report: (reason: string, node?: string) => void,
   checkRef: (ref: TensorRef | undefined, what: string, node?: string) => boolean,
 ): CallTask | undefined {
@@ -132,8 +132,9 @@ function prepareTask(
     report(`plan ${planIndex}: unknown task kind ${String((task as { kind: unknown }).kind)}`);
     return undefined;
   }
-  const node = nodes.get(task.node);
-  if (!node) {
+  // the task's own attributes when it carries them, else its node's (decodes MODEL_DEF once)
+  const node = task.attrs ? undefined : nodes().get(task.node);
+  if (!task.attrs && !node) {
     report(`plan ${planIndex}: task names node ${task.node}, which is not in the graph`, task.node);
     return undefined;
   }
@@ -152,8 +153,8 @@ function prepareTask(
     opType: task.opType,
     domain: task.domain,
     kernel: task.kernel,
-    attrs: node.opDesc.attrs,
-    opsetVersion: opsetOf(node),
+    attrs: node ? node.opDesc.attrs : new Map(Object.entries(task.attrs ?? {}) as [string, AttrValue][]),
+    opsetVersion: node ? opsetOf(node) : (task.opset ?? 0),
     inputs: task.inputs,
     outputs: task.outputs,
     ...(task.workspace ? { workspace: task.workspace } : {}),

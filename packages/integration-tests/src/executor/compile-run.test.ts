@@ -4,6 +4,7 @@ import type { Graph, HostTensor, RuntimeValue } from '@tsge/metadef';
 import { GraphBuilder, TsgeError, attr } from '@tsge/metadef';
 import { compile } from '@tsge/compiler';
 import { type Executor, loadModel } from '@tsge/executor';
+import { readOm } from '@tsge/om';
 import { createDefaultOpRegistry } from '@tsge/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -140,6 +141,23 @@ describe('compile → run', () => {
     for (const threads of [2, 1]) {
       const executor = await load(om, { threads });
       close((await executor.run({ x: { type: 'float32', dims: [2, 4], data: X } })).y, want);
+    }
+  });
+
+  it('kernel tasks carry their attributes, so loading never decodes MODEL_DEF for static plans', async () => {
+    const { om, model } = await compile(mlp(2), { optLevel: 3 });
+    const tasks = model.taskInfo.plans.flatMap((p) => p.streams.flatMap((s) => s.tasks)).filter((t) => t.kind === 'kernel');
+    expect(tasks.length).toBeGreaterThan(0);
+    expect(tasks.every((t) => t.kind === 'kernel' && t.attrs !== undefined && t.opset !== undefined)).toBe(true);
+    const lazy = readOm(om, { lazyGraph: true }).model;
+    // the graph is a getter that has not run; reading it decodes the same graph as an eager read
+    expect(Object.getOwnPropertyDescriptor(lazy, 'graph')?.get).toBeTypeOf('function');
+    expect(lazy?.graph.nodes.map((n) => n.name)).toEqual(readOm(om).model?.graph.nodes.map((n) => n.name));
+    // and the executor gives the reference outputs from the task attributes alone
+    const want = reference(X);
+    for (const options of [{ threads: 1 }, { threads: 2 }, { threads: 1, mode: 'host' as const }]) {
+      const r = await (await load(om, options)).run({ x: { type: 'float32', dims: [2, 4], data: X } });
+      close(r.y, want.y);
     }
   });
 

@@ -1,0 +1,54 @@
+import type { AttrValue, Node } from '@tsge/metadef';
+import type { PlainAttr } from '@tsge/om';
+
+const SCALAR = new Set(['int', 'float', 'string', 'bool', 'dtype']);
+const LISTS = new Set(['ints', 'floats', 'strings', 'bools', 'dtypes']);
+
+/** An attribute as the task can carry it exactly (the value MODEL_DEF would decode to), or undefined. */
+function plain(v: AttrValue): PlainAttr | undefined {
+  if (!SCALAR.has(v.kind) && !LISTS.has(v.kind)) return undefined;
+  const number = (x: number, kind: string): number | undefined => {
+    if (kind.startsWith('int')) return Number.isSafeInteger(x) ? x : undefined;
+    // .air stores float attributes as float32
+    const f = Math.fround(x);
+    return Number.isFinite(f) ? f : undefined;
+  };
+  if (v.kind === 'int' || v.kind === 'float') {
+    const value = number(v.value, v.kind);
+    return value === undefined ? undefined : { kind: v.kind, value };
+  }
+  if (v.kind === 'ints' || v.kind === 'floats') {
+    const value = v.value.map((x) => number(x, v.kind));
+    return value.every((x) => x !== undefined) ? { kind: v.kind, value: value as number[] } : undefined;
+  }
+  if (v.kind === 'string' || v.kind === 'dtype') return { kind: v.kind, value: v.value };
+  if (v.kind === 'bool') return { kind: 'bool', value: v.value };
+  if (v.kind === 'strings' || v.kind === 'dtypes') return { kind: v.kind, value: [...v.value] };
+  if (v.kind === 'bools') return { kind: 'bools', value: [...v.value] };
+  return undefined;
+}
+
+/** The opset a node's kernel sees: its own `_opset`, else the model's import for its domain. */
+export function opsetOfNode(node: Node): number {
+  const own = node.opDesc.attrs.get('_opset');
+  if (own?.kind === 'int') return own.value;
+  const imports = node.graph?.root.attrs.get('_opset_imports');
+  if (imports?.kind !== 'named_attrs') return 0;
+  const domain = node.opDesc.domain;
+  const entry = imports.value.attrs.get(domain) ?? (domain === 'ai.onnx' ? imports.value.attrs.get('') : undefined);
+  return entry?.kind === 'int' ? entry.value : 0;
+}
+
+/**
+ * A kernel task's attributes and opset when every attribute is plain, so the executor can run the
+ * task without decoding MODEL_DEF; undefined otherwise (subgraphs, tensors, non-finite floats).
+ */
+export function taskAttrs(node: Node): { attrs: Record<string, PlainAttr>; opset: number } | undefined {
+  const attrs: Record<string, PlainAttr> = {};
+  for (const [name, value] of node.opDesc.attrs) {
+    const p = plain(value);
+    if (!p) return undefined;
+    attrs[name] = p;
+  }
+  return { attrs, opset: opsetOfNode(node) };
+}
