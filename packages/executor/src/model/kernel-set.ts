@@ -13,6 +13,8 @@ export type BoundKernel = { readonly kind: 'js'; readonly kernel: KernelV1 } | {
 
 const WASM_PREFIX = 'wasm:';
 let defaultKernels: readonly KernelV1[] | undefined;
+/** The kernel set of models that use only the defaults (read-only once built). */
+let defaultSet: KernelSet | undefined;
 
 /**
  * The kernels a model may use: those of `kernelModules` (modules exporting `kernels`) first, then
@@ -53,6 +55,10 @@ export async function loadKernelRegistry(
   calls: Iterable<KernelCall>,
   always = false,
 ): Promise<KernelSet> {
+  const callList = [...calls];
+  // without user modules the set is either empty or exactly the defaults: build that once per thread
+  if (kernelModules.length === 0 && defaultSet && (always || callList.some((call) => !call.kernel.startsWith(WASM_PREFIX))))
+    return defaultSet;
   const registry = createSimpleRegistry();
   let runTile: TileRunner | undefined;
   let workspace: ThreadWorkspace | undefined;
@@ -64,7 +70,7 @@ export async function loadKernelRegistry(
     workspace ??= workspaceOf(module);
   }
   let needsDefaults = always;
-  for (const call of calls) {
+  for (const call of callList) {
     if (needsDefaults) break;
     if (!call.kernel.startsWith(WASM_PREFIX) && !bindKernel(call, registry, new Map())) needsDefaults = true;
   }
@@ -76,6 +82,7 @@ export async function loadKernelRegistry(
     const library = ops as KernelLibrary;
     if (!runTile && typeof library.runTile === 'function') runTile = library.runTile;
     workspace ??= workspaceOf(library);
+    if (kernelModules.length === 0) defaultSet = { registry, runTile, workspace };
   }
   return { registry, runTile, workspace };
 }
