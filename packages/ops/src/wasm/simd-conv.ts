@@ -89,7 +89,11 @@ const MAX_PLANS = 4096;
 
 function planKey(ctx: KernelContextV1, x: HostTensor, w: HostTensor, b: HostTensor | undefined): string {
   const offset = (t: HostTensor): number => (t.data as Float32Array).byteOffset;
-  return `${ctx.nodeName}|${offset(x)}|${x.dims.join(',')}|${offset(w)}|${b ? offset(b) : -1}|${ctx.parallel?.threads ?? 1}`;
+  // the geometry attributes too, so two nodes of one name (a subgraph's and the root's) never share
+  const a = ctx.attrs;
+  const geometry = `${a.int('group', 1)}|${a.ints('strides', [])}|${a.ints('pads', [])}|${a.ints('dilations', [])}|${a.string('auto_pad', 'NOTSET')}`;
+  const activation = a.has('activation') ? `${a.string('activation')}(${a.floats('activation_params', [])})` : '';
+  return `${ctx.nodeName}|${offset(x)}|${x.dims.join(',')}|${offset(w)}|${b ? offset(b) : -1}|${ctx.parallel?.threads ?? 1}|${geometry}|${activation}`;
 }
 
 /** Runs a cached plan when its output lands where it did; false when there is none (or it moved). */
