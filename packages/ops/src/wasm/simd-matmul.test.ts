@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mathKernels } from '../math/index.js';
 import { hasWasmSimd } from './kernel-modules.js';
 import { simdMatMulKernel } from './simd-matmul.js';
-import { wasmMemory } from './simd-test-support.js';
+import { maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.js';
 
 function random(seed: number): () => number {
   let s = seed;
@@ -75,6 +75,9 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD MatMul', () => {
     [1, 64, 96, 130, false],
     [1, 24, 300, 661, false],
     [2, 3, 40, 37, true],
+    // 64 rows or more: B packed into panels in the workspace (K blocks past 256, partial panels)
+    [1, 70, 300, 45, false],
+    [2, 64, 33, 130, true],
   ] as const) {
     for (const shared of [false, true]) {
       it(`${batch}×${m}×${k} · ${k}×${n}${bBatched ? ' (batched B)' : ''}, ${shared ? 'shared' : 'plain'} memory`, () => {
@@ -116,5 +119,16 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD MatMul', () => {
       runSubgraph: () => [],
     });
     expect([...(out ?? [])]).toEqual([6, 15]);
+  });
+});
+
+describe.skipIf(!hasWasmSimd())('wasm SIMD MatMul, packed path in tiles', () => {
+  it('splits a large GEMM into row and column tiles (run out of order) with the reference result', () => {
+    const a = operand([160, 272], 3);
+    const b = operand([272, 200], 4);
+    const expected = runKernel(reference!, { opType: 'MatMul', inputs: [a, b] });
+    const actual = runKernel(simdMatMulKernel(reference!), { opType: 'MatMul', inputs: [a, b], memory: wasmMemory(true, 64), threads: 4 });
+    expect(actual.dims).toEqual([160, 200]);
+    expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThan(1e-4);
   });
 });

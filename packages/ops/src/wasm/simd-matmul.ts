@@ -1,5 +1,6 @@
 import type { HostTensor, KernelContextV1, KernelV1, LinearMemory, ParallelRunnerV1 } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
+import { GEMM_PACKED, packedGemmTiles, usePackedGemm } from './gemm-packed-tiles.js';
 import { simdKernels } from './kernel-modules.js';
 import { registerTileFunction, runTiles, splitRange } from './tiles.js';
 
@@ -106,7 +107,13 @@ export function parallelGemm(
   b: MatrixRef,
   c: MatrixRef,
 ): void {
-  runTiles(memory, parallel, GEMM_ROWS, gemmRowTiles(shape, a, b, c, parallel?.threads ?? 1));
+  const threads = parallel?.threads ?? 1;
+  if (usePackedGemm(memory, shape.m, shape.n, shape.k)) {
+    const at = (r: MatrixRef) => ({ byte: r.data.byteOffset + r.offset * 4, ld: r.ld });
+    runTiles(memory, parallel, GEMM_PACKED, packedGemmTiles(shape.m, shape.n, shape.k, at(a), at(b), at(c), threads));
+    return;
+  }
+  runTiles(memory, parallel, GEMM_ROWS, gemmRowTiles(shape, a, b, c, threads));
 }
 
 /**
@@ -155,6 +162,13 @@ export function simdMatMulKernel(reference: KernelV1): KernelV1 {
         return;
       }
       const tiles: number[][] = [];
+      if (usePackedGemm(memory, m, n, k)) {
+        const at = (data: Float32Array, offset: number, ld: number) => ({ byte: data.byteOffset + offset * 4, ld });
+        for (let i = 0; i < batch; i++)
+          tiles.push(...packedGemmTiles(m, n, k, at(A, i * m * k, k), at(B, i * k * n, n), at(Y, i * m * n, n), threads));
+        runTiles(memory, ctx.parallel, GEMM_PACKED, tiles);
+        return;
+      }
       for (let i = 0; i < batch; i++) {
         const shape = { m, n, k };
         tiles.push(
