@@ -64,7 +64,7 @@ export function captureOutput(
   ctx: KernelContextV1,
   opType: string,
   inputCount: number,
-): { readonly context: KernelContextV1; result(): HostTensor | undefined } {
+): { readonly context: KernelContextV1; result(): HostTensor | undefined; reset(): void } {
   let result: HostTensor | undefined;
   const context: KernelContextV1 = {
     nodeName: ctx.nodeName,
@@ -84,7 +84,13 @@ export function captureOutput(
     setOutput: (i, value) => ctx.setOutput(i, value),
     runSubgraph: (name, inputs) => ctx.runSubgraph(name, inputs),
   };
-  return { context, result: () => result };
+  return {
+    context,
+    result: () => result,
+    reset: () => {
+      result = undefined;
+    },
+  };
 }
 
 function addBiasOverLastAxis(out: Float32Array | Float64Array, bias: Float32Array | Float64Array, node: string): void {
