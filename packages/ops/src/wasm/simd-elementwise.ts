@@ -12,6 +12,20 @@ const MIN_ROW = 16;
 
 const address = (t: HostTensor, element: number): number => (t.data as Float32Array).byteOffset + element * 4;
 
+interface BinaryPlan {
+  readonly aDims: readonly number[];
+  readonly bDims: readonly number[];
+  readonly dims: number[] | undefined;
+  readonly plan: ReturnType<typeof planBroadcastRows> | undefined;
+}
+const binaryPlans = new WeakMap<KernelContextV1, BinaryPlan>();
+
+function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 const BINARY_OPS: readonly (readonly [string, BinaryKind])[] = [
   ['Add', 'add'],
   ['Sub', 'sub'],
@@ -40,9 +54,20 @@ function simdBinaryKernel(opType: string, kind: BinaryKind, reference: KernelV1)
         return reference.compute(ctx);
       }
       const b = legacyAlignedSecond(ctx, a, second);
-      const dims = broadcastStaticDims([a.dims, b.dims]);
-      if (!dims) return reference.compute(ctx);
-      const plan = planBroadcastRows([a.dims, b.dims], dims);
+      // a node's context comes back every run with the same dims: reuse its broadcast plan
+      let cached = binaryPlans.get(ctx);
+      if (!cached || !sameDims(cached.aDims, a.dims) || !sameDims(cached.bDims, b.dims)) {
+        const broadcast = broadcastStaticDims([a.dims, b.dims]);
+        cached = {
+          aDims: [...a.dims],
+          bDims: [...b.dims],
+          dims: broadcast,
+          plan: broadcast ? planBroadcastRows([a.dims, b.dims], broadcast) : undefined,
+        };
+        binaryPlans.set(ctx, cached);
+      }
+      const { dims, plan } = cached;
+      if (!dims || !plan) return reference.compute(ctx);
       const length = plan.rowLength;
       if (plan.rowCount > 1 && length < MIN_ROW) return reference.compute(ctx);
       const kernels = simdKernels(memory);
