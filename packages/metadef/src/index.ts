@@ -92,6 +92,7 @@ export {
 } from './graph/op-desc.js';
 export { Node, type InDataAnchor, type OutDataAnchor, type InControlAnchor, type OutControlAnchor } from './graph/node.js';
 export { Graph } from './graph/graph.js';
+export { opsetOf } from './graph/opset.js';
 export { type TopoOrder, type TopoResult, topologicalSort, reachableFrom, isReachable, ancestorsOf } from './graph/topo.js';
 
 // op definitions

@@ -1,4 +1,5 @@
 import type { AttrValue, Node } from '@tsge/metadef';
+import { opsetOf } from '@tsge/metadef';
 import type { PlainAttr } from '@tsge/om';
 
 const SCALAR = new Set(['int', 'float', 'string', 'bool', 'dtype']);
@@ -28,17 +29,6 @@ function plain(v: AttrValue): PlainAttr | undefined {
   return undefined;
 }
 
-/** The opset a node's kernel sees: its own `_opset`, else the model's import for its domain. */
-export function opsetOfNode(node: Node): number {
-  const own = node.opDesc.attrs.get('_opset');
-  if (own?.kind === 'int') return own.value;
-  const imports = node.graph?.root.attrs.get('_opset_imports');
-  if (imports?.kind !== 'named_attrs') return 0;
-  const domain = node.opDesc.domain;
-  const entry = imports.value.attrs.get(domain) ?? (domain === 'ai.onnx' ? imports.value.attrs.get('') : undefined);
-  return entry?.kind === 'int' ? entry.value : 0;
-}
-
 /**
  * A kernel task's attributes and opset when every attribute is plain, so the executor can run the
  * task without decoding MODEL_DEF; undefined otherwise (subgraphs, tensors, non-finite floats).
@@ -50,5 +40,5 @@ export function taskAttrs(node: Node): { attrs: Record<string, PlainAttr>; opset
     if (!p) return undefined;
     attrs[name] = p;
   }
-  return { attrs, opset: opsetOfNode(node) };
+  return { attrs, opset: opsetOf(node) };
 }

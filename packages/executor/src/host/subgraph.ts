@@ -1,7 +1,16 @@
 import type { Graph, HostTensor, KernelRegistry, KernelV1, Node, RuntimeValue } from '@tsge/metadef';
-import { ATTR_INDEX, ATTR_PARENT_NODE_INDEX, CONST, DATA, NET_OUTPUT, TsgeError, isHostTensor, topologicalSort } from '@tsge/metadef';
+import {
+  ATTR_INDEX,
+  ATTR_PARENT_NODE_INDEX,
+  CONST,
+  DATA,
+  NET_OUTPUT,
+  TsgeError,
+  isHostTensor,
+  opsetOf,
+  topologicalSort,
+} from '@tsge/metadef';
 import { runKernelOnHost } from '@tsge/ops';
-import { opsetOf } from '../model/prepare-plans.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 
 export interface SubgraphEnvironment {

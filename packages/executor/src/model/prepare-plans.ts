@@ -1,5 +1,5 @@
 import type { AttrValue, Diagnostic, Graph, Node } from '@tsge/metadef';
-import { DTYPE_BYTES, diagnostic, isDataType, isStaticShape, shapeSize } from '@tsge/metadef';
+import { DTYPE_BYTES, diagnostic, isDataType, isStaticShape, opsetOf, shapeSize } from '@tsge/metadef';
 import type { OmModel, Task, TensorRef } from '@tsge/om';
 import type { CallTask, KernelCall, PreparedPlan, PreparedStream } from './kernel-call.js';
 
@@ -168,20 +168,6 @@ export function nodesByName(graph: Graph): Map<string, Node> {
   const map = new Map<string, Node>();
   for (const node of graph.nodes) map.set(node.name, node);
   return map;
-}
-
-/**
- * The opset version of a node's domain in its model: the node's `_opset` attribute, else the root
- * graph's `_opset_imports` entry for the domain (both written by the ONNX parser), else 0.
- */
-export function opsetOf(node: Node): number {
-  const own = node.opDesc.attrs.get('_opset');
-  if (own?.kind === 'int') return own.value;
-  const imports = node.graph?.root.attrs.get('_opset_imports');
-  if (imports?.kind !== 'named_attrs') return 0;
-  const domain = node.opDesc.domain;
-  const entry = imports.value.attrs.get(domain) ?? (domain === 'ai.onnx' ? imports.value.attrs.get('') : undefined);
-  return entry?.kind === 'int' ? entry.value : 0;
 }
 
 /**

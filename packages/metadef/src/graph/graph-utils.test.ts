@@ -5,9 +5,10 @@ import { serializeAir } from '../air/serialize-air.js';
 import { GraphBuilder } from '../builder/graph-builder.js';
 import { describeGraph } from '../dump/describe-graph.js';
 import { attr } from '../types/attr.js';
+import { opsetOf } from './opset.js';
 import { createTensorDesc } from '../types/tensor-desc.js';
 import { verifyGraph } from '../verify/verify-graph.js';
-import type { Graph } from './graph.js';
+import { Graph } from './graph.js';
 import type { Node } from './node.js';
 import { createOpDesc } from './op-desc.js';
 import { ancestorsOf, isReachable, reachableFrom, topologicalSort } from './topo.js';
@@ -192,5 +193,26 @@ describe('clone with subgraphs', () => {
     g.removeSubgraph('else_branch');
     expect(g.subgraph('else_branch')).toBeUndefined();
     expect(verifyGraph(g).map((d) => d.code)).toContain('TSGE-E1020');
+  });
+});
+
+describe('opsetOf', () => {
+  it('reads a node its own _opset, else the root import of its domain, else 0', () => {
+    const graph = new Graph('g');
+    graph.attrs.set('_opset_imports', {
+      kind: 'named_attrs',
+      value: {
+        name: 'imports',
+        attrs: new Map([
+          ['', attr.int(17)],
+          ['com.microsoft', attr.int(1)],
+        ]),
+      },
+    });
+    const onnx = graph.addNode(createOpDesc({ name: 'a', type: 'Relu' }));
+    const inlined = graph.addNode(createOpDesc({ name: 'b', type: 'Relu', attrs: [['_opset', attr.int(13)]] }));
+    const ms = graph.addNode(createOpDesc({ name: 'c', type: 'Gelu', domain: 'com.microsoft' }));
+    const other = graph.addNode(createOpDesc({ name: 'd', type: 'X', domain: 'org.example' }));
+    expect([onnx, inlined, ms, other].map(opsetOf)).toEqual([17, 13, 1, 0]);
   });
 });
