@@ -26,33 +26,34 @@ export interface ConvEpilogue {
 }
 
 export function convEpilogue(ctx: KernelContextV1): ConvEpilogue {
-  const activation = ctx.attrs.has('activation') ? ctx.attrs.string('activation') : 'None';
-  const params = ctx.attrs.has('activation_params') ? ctx.attrs.floats('activation_params') : [];
+  const { activation, params } = activationOf(ctx);
   const none = { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY };
   if (activation === 'None') return none;
   if (activation === 'Relu') return { lo: 0, hi: Number.POSITIVE_INFINITY };
   if (activation === 'Clip') return { lo: params[0] ?? Number.NEGATIVE_INFINITY, hi: params[1] ?? Number.POSITIVE_INFINITY };
-  const memory = ctx.memory;
-  const kernels = memory && simdKernels(memory);
-  const simd = kernels && simdActivation(kernels, activation, params);
+  const after = activationPass(ctx);
+  return after ? { ...none, after } : none;
+}
+
+function activationOf(ctx: KernelContextV1): { activation: string; params: readonly number[] } {
   return {
-    ...none,
-    after: (data) =>
-      simd && data.buffer === memory?.buffer ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params),
+    activation: ctx.attrs.has('activation') ? ctx.attrs.string('activation') : 'None',
+    params: ctx.attrs.has('activation_params') ? ctx.attrs.floats('activation_params') : [],
   };
 }
 
-/** Applies a fused Conv's activation over its whole output (paths without an in-GEMM epilogue). */
-export function applyConvActivation(ctx: KernelContextV1, data: Float32Array): void {
-  const epilogue = convEpilogue(ctx);
-  if (epilogue.after) {
-    epilogue.after(data);
-    return;
-  }
-  if (epilogue.lo === Number.NEGATIVE_INFINITY && epilogue.hi === Number.POSITIVE_INFINITY) return;
-  const kernels = ctx.memory && data.buffer === ctx.memory.buffer ? simdKernels(ctx.memory) : undefined;
-  if (kernels) kernels.clip(data.byteOffset, data.byteOffset, data.length, epilogue.lo, epilogue.hi);
-  else applyActivation(data, 'Clip', [epilogue.lo, epilogue.hi]);
+/**
+ * A fused Conv's activation as one pass over its output (SIMD for outputs in device memory), for
+ * the paths without an in-GEMM epilogue; undefined when the node has none.
+ */
+export function activationPass(ctx: KernelContextV1): ((data: Float32Array) => void) | undefined {
+  const { activation, params } = activationOf(ctx);
+  if (activation === 'None') return undefined;
+  const memory = ctx.memory;
+  const kernels = memory && simdKernels(memory);
+  const simd = kernels && simdActivation(kernels, activation, params);
+  return (data) =>
+    simd && data.buffer === memory?.buffer ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params);
 }
 
 /** The SIMD elementwise kernel for an activation applied in place, when there is one. */
@@ -62,6 +63,10 @@ function simdActivation(
   params: readonly number[],
 ): ((byte: number, count: number) => void) | undefined {
   switch (activation) {
+    case 'Relu':
+      return (at, n) => k.relu(at, at, n);
+    case 'Clip':
+      return (at, n) => k.clip(at, at, n, params[0] ?? Number.NEGATIVE_INFINITY, params[1] ?? Number.POSITIVE_INFINITY);
     case 'HardSwish':
       return (at, n) => k.hardSwish(at, at, n);
     case 'HardSigmoid':

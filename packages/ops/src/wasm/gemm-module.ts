@@ -1,18 +1,15 @@
 import { Code, type FunctionDef, I32, V128 } from './emitter.js';
 
 /**
- * With `packed`, generates `gemmPacked` instead: B is stored as panels of 8 columns, each a
- * contiguous K×8 block (so a panel streams from L1), N must be a multiple of 8 and ldb is unused.
- *
  * Generates `gemm(M, N, K, A, lda, B, ldb, C, ldc, accumulate)`: C[M×n] (+)= A[M×K] · B[K×n] for
  * the first n = N rounded down to a multiple of 4 columns (the caller finishes the tail). A, B, C are
  * byte addresses of row-major float32 matrices; lda/ldb/ldc are row strides in elements.
  *
  * Register-blocked micro-kernels of 4 rows × 8 columns (8 v128 accumulators), with 1-row and
  * 4-column variants for the edges. B is read row by row inside a column panel, so a K×8 panel stays
- * in L1 while all row blocks of A stream past it.
+ * in L1 while all row blocks of A stream past it. (Packed B panels go to `gemmTile`.)
  */
-export function gemmFunction(useFma: boolean, packed = false): FunctionDef {
+export function gemmFunction(useFma: boolean): FunctionDef {
   const P = { M: 0, N: 1, K: 2, A: 3, lda: 4, B: 5, ldb: 6, C: 7, ldc: 8, accumulate: 9 } as const;
   const code = new Code(10);
   const i = code.local(I32);
@@ -47,9 +44,8 @@ export function gemmFunction(useFma: boolean, packed = false): FunctionDef {
         .i32Add()
         .set(pa[r] as number);
     }
-    // row-major B: column j of row 0; packed B: panel j/8, whose K×8 block starts at j*K floats
-    if (packed) code.get(P.B).get(j).get(P.K).i32Mul().i32(2).i32Shl().i32Add().set(pb);
-    else code.get(P.B).get(j).i32(2).i32Shl().i32Add().set(pb);
+    // column j of row 0
+    code.get(P.B).get(j).i32(2).i32Shl().i32Add().set(pb);
     code.get(P.K).set(k);
     code.block().loop();
     code.get(k).i32Eqz().brIf(1);
@@ -87,8 +83,7 @@ export function gemmFunction(useFma: boolean, packed = false): FunctionDef {
             .set(accumulator);
       }
     }
-    if (packed) code.get(pb).i32(32).i32Add().set(pb);
-    else code.get(pb).get(P.ldb).i32(2).i32Shl().i32Add().set(pb);
+    code.get(pb).get(P.ldb).i32(2).i32Shl().i32Add().set(pb);
     code.get(k).i32(1).i32Sub().set(k);
     code.br(0).end().end();
     // store (optionally accumulating into C)
@@ -135,6 +130,6 @@ export function gemmFunction(useFma: boolean, packed = false): FunctionDef {
 
   code.i32(0).set(j);
   panels(2);
-  if (!packed) panels(1);
-  return { name: packed ? 'gemmPacked' : 'gemm', params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32], results: [], code };
+  panels(1);
+  return { name: 'gemm', params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32], results: [], code };
 }

@@ -20,19 +20,6 @@ export interface SimdKernelExports extends ElementwiseExports, PoolExports, Gemv
   /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
   padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
-  /** B packed in K×8 column panels; N a multiple of 8; ldb unused. */
-  gemmPacked(
-    M: number,
-    N: number,
-    K: number,
-    A: number,
-    lda: number,
-    B: number,
-    ldb: number,
-    C: number,
-    ldc: number,
-    accumulate: number,
-  ): void;
   /** C (+)= A·B with B in packed 8-column panels, bias and clamp epilogue (see gemm-tile-module.ts). */
   gemmTile(
     M: number,
@@ -149,7 +136,6 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
       assembleModule(
         [
           gemmFunction(hasRelaxedSimd()),
-          gemmFunction(hasRelaxedSimd(), true),
           gemmTileFunction(hasRelaxedSimd()),
           gemmTileFunction(hasRelaxedSimd(), true),
           im2colFunction(),

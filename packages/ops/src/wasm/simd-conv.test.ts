@@ -245,11 +245,43 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv plan cache', () => {
   it('reuses a node plan on later runs with new values, and replans when tensors move', () => {
     const memory = wasmMemory(false, 64);
     const attrs = { pads: attr.ints([1, 1, 1, 1]) };
+    const kernel = simdConvKernel(reference!);
+    // one context for every run, as executors keep a node's context: only its tensors change
+    let inputs: HostTensor[] = [];
+    let output: HostTensor | undefined;
+    let outputAt = 0;
+    const ctx: KernelContextV1 = {
+      nodeName: 'conv',
+      opType: 'Conv',
+      attrs: createAttrReader(new Map(Object.entries(attrs))),
+      inputCount: 2,
+      outputCount: 1,
+      opsetVersion: 22,
+      memory,
+      input: (i) => inputs[i],
+      tensor: (i) => inputs[i],
+      output: (_i, dims) => {
+        const count = dims.reduce((p, d) => p * d, 1);
+        output = { type: 'float32', dims: [...dims], data: new Float32Array(memory.buffer, outputAt, count).fill(Number.NaN) };
+        return output;
+      },
+      setOutput: () => {},
+      runSubgraph: () => [],
+    };
     const check = (seed: number, skew: number, dims: [number[], number[]]): void => {
       const x = operand(dims[0], seed);
       const w = operand(dims[1], seed + 1);
       const expected = runKernel(reference!, { opType: 'Conv', inputs: [x, w], attrs });
-      const actual = runKernel(simdConvKernel(reference!), { opType: 'Conv', inputs: [x, w], attrs, memory, skew });
+      let offset = 64 + skew * 4;
+      inputs = [x, w].map((t) => {
+        const data = new Float32Array(memory.buffer, offset, t.values.length);
+        data.set(t.values);
+        offset += Math.ceil((t.values.length * 4) / 64) * 64 + skew * 4;
+        return { type: 'float32', dims: [...t.dims], data };
+      });
+      outputAt = offset;
+      kernel.compute(ctx);
+      const actual = { dims: output?.dims, values: Float32Array.from(output?.data as Float32Array) };
       expect(actual.dims).toEqual(expected.dims);
       expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThan(1e-4);
     };
@@ -260,7 +292,7 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv plan cache', () => {
     check(2, 0, [
       [1, 8, 20, 24],
       [16, 8, 3, 3],
-    ]); // same node, same offsets: cached plan, new values
+    ]); // same context, same offsets: cached plan, new values
     check(3, 1, [
       [1, 8, 20, 24],
       [16, 8, 3, 3],

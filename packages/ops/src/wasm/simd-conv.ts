@@ -7,7 +7,7 @@ import { defineKernel } from '../define.js';
 import type { ConvProblem } from '../nn/conv.js';
 import { simdKernels } from './kernel-modules.js';
 import { CONV_DIRECT, directSlab } from './conv-direct-tiles.js';
-import { CONV_GEMM, WORKSPACE_HEADER, applyConvActivation, convEpilogue, convTiles } from './conv-gemm-tiles.js';
+import { CONV_GEMM, WORKSPACE_HEADER, activationPass, convEpilogue, convTiles } from './conv-gemm-tiles.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
@@ -42,12 +42,13 @@ export function simdConvKernel(reference: KernelV1): KernelV1 {
   });
 }
 
-/**
- * tsge::FusedConv on the same paths: the activation is fused into the GEMM store where the GEMM
- * path runs, and applied over the output afterwards elsewhere. `reference` is the Conv reference.
- */
+/** The Conv view of each FusedConv context (executors reuse a node's context across runs). */
 const innerContexts = new WeakMap<KernelContextV1, ReturnType<typeof captureOutput>>();
 
+/**
+ * tsge::FusedConv on the same paths: the activation is fused into the GEMM store or planned as a
+ * pass after it; only the reference fallback needs it applied here. `reference` is the Conv reference.
+ */
 export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
     opType: FUSED_CONV,
@@ -56,7 +57,6 @@ export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
     dtypes: ['float32'],
     parallel: true,
     compute: (ctx: KernelContextV1) => {
-      // executors reuse a node's context across runs: so does its Conv view
       let inner = innerContexts.get(ctx);
       if (!inner) {
         inner = captureOutput(ctx, 'Conv', ctx.inputCount);
@@ -66,8 +66,7 @@ export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
       if (convolve(inner.context, reference)) return;
       const y = inner.result();
       if (!y) throw TsgeError.of('TSGE-E4003', { reason: `${FUSED_CONV} ${ctx.nodeName}: Conv produced no output` });
-      // depthwise and other paths: the activation as a SIMD pass over the output
-      applyConvActivation(ctx, y.data as Float32Array);
+      activationPass(ctx)?.(y.data as Float32Array);
     },
   });
 }
@@ -78,29 +77,23 @@ function fallback(ctx: KernelContextV1, reference: KernelV1): false {
 }
 
 /**
- * A convolution's tiles as computed on its first run. Static models run every node with the same
- * tensors at the same offsets each time, so later runs skip the geometry, the path choice and the
- * tile lists (most of the JavaScript cost of small layers). Keyed per memory by node, tensor
- * offsets, input dims and thread count; checked against the output's offset.
+ * A convolution's tiles (and activation pass) as planned on its first run. Executors reuse a node's
+ * kernel context across runs, and static models place its tensors at the same offsets each time, so
+ * later runs skip the geometry, the path choice and the tile lists (most of the JavaScript cost of
+ * small layers). A plan applies again while the tensor offsets, input dims, thread count and the
+ * output's offset are unchanged.
  */
 interface ConvPlan {
+  readonly signature: readonly number[];
   readonly outDims: readonly number[];
   readonly yOffset: number;
   readonly tileFunction: string;
   readonly tiles: readonly (readonly number[])[];
   readonly after: ((data: Float32Array) => void) | undefined;
-  /** Whether the plan applies the fused activation itself. */
-  readonly fused: boolean;
 }
-const plans = new WeakMap<LinearMemory, Map<string, ConvPlan>>();
-const MAX_PLANS = 4096;
-/** The last plan of a kernel context (executors reuse a node's context), with what it was made for. */
-const contextPlans = new WeakMap<
-  KernelContextV1,
-  { readonly key: string; readonly signature: readonly number[]; readonly plan: ConvPlan }
->();
+const plans = new WeakMap<KernelContextV1, ConvPlan>();
 
-/** What must be equal for a context's plan to apply again: tensor offsets, input dims, threads. */
+/** What must be equal for a context's plan to apply again: tensor offsets, threads, input dims. */
 function signatureOf(ctx: KernelContextV1, x: HostTensor, w: HostTensor, b: HostTensor | undefined): number[] {
   const offset = (t: HostTensor): number => (t.data as Float32Array).byteOffset;
   return [offset(x), offset(w), b ? offset(b) : -1, ctx.parallel?.threads ?? 1, ...x.dims];
@@ -112,39 +105,23 @@ function sameSignature(a: readonly number[], b: readonly number[]): boolean {
   return true;
 }
 
-function planKey(ctx: KernelContextV1, x: HostTensor, w: HostTensor, b: HostTensor | undefined): string {
-  const offset = (t: HostTensor): number => (t.data as Float32Array).byteOffset;
-  // the geometry attributes too, so two nodes of one name (a subgraph's and the root's) never share
-  const a = ctx.attrs;
-  const geometry = `${a.int('group', 1)}|${a.ints('strides', [])}|${a.ints('pads', [])}|${a.ints('dilations', [])}|${a.string('auto_pad', 'NOTSET')}`;
-  const activation = a.has('activation') ? `${a.string('activation')}(${a.floats('activation_params', [])})` : '';
-  return `${ctx.nodeName}|${offset(x)}|${x.dims.join(',')}|${offset(w)}|${b ? offset(b) : -1}|${ctx.parallel?.threads ?? 1}|${geometry}|${activation}`;
-}
-
-/** Runs a cached plan when its output lands where it did; false when there is none (or it moved). */
-function runPlan(ctx: KernelContextV1, memory: LinearMemory, key: string): boolean | undefined {
-  const plan = plans.get(memory)?.get(key);
-  if (!plan) return undefined;
-  const y = ctx.output(0, plan.outDims, 'float32');
-  const data = y.data as Float32Array;
-  if (data.buffer !== memory.buffer || data.byteOffset !== plan.yOffset) return undefined;
+/** Runs the context's plan when it still applies; false when there is none or it does not. */
+function runPlan(ctx: KernelContextV1, memory: LinearMemory, signature: readonly number[]): boolean {
+  const plan = plans.get(ctx);
+  if (!plan || !sameSignature(plan.signature, signature)) return false;
+  const data = ctx.output(0, plan.outDims, 'float32').data as Float32Array;
+  if (data.buffer !== memory.buffer || data.byteOffset !== plan.yOffset) return false;
   runTiles(memory, ctx.parallel, plan.tileFunction, plan.tiles);
   plan.after?.(data);
-  return plan.fused;
+  return true;
 }
 
-/** Runs `tiles` and remembers them as the plan of `key`. */
-function runAndRemember(ctx: KernelContextV1, memory: LinearMemory, key: string, plan: ConvPlan): boolean {
-  let byKey = plans.get(memory);
-  if (!byKey) plans.set(memory, (byKey = new Map()));
-  // dynamic shapes place tensors anew each run: keep the cache bounded
-  if (byKey.size >= MAX_PLANS) byKey.clear();
-  byKey.set(key, plan);
-  const x = ctx.tensor(0);
-  const w = ctx.tensor(1);
-  if (x && w) contextPlans.set(ctx, { key, signature: signatureOf(ctx, x, w, ctx.tensor(2)), plan });
+/** Remembers a plan for the context and runs it. */
+function runAndRemember(ctx: KernelContextV1, memory: LinearMemory, plan: ConvPlan, y: Float32Array): true {
+  plans.set(ctx, plan);
   runTiles(memory, ctx.parallel, plan.tileFunction, plan.tiles);
-  return plan.fused;
+  plan.after?.(y);
+  return true;
 }
 
 /** Runs the convolution; returns whether the fused activation (if any) was applied. */
@@ -155,28 +132,15 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
   const memory = ctx.memory;
   if (!x || !w || !memory || x.type !== 'float32' || w.type !== 'float32') return fallback(ctx, reference);
   if (!inMemory(memory, x, w) || (b && !inMemory(memory, b))) return fallback(ctx, reference);
-  // fast path: this context's last plan, checked without building the key
   const signature = signatureOf(ctx, x, w, b);
-  const last = contextPlans.get(ctx);
-  if (last && sameSignature(last.signature, signature)) {
-    const again = runPlan(ctx, memory, last.key);
-    if (again !== undefined) return again;
-  }
-  const key = planKey(ctx, x, w, b);
-  const cached = runPlan(ctx, memory, key);
-  if (cached !== undefined) {
-    const plan = plans.get(memory)?.get(key);
-    if (plan) contextPlans.set(ctx, { key, signature, plan });
-    return cached;
-  }
+  if (runPlan(ctx, memory, signature)) return true;
   const p = convProblem(ctx, x, w);
   const mg = p.outChannels / p.group;
   const cg = p.inChannels / p.group;
-  if (!inMemory(memory, x, w) || (b && !inMemory(memory, b))) return fallback(ctx, reference);
   if (mg === 1 && cg === 1 && x.dims.length === 4) {
-    const plan = depthwisePlan(ctx, p, memory);
-    if (!plan) return fallback(ctx, reference);
-    return runAndRemember(ctx, memory, key, plan);
+    const planned = depthwisePlan(ctx, p, memory, signature);
+    if (!planned) return fallback(ctx, reference);
+    return runAndRemember(ctx, memory, planned.plan, planned.y);
   }
   const g = p.geometry;
   const outSize = g.outDims.reduce((s, d) => s * d, 1);
@@ -212,24 +176,18 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
       if (pointwise || slab) {
         const args = [...head, H, Wd, OH, OW, KH, KW, dh, dw, pt, pl, slab?.width ?? 0, slab?.bandRows ?? 0];
         const tiles = pointwise ? convTiles(p.group, mg, outSize, kDim, threads) : convTiles(p.group, mg, OH, kDim * OW, threads, 1, 1);
-        const plan = { outDims: y.dims, yOffset: Y.byteOffset, tileFunction: CONV_DIRECT, after: epilogue.after, fused: true };
-        const fused = runAndRemember(ctx, memory, key, { ...plan, tiles: tiles.map((t) => [...args, ...t, ...tail]) });
-        epilogue.after?.(Y);
-        return fused;
+        const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: CONV_DIRECT, after: epilogue.after };
+        return runAndRemember(ctx, memory, { ...plan, tiles: tiles.map((t) => [...args, ...t, ...tail]) }, Y);
       }
     }
     const geometry = [H, Wd, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl];
     const tiles = convTiles(p.group, mg, OH * OW, kDim, threads).map((t) => [...head, ...geometry, ...t, ...tail]);
-    const fused = runAndRemember(ctx, memory, key, {
-      outDims: y.dims,
-      yOffset: Y.byteOffset,
-      tileFunction: CONV_GEMM,
-      tiles,
-      after: epilogue.after,
-      fused: true,
-    });
-    epilogue.after?.(Y);
-    return fused;
+    return runAndRemember(
+      ctx,
+      memory,
+      { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: CONV_GEMM, tiles, after: epilogue.after },
+      Y,
+    );
   }
 
   if (mg < 4) return fallback(ctx, reference);
@@ -241,10 +199,11 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
   const wBytes = mg * kDim * 4;
   const colBytes = kDim * padded * 4;
   const outBytes = mg * padded * 4;
-  const scratch = scratchMemory(64 + wBytes + colBytes + outBytes + 192);
+  // 128 bytes for gemmTile's edge tile first, then the staged operands
+  const scratch = scratchMemory(192 + wBytes + colBytes + outBytes + 192);
   const kernels = scratch && simdKernels(scratch);
   if (!scratch || !kernels) return fallback(ctx, reference);
-  const wOffset = 64;
+  const wOffset = 192;
   const colOffset = align64(wOffset + wBytes);
   const outOffset = align64(colOffset + colBytes);
   const sw = new Float32Array(scratch.buffer, wOffset, mg * kDim);
@@ -259,7 +218,7 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
         const cols = Math.min(panel, outSize - o0);
         const width = (cols + 7) & ~7;
         gatherPanel(col, X, table, xBase, cg, kSize, inSize, outSize, o0, cols);
-        kernels.gemmPacked(mg, width, kDim, wOffset, kDim, colOffset, 0, outOffset, width, 0);
+        kernels.gemmTile(mg, cols, kDim, wOffset, kDim, colOffset, kDim * 32, outOffset, width, 0, 0, 0, 0, 64);
         for (let m = 0; m < mg; m++) {
           const bv = bias ? (bias[grp * mg + m] as number) : 0;
           const dst = yBase + m * outSize + o0;
@@ -271,11 +230,6 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
   }
   return false;
 }
-
-/**
- * Packed B layout of the staged GEMM: column o of row k lives at ((o >> 3) * K + k) * 8 + (o & 7),
- * i.e. panels of 8 columns, each a contiguous K×8 block.
- */
 
 /** Any-rank im2col panel through the gather table, packed: row (c, k) = X[c] at the window offsets of outputs o0.. */
 function gatherPanel(
@@ -309,7 +263,12 @@ function align64(n: number): number {
 }
 
 /** The tiles of a depthwise 2-D convolution (one filter per channel) straight over device memory. */
-function depthwisePlan(ctx: KernelContextV1, p: ConvProblem, memory: LinearMemory): ConvPlan | undefined {
+function depthwisePlan(
+  ctx: KernelContextV1,
+  p: ConvProblem,
+  memory: LinearMemory,
+  signature: readonly number[],
+): { plan: ConvPlan; y: Float32Array } | undefined {
   const kernels = simdKernels(memory);
   const g = p.geometry;
   const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
@@ -357,7 +316,8 @@ function depthwisePlan(ctx: KernelContextV1, p: ConvProblem, memory: LinearMemor
       ]);
     }
   }
-  return { outDims: y.dims, yOffset: Y.byteOffset, tileFunction: DEPTHWISE, tiles, after: undefined, fused: false };
+  const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: DEPTHWISE, tiles, after: activationPass(ctx) };
+  return { plan, y: Y };
 }
 
 const DEPTHWISE = 'simd.depthwise';
