@@ -1,6 +1,6 @@
 import type { Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
-import type { OmModel } from '@tsge/om';
+import { type OmModel, tasksCarryAttributes } from '@tsge/om';
 import type { CpuDevice, WasmModule } from '@tsge/runtime';
 import { alignUp, canShareMemory, createCpuDevice, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
 import { checkFeeds } from './feeds.js';
@@ -38,7 +38,8 @@ const SMALL_MODEL_BYTES = 1024 * 1024;
 
 /**
  * Binds a read model to a CPU device and returns its executor. Memory layout:
- * `[weights | arena per concurrent run | control words]`, all placed once here.
+ * `[weights | arena per concurrent run | control words | tile areas | thread workspaces]`, all
+ * placed once here.
  */
 export async function openModel(model: OmModel, options: LoadModelOptions = {}): Promise<Executor> {
   // MODEL_DEF is decoded only if some task needs its node (subgraphs, tensor attributes, host runs)
@@ -55,9 +56,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
-  const selfContained = model.taskInfo.plans.every((p) =>
-    p.streams.every((s) => s.tasks.every((t) => t.kind !== 'kernel' || t.attrs !== undefined)),
-  );
+  const selfContained = tasksCarryAttributes(model.taskInfo);
   const { registry, runTile, workspace } = await loadKernelRegistry(kernelModules, calls, !selfContained && model.graph.subgraphs.size > 0);
   // kernels that split their work into tiles want every thread, even for a single stream
   const parallelKernels =

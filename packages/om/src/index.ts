@@ -17,6 +17,6 @@ export type {
   OmWriteInput,
 } from './types.js';
 export { writeOm } from './write-om.js';
-export { readOm, type ReadOmOptions, type ReadOmResult } from './read-om.js';
+export { readOm, tasksCarryAttributes, type ReadOmOptions, type ReadOmResult } from './read-om.js';
 export { omToJson } from './om-to-json.js';
 export { crc32 } from './crc32.js';

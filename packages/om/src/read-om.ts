@@ -49,6 +49,11 @@ function fail(code: ErrorCode, args: Record<string, unknown>): never {
 const invalid = (reason: string): never => fail('TSGE-E2001', { reason });
 const problem = (reason: string): never => fail('TSGE-E2006', { reason });
 
+/** Whether every kernel task carries its attributes, so running the plans never needs MODEL_DEF. */
+export function tasksCarryAttributes(taskInfo: TaskInfo): boolean {
+  return taskInfo.plans.every((plan) => plan.streams.every((s) => s.tasks.every((t) => t.kind !== 'kernel' || t.attrs !== undefined)));
+}
+
 /**
  * Reads and validates an .om file. Every length, offset and count is checked against the file
  * before the data it describes is touched; a bad file gives diagnostics and no model, never a throw.
@@ -88,9 +93,7 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
     checkGraphAgainstPlans(graph, taskInfo, weights.length);
     return graph;
   };
-  const selfContained = taskInfo.plans.every((plan) =>
-    plan.streams.every((s) => s.tasks.every((t) => t.kind !== 'kernel' || t.attrs !== undefined)),
-  );
+  const selfContained = tasksCarryAttributes(taskInfo);
   if (!lazyGraph || !selfContained) return { header, graph: decodeGraph(), weights, taskInfo, kernels, ioInfo };
   let graph: Graph | undefined;
   const model = { header, weights, taskInfo, kernels, ioInfo } as Omit<OmModel, 'graph'>;
