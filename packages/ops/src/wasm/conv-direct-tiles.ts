@@ -2,7 +2,7 @@ import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { registerTileFunction } from './tiles.js';
+import { type NumberTuple, registerTileFunction } from './tiles.js';
 
 /** K rows per GEMM call: the K×8 floats one panel reads (scattered 32-byte runs) stay in L1. */
 const KC = 256;
@@ -49,29 +49,8 @@ export function directSlab(
  */
 registerTileFunction(CONV_DIRECT, (memory, t) => {
   const a = t as number[];
-  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, dh, dw, pt, pl, width, bandRows] = a as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const [g0, g1, m0, m1, r0, r1, lo, hi] = a.slice(20) as [number, number, number, number, number, number, number, number];
+  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, dh, dw, pt, pl, width, bandRows] = a as NumberTuple<20>;
+  const [g0, g1, m0, m1, r0, r1, lo, hi] = a.slice(20) as NumberTuple<8>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_DIRECT} needs WebAssembly SIMD and a thread workspace`);

@@ -3,7 +3,7 @@ import { applyActivation } from '../fused/activation.js';
 import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { type SimdKernelExports, simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { registerTileFunction } from './tiles.js';
+import { type NumberTuple, registerTileFunction } from './tiles.js';
 
 /** Workspace bytes before the panels: 128 for gemmTile's edge tile, 64 for im2col's lane table. */
 export const WORKSPACE_HEADER = 256;
@@ -122,29 +122,8 @@ export function convTiles(
  */
 registerTileFunction(CONV_GEMM, (memory, t) => {
   const a = t as number[];
-  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl] = a as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const [g0, g1, m0, m1, o0, o1, lo, hi] = a.slice(20) as [number, number, number, number, number, number, number, number];
+  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl] = a as NumberTuple<20>;
+  const [g0, g1, m0, m1, o0, o1, lo, hi] = a.slice(20) as NumberTuple<8>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_GEMM} needs WebAssembly SIMD and a thread workspace`);

@@ -1,7 +1,7 @@
 import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { registerTileFunction, splitRange } from './tiles.js';
+import { type NumberTuple, registerTileFunction, splitRange } from './tiles.js';
 
 export const CONV_TRANSPOSE_TILES = 'simd.convTransposeTiles';
 
@@ -26,23 +26,7 @@ export function convTransposeTiles(group: number, batch: number, H: number, rowW
  * Arguments: x, w, y, bias (-1: none), channels, outChannels, group, H, W, KH, KW, then grp, n, h0, h1.
  */
 registerTileFunction(CONV_TRANSPOSE_TILES, (memory, t) => {
-  const [x, w, y, bias, channels, outChannels, group, H, W, KH, KW, grp, n, h0, h1] = t as number[] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [x, w, y, bias, channels, outChannels, group, H, W, KH, KW, grp, n, h0, h1] = t as number[] as NumberTuple<15>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_TRANSPOSE_TILES} needs WebAssembly SIMD and a thread workspace`);

@@ -3,7 +3,7 @@ import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { GEMM_ACCUMULATE } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { registerTileFunction } from './tiles.js';
+import { type NumberTuple, registerTileFunction } from './tiles.js';
 
 /** K rows per packed block: a KC×8 panel of B (8 KiB) stays in L1. */
 const KC = 256;
@@ -58,19 +58,7 @@ export function packedGemmTiles(
  * exactly that), then every MC×KC block of A streams past it through `gemmTile`.
  */
 registerTileFunction(GEMM_PACKED, (memory, t) => {
-  const [a, lda, b, ldb, c, ldc, K, m0, m1, n0, n1] = t as number[] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [a, lda, b, ldb, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${GEMM_PACKED} needs WebAssembly SIMD and a thread workspace`);

@@ -5,7 +5,7 @@ import { scratchMemory } from './scratch-memory.js';
 import { CONV_TRANSPOSE_TILES, convTransposeFits, convTransposeTiles } from './conv-transpose-tiles.js';
 import { inMemory, simdGemm } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { runTiles } from './tiles.js';
+import { runTiles, type NumberTuple } from './tiles.js';
 
 const align64 = (bytes: number): number => (bytes + 63) & ~63;
 
@@ -34,18 +34,7 @@ function geometryOf(ctx: KernelContextV1, H: number, W: number, kernel: readonly
   const outputPadding = ctx.attrs.ints('output_padding', [0, 0]);
   const values = [...strides, ...dilations, ...outputPadding, ...pads];
   if (values.length !== 10 || values.some((v) => !Number.isInteger(v) || v < 0)) return undefined;
-  const [sh, sw, dh, dw, oph, opw, pt, pl, pb, pr] = values as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [sh, sw, dh, dw, oph, opw, pt, pl, pb, pr] = values as NumberTuple<10>;
   const [KH, KW] = kernel as [number, number];
   if (!(sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 && KH >= 1 && KW >= 1)) return undefined;
   const OH = sh * (H - 1) + oph + (KH - 1) * dh + 1 - pt - pb;

@@ -11,7 +11,7 @@ import { CONV_GEMM, WORKSPACE_HEADER, activationPass, convEpilogue, convTiles } 
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { registerTileFunction, runTiles, splitRange } from './tiles.js';
+import { registerTileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
 
 /**
  * Output channels per group up to which stride-1 convolutions skip im2col (measured in CPU time:
@@ -324,27 +324,7 @@ const DEPTHWISE = 'simd.depthwise';
 
 /** Tile: `count` consecutive channels of a depthwise convolution (addresses of the first one). */
 registerTileFunction(DEPTHWISE, (memory, t) => {
-  const [x, w, y, bias, count, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi] = t as number[] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [x, w, y, bias, count, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi] = t as number[] as NumberTuple<19>;
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error('simd.depthwise needs WebAssembly SIMD');
   const all = bias >= 0 ? new Float32Array(memory.buffer) : undefined;

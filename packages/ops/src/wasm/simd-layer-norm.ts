@@ -2,7 +2,7 @@ import type { HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/
 import { defineKernel } from '../define.js';
 import { layerNormRows } from './layer-norm-module.js';
 import { inMemory } from './simd-matmul.js';
-import { registerTileFunction, runTiles, splitRange } from './tiles.js';
+import { registerTileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
 
 /** Dims without leading 1s (broadcasting a scale over the normalized axes ignores them). */
 const trimmed = (dims: readonly number[]): readonly number[] =>
@@ -93,7 +93,7 @@ const LAYER_NORM_TILE = 'js.layerNorm';
 
 /** Tile: rows [r0, r1) of a LayerNormalization (whole tensors addressed by byte offsets). */
 registerTileFunction(LAYER_NORM_TILE, (memory: LinearMemory, t: readonly number[]) => {
-  const [x, y, scale, bias, r0, r1, rows, size, epsilon] = t as [number, number, number, number, number, number, number, number, number];
+  const [x, y, scale, bias, r0, r1, rows, size, epsilon] = t as NumberTuple<9>;
   const simd = layerNormRows(memory);
   if (simd) {
     simd(x + r0 * size * 4, y + r0 * size * 4, scale, bias, r1 - r0, size, epsilon);

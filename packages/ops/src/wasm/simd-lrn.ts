@@ -2,7 +2,7 @@ import type { KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
 import { LRN_POWERS, type LrnPower, lrnAcross } from './lrn-module.js';
 import { inMemory } from './simd-matmul.js';
-import { registerTileFunction, runTiles, splitRange } from './tiles.js';
+import { registerTileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
 
 /**
  * LRN across channels of float32 [N, C, ...spatial]: y = x / (bias + alpha/size · Σ x²)^beta over
@@ -62,20 +62,7 @@ const LRN_TILE = 'js.lrn';
 
 /** Tile: spatial positions [s0, s1) of every channel of `images` consecutive images. */
 registerTileFunction(LRN_TILE, (memory: LinearMemory, t: readonly number[]) => {
-  const [x, y, images, c, spatial, s0, s1, before, after, scale, bias, beta] = t as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [x, y, images, c, spatial, s0, s1, before, after, scale, bias, beta] = t as NumberTuple<12>;
   const simd = before + after < MAX_SIMD_WINDOW && isSimdPower(beta) ? lrnAcross(memory, beta) : undefined;
   for (let b = 0; b < images; b++) {
     const xAt = x + b * c * spatial * 4;

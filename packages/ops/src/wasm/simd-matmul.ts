@@ -2,7 +2,7 @@ import type { HostTensor, KernelContextV1, KernelV1, LinearMemory, ParallelRunne
 import { defineKernel } from '../define.js';
 import { GEMM_PACKED, packedGemmTiles, usePackedGemm } from './gemm-packed-tiles.js';
 import { simdKernels } from './kernel-modules.js';
-import { registerTileFunction, runTiles, splitRange } from './tiles.js';
+import { registerTileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
 
 /** Whether a float32 view lies in `memory` (so WebAssembly can address it by byte offset). */
 export function inMemory(memory: LinearMemory, ...tensors: HostTensor[]): boolean {
@@ -64,7 +64,7 @@ export interface MatrixRef {
 const GEMM_ROWS = 'simd.gemmRows';
 registerTileFunction(GEMM_ROWS, (memory, t) => {
   const all = new Float32Array(memory.buffer);
-  const [m, n, k, a, lda, b, ldb, c, ldc, acc] = t as [number, number, number, number, number, number, number, number, number, number];
+  const [m, n, k, a, lda, b, ldb, c, ldc, acc] = t as NumberTuple<10>;
   simdGemm(
     memory,
     { m, n, k },

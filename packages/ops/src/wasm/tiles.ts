@@ -49,3 +49,6 @@ export function splitRange(total: number, threads: number, granule: number, work
   for (let start = 0; start < total; start += size) ranges.push([start, Math.min(total, start + size)]);
   return ranges;
 }
+
+/** A tuple of N numbers: the typed view of a tile's (or a wasm call's) numeric arguments. */
+export type NumberTuple<N extends number, Acc extends number[] = []> = Acc['length'] extends N ? Acc : NumberTuple<N, [...Acc, number]>;

@@ -1,6 +1,7 @@
 import type { LinearMemory } from '@tsge/metadef';
 import { Code, type FunctionDef, I32, V128 } from './emitter.js';
 import { extraModule } from './extra-modules.js';
+import type { NumberTuple } from './tiles.js';
 
 /** Byte lanes of f32 lane k of the first (v = 0) or second (v = 1) shuffle operand. */
 const lane = (v: number, k: number): number[] => [0, 1, 2, 3].map((b) => v * 16 + 4 * k + b);
@@ -24,16 +25,7 @@ function transpose32Function(): FunctionDef {
   const j = code.local(I32);
   const from = code.local(I32);
   const to = code.local(I32);
-  const [r0, r1, r2, r3, t0, t1, t2, t3] = Array.from({ length: 8 }, () => code.local(V128)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [r0, r1, r2, r3, t0, t1, t2, t3] = Array.from({ length: 8 }, () => code.local(V128)) as NumberTuple<8>;
   /** while (counter < limit) { body; counter += step } */
   const loop = (counter: number, limit: number, step: number, body: () => void): void => {
     code.block().loop();
