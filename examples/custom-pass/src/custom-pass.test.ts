@@ -1,13 +1,15 @@
 import { compile, runGraphOnHost } from '@tsge/compiler';
 import { GraphBuilder, type HostTensor, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { algebraicIdentitiesPass } from './index.js';
 
 describe('custom pass example', () => {
   it('removes identities through compile(customPasses) without changing results', async () => {
     const ops = createDefaultOpRegistry();
-    const kernels = createDefaultKernelRegistry();
+    const kernels = createKernelRegistryOf([jsKernelLibrary]);
     const b = new GraphBuilder('identities', { ops });
     const x = b.input('x', 'float32', [2, 2]);
     const one = b.constant('one', createTensor('float32', [], Float32Array.of(1)));

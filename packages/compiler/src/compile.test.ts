@@ -1,6 +1,8 @@
 import { createTensor } from '@tsge/metadef';
 import { readOm } from '@tsge/om';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistry, createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { compile } from './compile.js';
 import { runGraphOnHost } from './host/run-graph.js';
@@ -43,7 +45,7 @@ describe('compile', () => {
 
   it('keeps results equal to the unoptimized graph (host interpretation)', async () => {
     const ops = createDefaultOpRegistry();
-    const kernels = createDefaultKernelRegistry();
+    const kernels = createKernelRegistryOf([jsKernelLibrary]);
     const graph = smallCnn(ops);
     const x = createTensor('float32', [1, 3, 8, 8], randomFloats(192, 9));
     const before = runGraphOnHost(graph, { x }, kernels);
@@ -61,8 +63,6 @@ describe('compile', () => {
   it('throws a TsgeError naming an op without a kernel', async () => {
     const ops = createDefaultOpRegistry();
     const graph = smallCnn(ops);
-    const kernels = createDefaultKernelRegistry();
-    const empty = { register: kernels.register, list: () => [], find: () => undefined };
-    await expect(compile(graph, { ops, kernels: empty })).rejects.toMatchObject({ code: 'TSGE-E4004' });
+    await expect(compile(graph, { ops, kernels: createKernelRegistry() })).rejects.toMatchObject({ code: 'TSGE-E4004' });
   });
 });

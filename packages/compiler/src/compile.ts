@@ -2,7 +2,9 @@ import type { Diagnostic, Graph, GraphPassV1, KernelRegistry, OpRegistry } from 
 import { CONST, DATA, NET_OUTPUT, TsgeError, createTensorDesc, diagnostic, isStaticShape, verifyGraph } from '@tsge/metadef';
 import type { ExecutionPlan, IoInfo, IoTensorInfo, OmWriteInput } from '@tsge/om';
 import { writeOm } from '@tsge/om';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { gearsOf } from './build/gears.js';
 import { isDynamicNode, planGraph } from './build/plan-graph.js';
 import { layoutWeights, stripConstValues } from './build/weights.js';
@@ -26,7 +28,7 @@ import { applyInputShapes, selectOutputs } from './prepare/normalize.js';
 /** Names of the built-in passes (for `optimizationSwitch` validation and docs). */
 export function builtinPassNames(): string[] {
   const symbols = symbolSource();
-  const kernels = createDefaultKernelRegistry();
+  const kernels = createKernelRegistryOf([jsKernelLibrary]);
   const ops = createDefaultOpRegistry();
   return [...optimizePasses(kernels, symbols), ...builtinFusionPasses(ops, kernels)]
     .map((p) => p.name)
@@ -79,7 +81,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   const target = options.target ?? 'wasm-simd';
   const level = options.optLevel ?? 3;
   const ops: OpRegistry = options.ops ?? createDefaultOpRegistry();
-  const kernels: KernelRegistry = options.kernels ?? createDefaultKernelRegistry();
+  const kernels: KernelRegistry = options.kernels ?? createKernelRegistryOf([jsKernelLibrary]);
   registerFusedOps(ops, kernels);
   const symbols = symbolSource();
   const diagnostics: Diagnostic[] = [];

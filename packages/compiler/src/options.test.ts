@@ -4,14 +4,16 @@ import { join } from 'node:path';
 import type { Graph, GraphPassV1, HostTensor, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, TsgeError, attr, createTensor } from '@tsge/metadef';
 import { readOm } from '@tsge/om';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { compile } from './compile.js';
 import { runGraphOnHost } from './host/run-graph.js';
 import { randomFloats, smallCnn } from './test-graphs.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 
 /** x[batch, 4] → MatMul → Relu → y, with a symbolic batch. */
 function symbolic(): Graph {

@@ -1,13 +1,15 @@
 import type { Node, OpRegistry } from '@tsge/metadef';
 import { TsgeError, attr, createTensor } from '@tsge/metadef';
 import { readOm } from '@tsge/om';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { compile } from './compile.js';
 import { randomFloats, smallCnn } from './test-graphs.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 
 describe('bad graphs', () => {
   it('reject with TsgeError diagnostics, never another exception (300 random mutations)', async () => {

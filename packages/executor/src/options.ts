@@ -15,7 +15,7 @@ export interface LoadModelOptions {
   /** Record per-task timings for `profile()`. */
   readonly profile?: boolean;
   /**
-   * Extra kernels: URLs or specifiers of modules exporting `kernels: KernelV1[]`. They are imported
+   * Extra kernels: URLs or specifiers of modules exporting `kernelLibrary` (a `KernelLibraryV1`; its kernels shadow the defaults of the same name). They are imported
    * on the calling thread and in every worker, so they must be importable by URL.
    */
   readonly kernelModules?: readonly (string | URL)[];

@@ -116,7 +116,16 @@ export { GraphBuilder, type GraphBuilderOptions, type OpOptions, type Value } fr
 export type { ParserV1, ParseInput, ParseOptions, ParseResult } from './spi/parser.js';
 export type { GraphPassV1, PassContext, PassResult, PassStage, OptLevel } from './spi/pass.js';
 export type { FusionPassV1, FusionPattern, FusionMatch } from './spi/fusion.js';
-export type { KernelV1, KernelContextV1, KernelRegistry, ParallelRunnerV1 } from './spi/kernel.js';
+export type {
+  KernelV1,
+  KernelContextV1,
+  KernelRegistry,
+  KernelLibraryV1,
+  ParallelRunnerV1,
+  ThreadWorkspaceV1,
+  TileFunctionV1,
+} from './spi/kernel.js';
+export { createKernelRegistry, createKernelRegistryOf } from './ops/kernel-registry.js';
 export type { DeviceV1, StreamHandle, EventHandle, LinearMemory } from './spi/device.js';
 
 // .air serialization (GE ge.proto.ModelDef)

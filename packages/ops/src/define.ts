@@ -1,5 +1,11 @@
-import type { AttrSpec, InferenceContextV1, KernelContextV1, KernelV1, OpDefinitionV1, ParamSpec, TypeConstraint } from '@tsge/metadef';
-import { ONNX_DOMAIN } from '@tsge/metadef';
+import {
+  type AttrSpec,
+  type InferenceContextV1,
+  type OpDefinitionV1,
+  type ParamSpec,
+  type TypeConstraint,
+  ONNX_DOMAIN,
+} from '@tsge/metadef';
 
 export interface OpSpec {
   readonly type: string;
@@ -26,30 +32,6 @@ export function defineOp(spec: OpSpec): OpDefinitionV1 {
     attributes: spec.attributes ?? [],
     typeConstraints: spec.typeConstraints ?? [],
     infer: spec.infer,
-  };
-}
-
-export interface KernelSpec {
-  readonly opType: string;
-  readonly domain?: string;
-  readonly name?: string;
-  readonly dtypes?: KernelV1['dtypes'];
-  readonly inPlace?: KernelV1['inPlace'];
-  readonly parallel?: boolean;
-  readonly compute: (ctx: KernelContextV1) => void;
-}
-
-/** Builds a reference kernel (implementation name 'reference' unless given). */
-export function defineKernel(spec: KernelSpec): KernelV1 {
-  return {
-    specVersion: 'v1',
-    opType: spec.opType,
-    domain: spec.domain ?? ONNX_DOMAIN,
-    name: spec.name ?? 'reference',
-    ...(spec.dtypes ? { dtypes: spec.dtypes } : {}),
-    ...(spec.inPlace ? { inPlace: spec.inPlace } : {}),
-    ...(spec.parallel !== undefined ? { parallel: spec.parallel } : {}),
-    compute: spec.compute,
   };
 }
 

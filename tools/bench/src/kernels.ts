@@ -4,7 +4,8 @@ import os from 'node:os';
 import { buildModel, defaultRegistries, loadModel } from '@tsge/ge';
 import type { LinearMemory } from '@tsge/metadef';
 import { GraphBuilder, createTensor } from '@tsge/metadef';
-import { benchmarkSimdConv, benchmarkSimdKernels, measureSimdPeak, simdGemmOnMemory } from '@tsge/ops';
+import { benchmarkSimdKernels } from './kernel-benchmark.js';
+import { benchmarkSimdConv, measureSimdPeak, simdGemmOnMemory } from './peak.js';
 
 const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number }) => LinearMemory } })
   .WebAssembly.Memory;

@@ -1,10 +1,11 @@
-import { createDefaultKernelRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
 import type { Engine } from './engine.js';
 import { interpret } from './interpreter.js';
 
 /** Parser → Graph → the host interpreter with the reference kernels. */
 export function createInterpreterEngine(): Engine {
-  const kernels = createDefaultKernelRegistry();
+  const kernels = createKernelRegistryOf([jsKernelLibrary]);
   return {
     name: 'interpreter',
     async prepare(graph) {

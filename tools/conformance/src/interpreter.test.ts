@@ -11,7 +11,8 @@ import {
   createTensorDesc,
   isHostTensor,
 } from '@tsge/metadef';
-import { createKernelRegistry, defineKernel } from '@tsge/ops';
+import { createKernelRegistry } from '@tsge/metadef';
+import { defineKernel } from '@tsge/kernels-js';
 import { describe, expect, it } from 'vitest';
 import { compareValues } from './compare.js';
 import { interpret } from './interpreter.js';

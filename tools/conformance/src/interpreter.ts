@@ -14,7 +14,7 @@ import {
   isSequenceValue,
   topologicalSort,
 } from '@tsge/metadef';
-import { runKernelOnHost } from '@tsge/ops';
+import { runKernelOnHost } from '@tsge/kernels-js';
 
 /** Parser attributes that describe subgraph wiring (see packages/parsers/onnx/README.md). */
 const ATTR_IMPLICIT_INPUTS = '_implicit_inputs';

@@ -7,6 +7,8 @@ import type { WorkspacePackage } from './workspace.js';
 export const ROLES = [
   'metadef',
   'ops',
+  'kernels-js',
+  'kernels-wasm',
   'parser',
   'parser-common',
   'compiler',
@@ -35,18 +37,23 @@ export interface RoleRule {
 /** ARCHITECTURE.md §2, "may import". Keep in step with the table. */
 export const RULES: Readonly<Record<Role, RoleRule>> = {
   metadef: { mayImport: [] },
+  // Op definitions only (schema + inference); kernels live in the kernel libraries below.
   ops: { mayImport: ['metadef'] },
+  // Kernel libraries implement ops' definitions; the SIMD kernels fall back to the reference kernels.
+  'kernels-js': { mayImport: ['metadef', 'ops'] },
+  'kernels-wasm': { mayImport: ['metadef', 'ops', 'kernels-js'] },
   // Parsers never import each other; a shared parser-common may exist.
   parser: { mayImport: ['metadef', 'parser-common'] },
   'parser-common': { mayImport: ['metadef'] },
-  // The compiler never imports the runtime, the executor or a parser.
-  compiler: { mayImport: ['metadef', 'ops', 'om'] },
+  // The compiler never imports the runtime, the executor or a parser; kernels-js is its host for
+  // constant folding (the target's kernel libraries reach it through CompileOptions.kernels).
+  compiler: { mayImport: ['metadef', 'ops', 'kernels-js', 'om'] },
   om: { mayImport: ['metadef'] },
   runtime: { mayImport: ['metadef'], typesOnly: ['metadef'] },
   // The executor never imports the compiler or a parser.
-  executor: { mayImport: ['metadef', 'om', 'runtime', 'ops'] },
+  executor: { mayImport: ['metadef', 'om', 'runtime', 'ops', 'kernels-js', 'kernels-wasm'] },
   // "Everything above", but parsers are found through a registry, not hard-wired.
-  ge: { mayImport: ['metadef', 'ops', 'parser-common', 'compiler', 'om', 'runtime', 'executor'] },
+  ge: { mayImport: ['metadef', 'ops', 'kernels-js', 'kernels-wasm', 'parser-common', 'compiler', 'om', 'runtime', 'executor'] },
   // The table lists ge for the layers above it; metadef is added because ge's API speaks in metadef's
   // types (Graph, HostTensor, diagnostics), so a consumer of ge names them too.
   dflow: { mayImport: ['metadef', 'executor', 'ge'] },
@@ -63,6 +70,8 @@ export const RULES: Readonly<Record<Role, RoleRule>> = {
 const ROLE_BY_NAME: Readonly<Record<string, Role>> = {
   '@tsge/metadef': 'metadef',
   '@tsge/ops': 'ops',
+  '@tsge/kernels-js': 'kernels-js',
+  '@tsge/kernels-wasm': 'kernels-wasm',
   '@tsge/parser-common': 'parser-common',
   '@tsge/compiler': 'compiler',
   '@tsge/om': 'om',

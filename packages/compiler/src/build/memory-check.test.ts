@@ -1,7 +1,9 @@
 import type { Graph, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, createTensor } from '@tsge/metadef';
 import type { ExecutionPlan, OmWriteInput, TensorRef } from '@tsge/om';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../compile.js';
 import { randomFloats, smallCnn } from '../test-graphs.js';
@@ -132,7 +134,7 @@ function checkPlan(model: OmWriteInput, plan: ExecutionPlan): number {
 
 describe('memory plan', () => {
   const ops: OpRegistry = createDefaultOpRegistry();
-  const kernels = createDefaultKernelRegistry();
+  const kernels = createKernelRegistryOf([jsKernelLibrary]);
   const graphs = [smallCnn(ops), ...[1, 2, 3, 4, 5, 6].map((seed) => randomDag(ops, seed, 30))];
   it.each([1, 2, 3])('is valid and within bounds on random graphs with %i stream(s)', async (streamLimit) => {
     let shared = 0;

@@ -1,6 +1,8 @@
 import type { Graph, HostTensor, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { runGraphOnHost } from '../host/run-graph.js';
 import { PassManager } from '../pass-manager.js';
@@ -10,7 +12,7 @@ import { affineBatchNormFusion } from './affine-batchnorm.js';
 import { fusionAsPass } from './matcher.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 const fusion = affineBatchNormFusion((type) => ops.has(type, 'ai.onnx'));
 const tensor = (dims: number[], values: number[]) => createTensor('float32', dims, Float32Array.from(values));
 

@@ -1,6 +1,8 @@
 import type { AttrValue, FusionPassV1, Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
 import { GraphBuilder, attr, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { runGraphOnHost } from '../host/run-graph.js';
 import { PassManager } from '../pass-manager.js';
@@ -10,7 +12,7 @@ import { affineConvFusion } from './affine-conv.js';
 import { fusionAsPass } from './matcher.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 const f32 = (dims: number[], seed: number): HostTensor =>
   createTensor(
     'float32',

@@ -1,6 +1,8 @@
 import type { FusionPassV1, Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
 import { GraphBuilder, attr, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { runGraphOnHost } from '../host/run-graph.js';
 import { PassManager } from '../pass-manager.js';
@@ -11,7 +13,7 @@ import { perChannel } from './conv-affine.js';
 import { fusionAsPass } from './matcher.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 const byName = (name: string): FusionPassV1 => {
   const f = builtinFusions(ops, kernels).find((x) => x.name === name);
   if (!f) throw new Error(`no fusion ${name}`);

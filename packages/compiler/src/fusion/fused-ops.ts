@@ -1,6 +1,7 @@
 import type { KernelRegistry, OpRegistry } from '@tsge/metadef';
 import { TSGE_DOMAIN } from '@tsge/metadef';
-import { fusedDefinitions, fusedKernels } from '@tsge/ops';
+import { fusedKernels } from '@tsge/kernels-js';
+import { fusedDefinitions } from '@tsge/ops';
 
 /**
  * The fused ops (`tsge::FusedConv`, `FusedGemm`, `FusedMatMul`) ship with @tsge/ops, so the default

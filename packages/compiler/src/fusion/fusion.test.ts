@@ -1,6 +1,8 @@
 import type { FusionPassV1, Graph, HostTensor, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, attr, createOpDesc, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { runGraphOnHost } from '../host/run-graph.js';
 import { PassManager } from '../pass-manager.js';
@@ -12,7 +14,7 @@ import { fusionAsPass, replaceMatchWith } from './matcher.js';
 import { pattern } from './patterns.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 registerFusedOps(ops, kernels);
 const f32 = (dims: number[], seed = 1, scale = 1): HostTensor =>
   createTensor(

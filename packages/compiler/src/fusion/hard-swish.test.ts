@@ -1,6 +1,8 @@
 import type { FusionPassV1, Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
 import { GraphBuilder, attr, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { runGraphOnHost } from '../host/run-graph.js';
 import { PassManager } from '../pass-manager.js';
@@ -12,7 +14,7 @@ import { hardSigmoidFusion, hardSwishFusion } from './hard-swish.js';
 import { fusionAsPass } from './matcher.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 registerFusedOps(ops, kernels);
 const byName = (name: string): FusionPassV1 => {
   const f = builtinFusions(ops, kernels).find((x) => x.name === name);

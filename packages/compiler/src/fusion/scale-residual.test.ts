@@ -1,6 +1,8 @@
 import type { Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
 import { GraphBuilder, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { runGraphOnHost } from '../host/run-graph.js';
 import { PassManager } from '../pass-manager.js';
@@ -10,7 +12,7 @@ import { fusionAsPass } from './matcher.js';
 import { scaleResidualFusion } from './scale-residual.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 const SHAPE = [1, 3, 4, 4];
 const fusion = scaleResidualFusion((type) => ops.has(type, 'ai.onnx'));
 

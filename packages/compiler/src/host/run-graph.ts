@@ -12,7 +12,7 @@ import {
   storageConstructor,
   topologicalSort,
 } from '@tsge/metadef';
-import { runKernelOnHost } from '@tsge/ops';
+import { runKernelOnHost } from '@tsge/kernels-js';
 
 /**
  * Interprets a graph on the host with reference kernels, node by node (Const nodes must still

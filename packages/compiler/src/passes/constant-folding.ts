@@ -1,6 +1,6 @@
 import type { Graph, HostTensor, KernelRegistry, Node, PassContext } from '@tsge/metadef';
 import { CONST, DATA, NET_OUTPUT, constValueOf, createTensor, isHostTensor, isStaticShape, topologicalSort } from '@tsge/metadef';
-import { runKernelOnHost } from '@tsge/ops';
+import { runKernelOnHost } from '@tsge/kernels-js';
 import { addConst, descBytes } from '../graph-utils.js';
 import { definePass } from '../pass-manager.js';
 import { inferOne } from './infer-shapes.js';

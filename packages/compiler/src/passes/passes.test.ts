@@ -1,6 +1,8 @@
 import type { Graph, GraphPassV1, HostTensor, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, attr, createTensor } from '@tsge/metadef';
-import { createDefaultKernelRegistry, createDefaultOpRegistry } from '@tsge/ops';
+import { createKernelRegistryOf } from '@tsge/metadef';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { PassManager } from '../pass-manager.js';
 import { dumpIr } from '../test-dump.js';
@@ -14,7 +16,7 @@ import { runGraphOnHost } from '../host/run-graph.js';
 import { randomFloats } from '../test-graphs.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
-const kernels = createDefaultKernelRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
 const f32 = (dims: number[], seed = 1): HostTensor =>
   createTensor(
     'float32',

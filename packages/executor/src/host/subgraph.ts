@@ -10,7 +10,7 @@ import {
   opsetOf,
   topologicalSort,
 } from '@tsge/metadef';
-import { runKernelOnHost } from '@tsge/ops';
+import { runKernelOnHost } from '@tsge/kernels-js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 
 export interface SubgraphEnvironment {

@@ -1,5 +1,5 @@
-import type { KernelRegistry, KernelV1, LinearMemory } from '@tsge/metadef';
-import { normalizeDomain } from '@tsge/metadef';
+import type { KernelLibraryV1, KernelRegistry, KernelV1, LinearMemory, ThreadWorkspaceV1, TileFunctionV1 } from '@tsge/metadef';
+import { TsgeError, createKernelRegistryOf } from '@tsge/metadef';
 import type { WasmMemory, WasmModule } from '@tsge/runtime';
 import { wasm } from '@tsge/runtime';
 import type { TileRunner } from '../sink/tile-pool.js';
@@ -12,42 +12,87 @@ export type WasmKernel = (...addresses: number[]) => unknown;
 export type BoundKernel = { readonly kind: 'js'; readonly kernel: KernelV1 } | { readonly kind: 'wasm'; readonly run: WasmKernel };
 
 const WASM_PREFIX = 'wasm:';
-let defaultKernels: readonly KernelV1[] | undefined;
+/** The default libraries, in precedence order (read-only once imported). */
+let defaultLibraries: readonly KernelLibraryV1[] | undefined;
 /** The kernel set of models that use only the defaults (read-only once built). */
 let defaultSet: KernelSet | undefined;
 
 /**
- * The kernels a model may use: those of `kernelModules` (modules exporting `kernels`) first, then
- * `@tsge/ops`'s defaults. `@tsge/ops` is imported only when some call needs it (or `always`), so a
- * worker whose tasks are all covered elsewhere starts faster. The same function runs on the calling
- * thread and in each worker.
+ * The kernels a model may use: the `KernelLibraryV1`s of `kernelModules` (each exports
+ * `kernelLibrary`) first, then @tsge/kernels-wasm's and @tsge/kernels-js's. A kernel of an earlier
+ * library shadows one of a later library with the same op and implementation name. The default
+ * libraries are imported only when some call needs them (or `always`), so a worker whose tasks are
+ * all covered elsewhere starts faster. The same function runs on the calling thread and in each worker.
  */
 export interface KernelSet {
   readonly registry: KernelRegistry;
-  /** Runs a tile function by name (intra-op parallelism), when a loaded library exports `runTile`. */
+  /** Runs a tile function of a loaded library by name (intra-op parallelism), when one has tiles. */
   readonly runTile: TileRunner | undefined;
-  /** Per-thread workspace the library's kernels want in device memory (`THREAD_WORKSPACE_BYTES`). */
+  /** The per-thread workspaces the libraries want in device memory, as one region per thread. */
   readonly workspace: ThreadWorkspace | undefined;
 }
 
-/** A library's per-thread workspace: its size, and how a thread tells the library where its own is. */
+/** A thread's workspace region: its size, and how the thread tells each library where its part is. */
 export interface ThreadWorkspace {
   readonly bytes: number;
   bind(memory: LinearMemory, offset: number, bytes: number): void;
 }
 
-type KernelLibrary = {
-  kernels?: readonly KernelV1[];
-  runTile?: TileRunner;
-  THREAD_WORKSPACE_BYTES?: number;
-  bindThreadWorkspace?: (memory: LinearMemory, offset: number, bytes: number) => void;
-};
+function isKernelLibrary(value: unknown): value is KernelLibraryV1 {
+  const library = value as Partial<KernelLibraryV1> | undefined;
+  return library?.specVersion === 'v1' && Array.isArray(library.kernels) && Array.isArray(library.tiles);
+}
 
-function workspaceOf(library: KernelLibrary): ThreadWorkspace | undefined {
-  const bytes = library.THREAD_WORKSPACE_BYTES;
-  const bind = library.bindThreadWorkspace;
-  if (typeof bytes !== 'number' || !(bytes > 0) || typeof bind !== 'function') return undefined;
-  return { bytes: Math.ceil(bytes / 64) * 64, bind };
+async function importLibrary(specifier: string): Promise<KernelLibraryV1> {
+  const module = (await import(specifier)) as { kernelLibrary?: unknown };
+  if (!isKernelLibrary(module.kernelLibrary)) {
+    throw TsgeError.of('TSGE-E6101', { module: specifier });
+  }
+  return module.kernelLibrary;
+}
+
+/** Tile functions by name, an earlier library's first. */
+function tileRunnerOf(libraries: readonly KernelLibraryV1[]): TileRunner | undefined {
+  const byName = new Map<string, TileFunctionV1>();
+  for (const library of libraries) for (const tile of library.tiles) if (!byName.has(tile.name)) byName.set(tile.name, tile);
+  if (byName.size === 0) return undefined;
+  return (memory, name, args) => {
+    const tile = byName.get(name);
+    if (!tile) throw TsgeError.of('TSGE-E6102', { tile: name });
+    tile.run(memory, args);
+  };
+}
+
+/** One region per thread holding every library's workspace, each part 64-byte aligned. */
+function workspaceOf(libraries: readonly KernelLibraryV1[]): ThreadWorkspace | undefined {
+  const parts: { offset: number; bytes: number; bind: ThreadWorkspaceV1['bind'] }[] = [];
+  let bytes = 0;
+  for (const library of libraries) {
+    const w = library.workspace;
+    if (!w || !(w.bytesPerThread > 0)) continue;
+    const size = Math.ceil(w.bytesPerThread / 64) * 64;
+    parts.push({ offset: bytes, bytes: size, bind: (memory, offset, n) => w.bind(memory, offset, n) });
+    bytes += size;
+  }
+  if (parts.length === 0) return undefined;
+  return {
+    bytes,
+    bind(memory, offset) {
+      for (const part of parts) part.bind(memory, offset + part.offset, part.bytes);
+    },
+  };
+}
+
+function kernelSetOf(libraries: readonly KernelLibraryV1[]): KernelSet {
+  return { registry: createKernelRegistryOf(libraries), runTile: tileRunnerOf(libraries), workspace: workspaceOf(libraries) };
+}
+
+async function loadDefaultLibraries(): Promise<readonly KernelLibraryV1[]> {
+  if (!defaultLibraries) {
+    const [js, simd] = await Promise.all([import('@tsge/kernels-js'), import('@tsge/kernels-wasm')]);
+    defaultLibraries = [simd.wasmKernelLibrary, js.jsKernelLibrary];
+  }
+  return defaultLibraries;
 }
 
 export async function loadKernelRegistry(
@@ -59,54 +104,17 @@ export async function loadKernelRegistry(
   // without user modules the set is either empty or exactly the defaults: build that once per thread
   if (kernelModules.length === 0 && defaultSet && (always || callList.some((call) => !call.kernel.startsWith(WASM_PREFIX))))
     return defaultSet;
-  const registry = createSimpleRegistry();
-  let runTile: TileRunner | undefined;
-  let workspace: ThreadWorkspace | undefined;
-  for (const specifier of kernelModules) {
-    const module = (await import(specifier)) as KernelLibrary;
-    if (!Array.isArray(module.kernels)) throw new TypeError(`kernel module ${specifier} does not export a kernels array`);
-    for (const kernel of module.kernels) registry.register(kernel);
-    if (!runTile && typeof module.runTile === 'function') runTile = module.runTile;
-    workspace ??= workspaceOf(module);
-  }
+  const libraries: KernelLibraryV1[] = [];
+  for (const specifier of kernelModules) libraries.push(await importLibrary(specifier));
   let needsDefaults = always;
-  for (const call of callList) {
-    if (needsDefaults) break;
-    if (!call.kernel.startsWith(WASM_PREFIX) && !bindKernel(call, registry, new Map())) needsDefaults = true;
+  if (!needsDefaults) {
+    const user = createKernelRegistryOf(libraries);
+    needsDefaults = callList.some((call) => !call.kernel.startsWith(WASM_PREFIX) && !bindKernel(call, user, new Map()));
   }
-  if (needsDefaults) {
-    const ops = await import('@tsge/ops');
-    // the default kernels are immutable: build their list once per thread, not per load
-    defaultKernels ??= ops.createDefaultKernelRegistry().list();
-    for (const kernel of defaultKernels) registry.register(kernel);
-    const library = ops as KernelLibrary;
-    if (!runTile && typeof library.runTile === 'function') runTile = library.runTile;
-    workspace ??= workspaceOf(library);
-    if (kernelModules.length === 0) defaultSet = { registry, runTile, workspace };
-  }
-  return { registry, runTile, workspace };
-}
-
-/** A registry where the first kernel registered under a name wins (user modules before defaults). */
-function createSimpleRegistry(): KernelRegistry {
-  const byOp = new Map<string, KernelV1[]>();
-  const key = (opType: string, domain: string): string => `${normalizeDomain(domain)}::${opType}`;
-  return {
-    register(kernel) {
-      const list = byOp.get(key(kernel.opType, kernel.domain)) ?? [];
-      if (!list.some((k) => k.name === kernel.name)) list.push(kernel);
-      byOp.set(key(kernel.opType, kernel.domain), list);
-    },
-    find(opType, domain, dtype, preference = ['reference']) {
-      const fits = (byOp.get(key(opType, domain)) ?? []).filter((k) => dtype === undefined || !k.dtypes || k.dtypes.includes(dtype));
-      for (const name of preference) {
-        const k = fits.find((c) => c.name === name);
-        if (k) return k;
-      }
-      return fits[0];
-    },
-    list: () => [...byOp.values()].flat(),
-  };
+  if (!needsDefaults) return kernelSetOf(libraries);
+  const set = kernelSetOf([...libraries, ...(await loadDefaultLibraries())]);
+  if (kernelModules.length === 0) defaultSet = set;
+  return set;
 }
 
 /** Instantiates the model's KERNELS modules over the device memory (per thread). */

@@ -1,7 +1,7 @@
-// Kernels of a private test domain, so executor tests do not depend on which @tsge/ops kernels exist.
+// Kernels of a private test domain, so executor tests do not depend on which default kernels exist.
 // Workers import this module by URL (LoadModelOptions.kernelModules).
 import { threadId } from 'node:worker_threads';
-import type { HostTensor, KernelContextV1, KernelV1, LinearMemory } from '@tsge/metadef';
+import type { HostTensor, KernelContextV1, KernelLibraryV1, KernelV1, LinearMemory } from '@tsge/metadef';
 import { attr } from '@tsge/metadef';
 
 export const TEST_DOMAIN = 'test.tsge';
@@ -26,7 +26,7 @@ function binary(opType: string, f: (a: number, b: number) => number): KernelV1 {
   });
 }
 
-export const kernels: readonly KernelV1[] = [
+const kernels: readonly KernelV1[] = [
   binary('Add', (a, b) => a + b),
   binary('Mul', (a, b) => a * b),
   kernel('Relu', (ctx) => {
@@ -93,7 +93,7 @@ export const kernels: readonly KernelV1[] = [
         meet,
       ]);
       if (ctx.parallel && ctx.memory) ctx.parallel.run('test.scale', tiles);
-      else for (const t of tiles) runTile(ctx.memory ?? { buffer: (x.data as Float32Array).buffer, grow: () => 0 }, 'test.scale', t);
+      else for (const t of tiles) scaleTile(ctx.memory ?? { buffer: (x.data as Float32Array).buffer, grow: () => 0 }, t);
     }),
     parallel: true,
   },
@@ -111,9 +111,8 @@ export const iterations = (n: number): Record<string, ReturnType<typeof attr.int
 
 const TILES = 4;
 
-/** The tile functions of this library, by name (the executor's helpers call this). */
-export function runTile(memory: LinearMemory, name: string, args: readonly number[]): void {
-  if (name !== 'test.scale') throw new Error(`unknown tile function ${name}`);
+/** The one tile function of this library (the executor's helpers run it by name). */
+function scaleTile(memory: LinearMemory, args: readonly number[]): void {
   const [xAddr, yAddr, whoAddr, start, end, tile, meet] = args as [number, number, number, number, number, number, number];
   const f32 = new Float32Array(memory.buffer);
   const i32 = new Int32Array(memory.buffer);
@@ -128,3 +127,12 @@ export function runTile(memory: LinearMemory, name: string, args: readonly numbe
       Atomics.wait(i32, sync, seen, 50);
   }
 }
+
+/** This module's kernel library: the test kernels and their tile function. */
+export const kernelLibrary: KernelLibraryV1 = {
+  specVersion: 'v1',
+  name: 'test-kernels',
+  device: 'host',
+  kernels,
+  tiles: [{ name: 'test.scale', run: scaleTile }],
+};

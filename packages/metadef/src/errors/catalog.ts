@@ -75,6 +75,9 @@ export const ErrorCatalog = {
   'TSGE-E6007': 'kernel {op} failed at node {node}: {reason}',
   'TSGE-E6008': 'no gear matches the input shapes {actual}; gears are {expected}',
   'TSGE-E6009': 'worker thread {worker} failed: {reason}',
+  // kernel libraries and devices (issue 10: KernelLibraryV1, DeviceV1)
+  'TSGE-E6101': 'kernel module {module} does not export a kernelLibrary (a KernelLibraryV1 with specVersion v1, kernels and tiles)',
+  'TSGE-E6102': 'no loaded kernel library has the tile function {tile}',
   // CLI / options
   'TSGE-E7001': 'unknown option {option}',
   'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',

@@ -71,5 +71,44 @@ export interface KernelRegistry {
   register(kernel: KernelV1): void;
   /** Best kernel for an op and input-0 dtype; prefers implementation names in `preference` order. */
   find(opType: string, domain: string, dtype: DataType | undefined, preference?: readonly string[]): KernelV1 | undefined;
+  /** Whether an implementation of this name is registered for the op (any dtype). */
+  has(opType: string, domain: string, name: string): boolean;
   list(): readonly KernelV1[];
+}
+
+/**
+ * A tile function: one unit of intra-op parallelism, run by any thread that shares `memory` from
+ * numbers alone (byte offsets, sizes). A kernel library lists its tile functions explicitly; the
+ * executor indexes them by name for its helper threads.
+ */
+export interface TileFunctionV1 {
+  readonly name: string;
+  run(memory: LinearMemory, args: readonly number[]): void;
+}
+
+/** Scratch memory a library's kernels want per thread in device memory, and how a thread binds its own. */
+export interface ThreadWorkspaceV1 {
+  /** Bytes per thread (the executor rounds up to 64). */
+  readonly bytesPerThread: number;
+  /** Tells the library where this thread's workspace is (called once per thread and memory). */
+  bind(memory: LinearMemory, offset: number, bytes: number): void;
+}
+
+/**
+ * What a kernel library hands the executor (and the compiler's kernel placement): plain kernel
+ * descriptors, the tile functions they split work into, and the per-thread workspace they need.
+ * Libraries are values, not registrations: importing one changes no global state.
+ */
+export interface KernelLibraryV1 {
+  readonly specVersion: 'v1';
+  /** The library's name, e.g. '@tsge/kernels-wasm'. */
+  readonly name: string;
+  /**
+   * The device kind its kernels need: 'host' (plain arrays: any device, constant folding) or 'cpu'
+   * (views of the CPU device's WebAssembly memory; they hand other inputs to a host kernel).
+   */
+  readonly device: 'host' | 'cpu';
+  readonly kernels: readonly KernelV1[];
+  readonly tiles: readonly TileFunctionV1[];
+  readonly workspace?: ThreadWorkspaceV1;
 }

@@ -1,6 +1,5 @@
 /** Axis handling shared by reductions (ReduceSum..., ArgMax, Hardmax, CumSum...). */
-import type { HostTensor, InferenceContextV1, Shape } from '@tsge/metadef';
-import { InferenceError, isUnknownRank, toNumberArray } from '@tsge/metadef';
+import { type HostTensor, type InferenceContextV1, type Shape, InferenceError, isUnknownRank, toNumberArray } from '@tsge/metadef';
 
 /** Normalizes possibly negative axes against `rank`; returns undefined when one is out of range. */
 export function normalizeAxes(axes: readonly number[], rank: number): number[] | undefined {
@@ -11,16 +10,6 @@ export function normalizeAxes(axes: readonly number[], rank: number): number[] |
     if (!out.includes(axis)) out.push(axis);
   }
   return out.sort((x, y) => x - y);
-}
-
-/** Input dims with reduced axes set to 1 (keepdims) or removed. */
-export function reduceDims(dims: readonly number[], axes: readonly number[], keepdims: boolean): number[] {
-  const out: number[] = [];
-  dims.forEach((d, i) => {
-    if (!axes.includes(i)) out.push(d);
-    else if (keepdims) out.push(1);
-  });
-  return out;
 }
 
 /** The axes of a Reduce* node: input 1 (opset 13/18+) or the legacy `axes` attribute. */

@@ -1,6 +1,5 @@
 // Inference and argument helpers shared by the tensor, controlflow and ml groups.
-import type { DataType, Dim, HostTensor, InferenceContextV1, KernelContextV1, Shape } from '@tsge/metadef';
-import { ALL_TENSOR_TYPES, InferenceError, TsgeError, isUnknownRank, toNumberArray } from '@tsge/metadef';
+import { type DataType, type Dim, type InferenceContextV1, ALL_TENSOR_TYPES, InferenceError, toNumberArray } from '@tsge/metadef';
 
 /** A normalised axis in [0, rank); throws InferenceError naming the op when out of range. */
 export function normalizeAxis(axis: number, rank: number, where: string): number {
@@ -29,11 +28,6 @@ export function knownInts(ctx: InferenceContextV1, index: number): number[] | un
   return t ? toNumberArray(t) : undefined;
 }
 
-/** A rank when the shape's rank is known. */
-export function rankOfShape(shape: Shape): number | undefined {
-  return isUnknownRank(shape) ? undefined : shape.length;
-}
-
 /** n unknown dims. */
 export function unknownDims(rank: number): Dim[] {
   return new Array<Dim>(rank).fill(-1);
@@ -47,42 +41,6 @@ export function dimProduct(dims: readonly Dim[]): Dim {
     n *= d;
   }
   return n;
-}
-
-/** Kernel-side: a required tensor input, or a TsgeError naming the node. */
-export function requireTensor(ctx: KernelContextV1, index: number): HostTensor {
-  const t = ctx.tensor(index);
-  if (!t) throw TsgeError.of('TSGE-E4003', { reason: `${ctx.opType} ${ctx.nodeName}: input ${index} is required` });
-  return t;
-}
-
-/** Kernel-side failure with the node named (a bad model, not a bug). */
-export function kernelError(ctx: { readonly opType: string; readonly nodeName: string }, reason: string): TsgeError {
-  return TsgeError.of('TSGE-E4003', { reason: `${ctx.opType} ${ctx.nodeName}: ${reason}` });
-}
-
-/** Kernel-side normalised axis. */
-export function kernelAxis(ctx: KernelContextV1, axis: number, rank: number): number {
-  if (!Number.isInteger(axis) || axis < -rank || axis >= rank) throw kernelError(ctx, `axis ${axis} is out of range for rank ${rank}`);
-  return axis < 0 ? axis + rank : axis;
-}
-
-/** Integer contents of a tensor (int32/int64 indices, shapes) as a Float64Array. */
-export function indexValues(t: HostTensor): Float64Array {
-  const data = t.data;
-  const n = data.length;
-  const out = new Float64Array(n);
-  if (data instanceof BigInt64Array || data instanceof BigUint64Array) {
-    for (let i = 0; i < n; i++) out[i] = Number(data[i]);
-  } else if (!Array.isArray(data)) {
-    out.set(data as Float64Array);
-  }
-  return out;
-}
-
-/** Integer contents of a tensor as a plain number list (axes, shapes, pads). */
-export function intList(t: HostTensor): number[] {
-  return Array.from(indexValues(t));
 }
 
 /**

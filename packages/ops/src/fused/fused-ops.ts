@@ -1,7 +1,5 @@
-import type { HostTensor, InferenceContextV1, KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
-import { InferenceError, TSGE_DOMAIN, TsgeError, attr } from '@tsge/metadef';
-import { defineKernel, defineOp, param } from '../define.js';
-import { applyActivation } from './activation.js';
+import { type InferenceContextV1, type OpDefinitionV1, InferenceError, TSGE_DOMAIN, attr } from '@tsge/metadef';
+import { defineOp, param } from '../define.js';
 
 /**
  * Ops tsge introduces when the compiler fuses an activation into its producer (domain `tsge`):
@@ -13,9 +11,13 @@ export const FUSED_CONV = 'FusedConv';
 export const FUSED_GEMM = 'FusedGemm';
 export const FUSED_MATMUL = 'FusedMatMul';
 
+/** Activations a fused op applies to its result in place (float32/float64 outputs). */
+export const FUSABLE_ACTIVATIONS = ['Relu', 'LeakyRelu', 'Sigmoid', 'HardSigmoid', 'HardSwish', 'Tanh', 'Gelu', 'Clip'] as const;
+export type FusableActivation = (typeof FUSABLE_ACTIVATIONS)[number];
+
 export const FUSED_BASE_OF: Readonly<Record<string, string>> = { [FUSED_CONV]: 'Conv', [FUSED_GEMM]: 'Gemm', [FUSED_MATMUL]: 'MatMul' };
 /** Fused ops that take a bias input of their own (the base op has none). */
-const EXTRA_BIAS = new Set([FUSED_MATMUL]);
+export const EXTRA_BIAS = new Set([FUSED_MATMUL]);
 
 const ACTIVATION_ATTRS = [
   { name: 'activation', kind: 'string', required: true },
@@ -39,78 +41,10 @@ export function fusedDefinition(type: string, base: OpDefinitionV1): OpDefinitio
   });
 }
 
-/** The base kernel runs into the planned output, then the bias and activation run over it in place. */
-export function fusedKernel(type: string, base: KernelV1): KernelV1 {
-  return defineKernel({
-    opType: type,
-    domain: TSGE_DOMAIN,
-    name: base.name,
-    dtypes: ['float32', 'float64'],
-    ...(base.parallel !== undefined ? { parallel: base.parallel } : {}),
-    compute(ctx: KernelContextV1) {
-      const inner = captureOutput(ctx, base.opType, EXTRA_BIAS.has(type) ? Math.min(ctx.inputCount, 2) : ctx.inputCount);
-      base.compute(inner.context);
-      const result = inner.result();
-      if (!result) throw TsgeError.of('TSGE-E4003', { reason: `${type} ${ctx.nodeName}: ${base.opType} produced no output` });
-      const bias = EXTRA_BIAS.has(type) ? ctx.tensor(2) : undefined;
-      if (bias) addBiasOverLastAxis(result.data as Float32Array, bias.data as Float32Array, ctx.nodeName);
-      applyActivation(result.data as Float32Array, ctx.attrs.string('activation'), ctx.attrs.floats('activation_params', []));
-    },
-  });
-}
-
-/** A view of `ctx` as the base op (first `inputCount` inputs) that remembers the output it hands out. */
-export function captureOutput(
-  ctx: KernelContextV1,
-  opType: string,
-  inputCount: number,
-): { readonly context: KernelContextV1; result(): HostTensor | undefined; reset(): void } {
-  let result: HostTensor | undefined;
-  const context: KernelContextV1 = {
-    nodeName: ctx.nodeName,
-    opType,
-    attrs: ctx.attrs,
-    inputCount,
-    outputCount: 1,
-    opsetVersion: ctx.opsetVersion,
-    ...(ctx.memory ? { memory: ctx.memory } : {}),
-    ...(ctx.parallel ? { parallel: ctx.parallel } : {}),
-    input: (i) => ctx.input(i),
-    tensor: (i) => ctx.tensor(i),
-    output: (i, dims, dtype) => {
-      result = ctx.output(i, dims, dtype);
-      return result;
-    },
-    setOutput: (i, value) => ctx.setOutput(i, value),
-    runSubgraph: (name, inputs) => ctx.runSubgraph(name, inputs),
-  };
-  return {
-    context,
-    result: () => result,
-    reset: () => {
-      result = undefined;
-    },
-  };
-}
-
-function addBiasOverLastAxis(out: Float32Array | Float64Array, bias: Float32Array | Float64Array, node: string): void {
-  const n = bias.length;
-  if (n === 0 || out.length % n !== 0)
-    throw TsgeError.of('TSGE-E4003', { reason: `${node}: bias of ${n} does not divide the output of ${out.length}` });
-  for (let i = 0; i < out.length; i += n) for (let j = 0; j < n; j++) out[i + j] = (out[i + j] as number) + (bias[j] as number);
-}
-
 /** Fused definitions built on the given base definitions. */
 export function fusedDefinitions(bases: readonly OpDefinitionV1[]): OpDefinitionV1[] {
   return Object.entries(FUSED_BASE_OF).flatMap(([type, baseType]) => {
     const base = bases.find((d) => d.type === baseType && d.domain !== TSGE_DOMAIN);
     return base ? [fusedDefinition(type, base)] : [];
   });
-}
-
-/** One fused kernel per base kernel implementation (reference and, where present, wasm-simd). */
-export function fusedKernels(bases: readonly KernelV1[]): KernelV1[] {
-  return Object.entries(FUSED_BASE_OF).flatMap(([type, baseType]) =>
-    bases.filter((k) => k.opType === baseType && k.domain !== TSGE_DOMAIN).map((k) => fusedKernel(type, k)),
-  );
 }

@@ -1,12 +1,11 @@
 /** And, Or, Xor (broadcasting) and Not on bool tensors. */
-import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
-import { type BinaryImpl, computeBinary } from '../common/math-binary.js';
-import { requireTensor } from '../common/math-values.js';
+import type { OpDefinitionV1 } from '@tsge/metadef';
+import type { BinaryImpl } from '../common/math-binary.js';
 import { inferSameAsInput } from '../common/infer-helpers.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { defineOp, param } from '../define.js';
 import { inferLegacyBroadcast } from './binary-arithmetic.js';
 
-const IMPLS: Readonly<Record<string, BinaryImpl>> = {
+export const IMPLS: Readonly<Record<string, BinaryImpl>> = {
   And: { number: (a, b) => a & b },
   Or: { number: (a, b) => a | b },
   Xor: { number: (a, b) => a ^ b },
@@ -33,18 +32,5 @@ export const logicalOps: readonly OpDefinitionV1[] = [
     outputs: [param.required('Y', 'T')],
     typeConstraints: [{ name: 'T', allowed: ['bool'] }],
     infer: inferSameAsInput,
-  }),
-];
-
-export const logicalKernels: readonly KernelV1[] = [
-  ...Object.entries(IMPLS).map(([opType, impl]) => defineKernel({ opType, compute: (ctx) => computeBinary(ctx, impl, 'bool') })),
-  defineKernel({
-    opType: 'Not',
-    compute: (ctx) => {
-      const x = requireTensor(ctx, 0);
-      const src = x.data as Uint8Array;
-      const out = ctx.output(0, x.dims, 'bool').data as Uint8Array;
-      for (let i = 0; i < src.length; i++) out[i] = src[i] ? 0 : 1;
-    },
   }),
 ];

@@ -1,12 +1,8 @@
 /** Trilu: keep the upper or lower triangle of the last two dims, offset by k. */
-import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
-import { InferenceError, isUnknownRank, toNumberArray } from '@tsge/metadef';
-import { kernelError, requireTensor } from '../common/math-values.js';
+import { type OpDefinitionV1, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { defineOp, param } from '../define.js';
 import { ALL_TYPES } from './op-types.js';
-
-type Storage = { [index: number]: unknown };
 
 export const triluOps: readonly OpDefinitionV1[] = [
   defineOp({
@@ -20,36 +16,6 @@ export const triluOps: readonly OpDefinitionV1[] = [
       const x = requireInput(ctx, 0);
       if (!isUnknownRank(x.shape) && x.shape.length < 2) throw new InferenceError(`Trilu ${ctx.nodeName}: input rank must be ≥ 2`);
       ctx.setOutput(0, { dtype: x.dtype, shape: x.shape });
-    },
-  }),
-];
-
-export const triluKernels: readonly KernelV1[] = [
-  defineKernel({
-    opType: 'Trilu',
-    compute: (ctx) => {
-      const x = requireTensor(ctx, 0);
-      const kTensor = ctx.tensor(1);
-      const k = kTensor && kTensor.data.length > 0 ? toNumberArray(kTensor)[0]! : 0;
-      const upper = ctx.attrs.int('upper', 1) !== 0;
-      const rank = x.dims.length;
-      if (rank < 2) throw kernelError(ctx, 'input rank must be ≥ 2');
-      const rows = x.dims[rank - 2]!;
-      const cols = x.dims[rank - 1]!;
-      const out = ctx.output(0, x.dims, x.type);
-      const src = x.data as Storage;
-      const dst = out.data as Storage;
-      const zero: unknown = x.type === 'string' ? '' : x.type === 'int64' || x.type === 'uint64' ? 0n : 0;
-      const total = x.data.length;
-      for (let base = 0; base < total; base += rows * cols) {
-        for (let i = 0; i < rows; i++) {
-          for (let j = 0; j < cols; j++) {
-            const p = base + i * cols + j;
-            const keep = upper ? j - i >= k : j - i <= k;
-            dst[p] = keep ? src[p] : zero;
-          }
-        }
-      }
     },
   }),
 ];

@@ -1,9 +1,8 @@
 /** Elementwise unary math: Abs, Neg, Sign, Reciprocal, Floor, Ceil, Round, Sqrt, Exp, Log, Erf, trigonometry, IsNaN, IsInf. */
-import type { DataType, KernelContextV1, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
-import { isBigIntType } from '@tsge/metadef';
-import { type NumberArray, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import type { DataType, OpDefinitionV1 } from '@tsge/metadef';
+import type { NumberArray } from '../common/math-values.js';
 import { inferSameAsInput, requireInput } from '../common/infer-helpers.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { defineOp, param } from '../define.js';
 import { FLOATS, NUMERIC, SIGNED_NUMERIC } from './op-types.js';
 
 /** Round half to even (banker's rounding), as ONNX Round requires. */
@@ -33,7 +32,7 @@ export function erf(x: number): number {
   return sign * y;
 }
 
-interface UnaryDef {
+export interface UnaryDef {
   readonly type: string;
   readonly sinceVersion: number;
   readonly types: readonly DataType[];
@@ -45,7 +44,7 @@ interface UnaryDef {
 }
 
 // each op has its own loop so every call site stays monomorphic (a shared loop calling `f` is ~3x slower)
-const UNARY: readonly UnaryDef[] = [
+export const UNARY: readonly UnaryDef[] = [
   {
     type: 'Abs',
     sinceVersion: 13,
@@ -305,21 +304,6 @@ const UNARY: readonly UnaryDef[] = [
   },
 ];
 
-function computeUnary(ctx: KernelContextV1, def: UnaryDef, loop: UnaryDef['loop']): void {
-  const x = requireTensor(ctx, 0);
-  const dtype = def.out ?? x.type;
-  if (def.big && isBigIntType(x.type)) {
-    const src = x.data as BigInt64Array;
-    const dst = ctx.output(0, x.dims, dtype).data as BigInt64Array;
-    for (let i = 0; i < src.length; i++) dst[i] = def.big(src[i]!);
-    return;
-  }
-  const src = numbersOf(x);
-  const out = numberOutput(ctx, 0, x.dims, dtype);
-  loop(src, out.values);
-  out.commit();
-}
-
 export const unaryOps: readonly OpDefinitionV1[] = [
   ...UNARY.map((def) =>
     defineOp({
@@ -350,26 +334,5 @@ export const unaryOps: readonly OpDefinitionV1[] = [
       { name: 'T2', allowed: ['bool'] },
     ],
     infer: (ctx) => ctx.setOutput(0, { dtype: 'bool', shape: requireInput(ctx, 0).shape }),
-  }),
-];
-
-const isInfDef: UnaryDef = { type: 'IsInf', sinceVersion: 20, types: FLOATS, loop: () => {}, out: 'bool' };
-
-export const unaryKernels: readonly KernelV1[] = [
-  ...UNARY.map((def) =>
-    defineKernel({ opType: def.type, inPlace: def.out ? [] : [[0, 0]], compute: (ctx) => computeUnary(ctx, def, def.loop) }),
-  ),
-  defineKernel({
-    opType: 'IsInf',
-    compute: (ctx) => {
-      const negative = ctx.attrs.int('detect_negative', 1) !== 0;
-      const positive = ctx.attrs.int('detect_positive', 1) !== 0;
-      computeUnary(ctx, isInfDef, (x, y) => {
-        for (let i = 0; i < x.length; i++) {
-          const v = x[i]!;
-          y[i] = (positive && v === Number.POSITIVE_INFINITY) || (negative && v === Number.NEGATIVE_INFINITY) ? 1 : 0;
-        }
-      });
-    },
   }),
 ];

@@ -1,22 +1,20 @@
 // LabelEncoder (ai.onnx.ml v4): maps each element through a key → value table, else a default.
-import type { AttrReader, DataType, HostTensor } from '@tsge/metadef';
-import { InferenceError, readNumber } from '@tsge/metadef';
+import { type AttrReader, type DataType, type HostTensor, InferenceError, readNumber } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { fillSlots } from '../common/tensor-copy.js';
-import { kernelError, requireTensor, whereOf } from '../common/tensor-infer.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { whereOf } from '../common/tensor-infer.js';
+import { defineOp, param } from '../define.js';
 import { ML_DOMAIN } from './ml-domain.js';
 
-type Scalar = number | string;
+export type Scalar = number | string;
 
-interface Table {
+export interface Table {
   readonly keys: readonly Scalar[];
   readonly values: readonly Scalar[];
   readonly valueType: DataType;
   readonly fallback: Scalar;
 }
 
-function tensorScalars(t: HostTensor): Scalar[] {
+export function tensorScalars(t: HostTensor): Scalar[] {
   if (t.type === 'string') return [...(t.data as string[])];
   return Array.from({ length: t.data.length }, (_, i) => readNumber(t, i));
 }
@@ -30,7 +28,7 @@ function listAttr(attrs: AttrReader, suffix: 'keys' | 'values'): { list: Scalar[
   return undefined;
 }
 
-function labelTable(attrs: AttrReader, where: string): Table {
+export function labelTable(attrs: AttrReader, where: string): Table {
   const keys = listAttr(attrs, 'keys');
   const values = listAttr(attrs, 'values');
   if (!keys || !values) throw new InferenceError(`${where}: keys_* and values_* attributes are required`);
@@ -75,35 +73,4 @@ export const labelEncoderOp = defineOp({
   },
 });
 
-export const labelEncoderKernel = defineKernel({
-  opType: 'LabelEncoder',
-  domain: ML_DOMAIN,
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    let table: Table;
-    try {
-      table = labelTable(ctx.attrs, whereOf(ctx));
-    } catch (e) {
-      throw kernelError(ctx, (e as Error).message);
-    }
-    // float keys may be float32-rounded already; match float32 inputs on the rounded key
-    const roundKey = x.type === 'float32' ? Math.fround : (v: number) => v;
-    const map = new Map<Scalar, Scalar>();
-    table.keys.forEach((k, i) => {
-      map.set(typeof k === 'number' ? roundKey(k) : k, table.values[i] as Scalar);
-    });
-    const inputs = tensorScalars(x);
-    const y = ctx.output(0, x.dims, table.valueType);
-    const out = y.data as unknown as { [i: number]: unknown };
-    const isBig = table.valueType === 'int64' || table.valueType === 'uint64';
-    fillSlots(y.data, isBig ? 0n : table.valueType === 'string' ? '' : 0);
-    for (let i = 0; i < inputs.length; i++) {
-      const v = map.get(inputs[i] as Scalar) ?? table.fallback;
-      if (isBig && (typeof v !== 'number' || !Number.isInteger(v))) throw kernelError(ctx, `value ${String(v)} is not an integer`);
-      out[i] = isBig ? BigInt(v) : v;
-    }
-  },
-});
-
 export const labelEncoderOps = [labelEncoderOp];
-export const labelEncoderKernels = [labelEncoderKernel];

@@ -1,8 +1,8 @@
 /** Elementwise activations (ONNX latest): one hand-written loop per op keeps each hot loop monomorphic. */
-import type { AttrReader, AttrSpec, KernelV1, OpDefinitionV1 } from '@tsge/metadef';
+import type { AttrReader, AttrSpec, OpDefinitionV1 } from '@tsge/metadef';
 import { inferSameAsInput } from '../common/infer-helpers.js';
-import { type FloatArray, NN_FLOAT_TYPES, floatOutput, readFloats, requireTensor } from '../common/nn-float-io.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { type FloatArray, NN_FLOAT_TYPES } from '../common/nn-float-io.js';
+import { defineOp, param } from '../define.js';
 
 type Loop = (x: FloatArray, y: FloatArray, attrs: AttrReader) => void;
 
@@ -67,7 +67,7 @@ function erfcContinuedFraction(x: number): number {
 const SELU_ALPHA = Math.fround(1.6732632423543772);
 const SELU_GAMMA = Math.fround(1.0507009873554805);
 
-const ACTIVATIONS: readonly Activation[] = [
+export const ACTIVATIONS: readonly Activation[] = [
   {
     type: 'LeakyRelu',
     sinceVersion: 16,
@@ -246,56 +246,6 @@ export const activationOps: readonly OpDefinitionV1[] = [
       attributes: act.attributes ?? [],
       typeConstraints: floatConstraint,
       infer: inferSameAsInput,
-    }),
-  ),
-];
-
-export const activationKernels: readonly KernelV1[] = [
-  defineKernel({
-    opType: 'Relu',
-    inPlace: [[0, 0]],
-    compute(ctx) {
-      const x = requireTensor(ctx, 0);
-      const data = x.data;
-      if (data instanceof BigInt64Array) {
-        const y = ctx.output(0, x.dims, x.type).data as BigInt64Array;
-        for (let i = 0; i < data.length; i++) {
-          const v = data[i] as bigint;
-          y[i] = v > 0n ? v : 0n;
-        }
-        return;
-      }
-      if (x.type === 'int8' || x.type === 'int16' || x.type === 'int32') {
-        const src = data as Int8Array | Int16Array | Int32Array;
-        const y = ctx.output(0, x.dims, x.type).data as Int8Array | Int16Array | Int32Array;
-        for (let i = 0; i < src.length; i++) {
-          const v = src[i] as number;
-          y[i] = Math.max(v, 0);
-        }
-        return;
-      }
-      const xs = readFloats(x);
-      const out = floatOutput(ctx, 0, x.dims, x.type);
-      const y = out.data;
-      for (let i = 0; i < xs.length; i++) {
-        const v = xs[i] as number;
-        // keeps NaN (v > 0 is false for NaN, so test the negative side)
-        y[i] = Math.max(v, 0);
-      }
-      out.commit();
-    },
-  }),
-  ...ACTIVATIONS.map((act) =>
-    defineKernel({
-      opType: act.type,
-      inPlace: [[0, 0]],
-      compute(ctx) {
-        const x = requireTensor(ctx, 0);
-        const xs = readFloats(x);
-        const out = floatOutput(ctx, 0, x.dims, x.type);
-        act.loop(xs, out.data, ctx.attrs);
-        out.commit();
-      },
     }),
   ),
 ];

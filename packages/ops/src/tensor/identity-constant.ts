@@ -1,10 +1,8 @@
 // Identity (tensors, sequences, optionals), Constant (every value_* attribute) and ConstantOfShape.
-import type { AttrReader, Dim, HostTensor } from '@tsge/metadef';
-import { InferenceError, createTensor, isHostTensor } from '@tsge/metadef';
+import { type AttrReader, type Dim, type HostTensor, InferenceError, createTensor } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { copyBlock, sameStorage, fillSlots, rawElement } from '../common/tensor-copy.js';
-import { intList, kernelError, knownInts, requireTensor, whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { knownInts, whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
+import { defineOp, param } from '../define.js';
 
 export const identityOp = defineOp({
   type: 'Identity',
@@ -14,21 +12,6 @@ export const identityOp = defineOp({
   typeConstraints: [{ name: 'V', allowed: MOVABLE_TYPES, allowedKinds: ['seq(*)', 'optional(*)'] }],
   infer(ctx) {
     ctx.setOutput(0, requireInput(ctx, 0));
-  },
-});
-
-export const identityKernel = defineKernel({
-  opType: 'Identity',
-  inPlace: [[0, 0]],
-  compute(ctx) {
-    const v = ctx.input(0);
-    if (v === undefined) throw kernelError(ctx, 'input 0 is required');
-    if (!isHostTensor(v)) {
-      ctx.setOutput(0, v);
-      return;
-    }
-    const y = ctx.output(0, v.dims, v.type);
-    if (!sameStorage(y.data, v.data)) copyBlock(v.data, 0, y.data, 0, v.data.length);
   },
 });
 
@@ -76,20 +59,6 @@ export const constantOp = defineOp({
   },
 });
 
-export const constantKernel = defineKernel({
-  opType: 'Constant',
-  compute(ctx) {
-    let t: HostTensor;
-    try {
-      t = constantValue(ctx.attrs, whereOf(ctx));
-    } catch (e) {
-      throw kernelError(ctx, (e as Error).message);
-    }
-    const y = ctx.output(0, t.dims, t.type);
-    copyBlock(t.data, 0, y.data, 0, t.data.length);
-  },
-});
-
 export const constantOfShapeOp = defineOp({
   type: 'ConstantOfShape',
   sinceVersion: 25,
@@ -110,20 +79,4 @@ export const constantOfShapeOp = defineOp({
   },
 });
 
-export const constantOfShapeKernel = defineKernel({
-  opType: 'ConstantOfShape',
-  compute(ctx) {
-    const dims = intList(requireTensor(ctx, 0));
-    if (dims.some((d) => d < 0 || !Number.isInteger(d))) throw kernelError(ctx, `invalid dims [${dims.join(',')}]`);
-    const value = ctx.attrs.tensor('value');
-    const dtype = value?.type ?? 'float32';
-    const y = ctx.output(0, dims, dtype);
-    fillSlots(
-      y.data,
-      value && value.data.length > 0 ? rawElement(value, 0) : dtype === 'int64' || dtype === 'uint64' ? 0n : dtype === 'string' ? '' : 0,
-    );
-  },
-});
-
 export const identityConstantOps = [identityOp, constantOp, constantOfShapeOp];
-export const identityConstantKernels = [identityKernel, constantKernel, constantOfShapeKernel];

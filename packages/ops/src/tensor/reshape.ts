@@ -1,28 +1,10 @@
 // Ops that change only the dims of a tensor, never the order of its elements.
-import type { Dim, HostTensor, KernelContextV1, Shape } from '@tsge/metadef';
-import { InferenceError, isUnknownRank } from '@tsge/metadef';
+import { type Dim, type Shape, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { copyBlock, sameStorage } from '../common/tensor-copy.js';
-import {
-  dimProduct,
-  intList,
-  kernelError,
-  knownInts,
-  normalizeAxis,
-  requireTensor,
-  unknownDims,
-  whereOf,
-  MOVABLE_TYPES,
-} from '../common/tensor-infer.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { dimProduct, knownInts, normalizeAxis, unknownDims, whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
+import { defineOp, param } from '../define.js';
 
 const ALL = [{ name: 'T', allowed: MOVABLE_TYPES }];
-
-/** Writes input 0's elements unchanged under new dims (aliasing allowed: declared in-place). */
-function copyWithDims(ctx: KernelContextV1, x: HostTensor, dims: readonly number[]): void {
-  const y = ctx.output(0, dims, x.type);
-  if (!sameStorage(y.data, x.data)) copyBlock(x.data, 0, y.data, 0, x.data.length);
-}
 
 /** Resolves Reshape's requested shape against the input shape; -1 where it cannot be known. */
 export function resolveReshape(input: Shape, requested: readonly number[], allowZero: boolean, where: string): Dim[] {
@@ -81,23 +63,7 @@ export const reshapeOp = defineOp({
   },
 });
 
-export const reshapeKernel = defineKernel({
-  opType: 'Reshape',
-  inPlace: [[0, 0]],
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    const requested = intList(requireTensor(ctx, 1));
-    let dims: Dim[];
-    try {
-      dims = resolveReshape(x.dims, requested, ctx.attrs.int('allowzero', 0) !== 0, whereOf(ctx));
-    } catch (e) {
-      throw kernelError(ctx, (e as Error).message);
-    }
-    copyWithDims(ctx, x, dims as number[]);
-  },
-});
-
-function flattenShape(shape: Shape, axisAttr: number, where: string): Dim[] {
+export function flattenShape(shape: Shape, axisAttr: number, where: string): Dim[] {
   if (isUnknownRank(shape)) return [-1, -1];
   // Flatten's axis lies in [-rank, rank]; a negative one counts from rank
   const rank = shape.length;
@@ -120,23 +86,7 @@ export const flattenOp = defineOp({
   },
 });
 
-export const flattenKernel = defineKernel({
-  opType: 'Flatten',
-  inPlace: [[0, 0]],
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    copyWithDims(ctx, x, flattenShape(x.dims, ctx.attrs.int('axis', 1), whereOf(ctx)) as number[]);
-  },
-});
-
-/** Axes from input 1, or from an opset-12 `axes` attribute a graph was not upgraded from. */
-function axesOf(ctx: KernelContextV1): number[] | undefined {
-  const t = ctx.tensor(1);
-  if (t) return intList(t);
-  return ctx.attrs.has('axes') ? [...ctx.attrs.ints('axes')] : undefined;
-}
-
-function squeezeShape(shape: Shape, axes: readonly number[] | undefined, where: string): Dim[] | undefined {
+export function squeezeShape(shape: Shape, axes: readonly number[] | undefined, where: string): Dim[] | undefined {
   if (isUnknownRank(shape)) return undefined;
   if (!axes) {
     if (shape.some((d) => typeof d !== 'number' || d < 0)) return undefined;
@@ -165,20 +115,7 @@ export const squeezeOp = defineOp({
   },
 });
 
-export const squeezeKernel = defineKernel({
-  opType: 'Squeeze',
-  inPlace: [[0, 0]],
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    try {
-      copyWithDims(ctx, x, squeezeShape(x.dims, axesOf(ctx), whereOf(ctx)) as number[]);
-    } catch (e) {
-      throw kernelError(ctx, (e as Error).message);
-    }
-  },
-});
-
-function unsqueezeShape(shape: Shape, axes: readonly number[], where: string): Dim[] {
+export function unsqueezeShape(shape: Shape, axes: readonly number[], where: string): Dim[] {
   const rank = shape.length + axes.length;
   const insert = new Set(axes.map((a) => normalizeAxis(a, rank, where)));
   if (insert.size !== axes.length) throw new InferenceError(`${where}: axes repeat`);
@@ -207,20 +144,4 @@ export const unsqueezeOp = defineOp({
   },
 });
 
-export const unsqueezeKernel = defineKernel({
-  opType: 'Unsqueeze',
-  inPlace: [[0, 0]],
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    const axes = axesOf(ctx);
-    if (!axes) throw kernelError(ctx, 'input 1 (axes) is required');
-    try {
-      copyWithDims(ctx, x, unsqueezeShape(x.dims, axes, whereOf(ctx)) as number[]);
-    } catch (e) {
-      throw kernelError(ctx, (e as Error).message);
-    }
-  },
-});
-
 export const reshapeOps = [reshapeOp, flattenOp, squeezeOp, unsqueezeOp];
-export const reshapeKernels = [reshapeKernel, flattenKernel, squeezeKernel, unsqueezeKernel];

@@ -1,11 +1,11 @@
 // Shape and Size: metadata of a tensor as int64 tensors.
 import { isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { requireTensor, MOVABLE_TYPES } from '../common/tensor-infer.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { MOVABLE_TYPES } from '../common/tensor-infer.js';
+import { defineOp, param } from '../define.js';
 
 /** Shape's [start, end) clamped to [0, rank], as in the spec. */
-function shapeRange(rank: number, start: number, end: number | undefined): [number, number] {
+export function shapeRange(rank: number, start: number, end: number | undefined): [number, number] {
   const clamp = (v: number): number => Math.min(rank, Math.max(0, v < 0 ? v + rank : v));
   const s = clamp(start);
   const e = clamp(end ?? rank);
@@ -34,18 +34,6 @@ export const shapeOp = defineOp({
   },
 });
 
-export const shapeKernel = defineKernel({
-  opType: 'Shape',
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    const end = ctx.attrs.has('end') ? ctx.attrs.int('end') : undefined;
-    const [s, e] = shapeRange(x.dims.length, ctx.attrs.int('start', 0), end);
-    const y = ctx.output(0, [e - s], 'int64');
-    const data = y.data as BigInt64Array;
-    for (let i = s; i < e; i++) data[i - s] = BigInt(x.dims[i] as number);
-  },
-});
-
 export const sizeOp = defineOp({
   type: 'Size',
   sinceVersion: 25,
@@ -58,16 +46,4 @@ export const sizeOp = defineOp({
   },
 });
 
-export const sizeKernel = defineKernel({
-  opType: 'Size',
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    let n = 1;
-    for (const d of x.dims) n *= d;
-    const y = ctx.output(0, [], 'int64');
-    (y.data as BigInt64Array)[0] = BigInt(n);
-  },
-});
-
 export const shapeOps = [shapeOp, sizeOp];
-export const shapeKernels = [shapeKernel, sizeKernel];

@@ -1,10 +1,8 @@
 // Slice: per-axis start/end/step with the spec's clamping, then one strided copy.
-import type { Dim } from '@tsge/metadef';
-import { ALL_TENSOR_TYPES, InferenceError, isUnknownRank } from '@tsge/metadef';
+import { type Dim, ALL_TENSOR_TYPES, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { copyByAxisTables, linearTable, rowMajorStrides } from '../common/tensor-copy.js';
-import { intList, kernelError, knownInts, normalizeAxis, requireTensor, unknownDims, whereOf } from '../common/tensor-infer.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { knownInts, normalizeAxis, unknownDims, whereOf } from '../common/tensor-infer.js';
+import { defineOp, param } from '../define.js';
 
 export interface AxisSlice {
   readonly start: number;
@@ -27,14 +25,14 @@ export function clampSlice(dim: number, start: number, end: number, step: number
   return { start: s, step, count };
 }
 
-interface SliceArgs {
+export interface SliceArgs {
   readonly starts: readonly number[];
   readonly ends: readonly number[];
   readonly axes: readonly number[];
   readonly steps: readonly number[];
 }
 
-function sliceArgs(
+export function sliceArgs(
   starts: number[],
   ends: number[],
   axes: number[] | undefined,
@@ -98,38 +96,4 @@ export const sliceOp = defineOp({
   },
 });
 
-export const sliceKernel = defineKernel({
-  opType: 'Slice',
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    const rank = x.dims.length;
-    const axesT = ctx.tensor(3);
-    const stepsT = ctx.tensor(4);
-    let args: SliceArgs;
-    try {
-      args = sliceArgs(
-        intList(requireTensor(ctx, 1)),
-        intList(requireTensor(ctx, 2)),
-        axesT ? intList(axesT) : undefined,
-        stepsT ? intList(stepsT) : undefined,
-        rank,
-        whereOf(ctx),
-      );
-    } catch (e) {
-      throw kernelError(ctx, (e as Error).message);
-    }
-    const strides = rowMajorStrides(x.dims);
-    const outDims = [...x.dims];
-    const tables = x.dims.map((d, i) => linearTable(d, strides[i] as number));
-    args.axes.forEach((a, i) => {
-      const s = clampSlice(x.dims[a] as number, args.starts[i] as number, args.ends[i] as number, args.steps[i] as number);
-      outDims[a] = s.count;
-      tables[a] = linearTable(s.count, s.step * (strides[a] as number), s.start * (strides[a] as number));
-    });
-    const y = ctx.output(0, outDims, x.type);
-    copyByAxisTables(x.data, y.data, outDims, tables);
-  },
-});
-
 export const sliceOps = [sliceOp];
-export const sliceKernels = [sliceKernel];

@@ -1,13 +1,11 @@
 // Transpose: permutes axes with one odometer pass over the output.
-import type { Dim } from '@tsge/metadef';
-import { InferenceError, isUnknownRank } from '@tsge/metadef';
+import { type Dim, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
-import { transposeInto } from '../common/tensor-copy.js';
-import { kernelError, requireTensor, whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
-import { defineKernel, defineOp, param } from '../define.js';
+import { whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
+import { defineOp, param } from '../define.js';
 
 /** The permutation: the attribute, or reversed axes by default; validated. */
-function permutation(attrPerm: readonly number[] | undefined, rank: number, where: string): number[] {
+export function permutation(attrPerm: readonly number[] | undefined, rank: number, where: string): number[] {
   const perm = attrPerm ? attrPerm.map((p) => (p < 0 ? p + rank : p)) : Array.from({ length: rank }, (_, i) => rank - 1 - i);
   const seen = new Set(perm);
   if (perm.length !== rank || seen.size !== rank || perm.some((p) => p < 0 || p >= rank))
@@ -34,25 +32,4 @@ export const transposeOp = defineOp({
   },
 });
 
-export const transposeKernel = defineKernel({
-  opType: 'Transpose',
-  compute(ctx) {
-    const x = requireTensor(ctx, 0);
-    const attrPerm = ctx.attrs.has('perm') ? ctx.attrs.ints('perm') : undefined;
-    let perm: number[];
-    try {
-      perm = permutation(attrPerm, x.dims.length, whereOf(ctx));
-    } catch (e) {
-      throw kernelError(ctx, (e as Error).message);
-    }
-    const y = ctx.output(
-      0,
-      perm.map((p) => x.dims[p] as number),
-      x.type,
-    );
-    transposeInto(x.data, y.data, x.dims, perm);
-  },
-});
-
 export const transposeOps = [transposeOp];
-export const transposeKernels = [transposeKernel];

@@ -1,9 +1,9 @@
-import type { KernelV1, OpDefinitionV1 } from '@tsge/metadef';
-import { attentionKernels, attentionOps } from './attention.js';
-import { causalConvKernels, causalConvOps } from './causal-conv-with-state.js';
-import { flexAttentionKernels, flexAttentionOps } from './flex-attention.js';
-import { linearAttentionKernels, linearAttentionOps } from './linear-attention.js';
-import { rotaryEmbeddingKernels, rotaryEmbeddingOps } from './rotary-embedding.js';
+import type { OpDefinitionV1 } from '@tsge/metadef';
+import { attentionOps } from './attention.js';
+import { causalConvOps } from './causal-conv-with-state.js';
+import { flexAttentionOps } from './flex-attention.js';
+import { linearAttentionOps } from './linear-attention.js';
+import { rotaryEmbeddingOps } from './rotary-embedding.js';
 
 /** Op definitions of the transformer group. */
 export const transformerOps: readonly OpDefinitionV1[] = [
@@ -12,12 +12,4 @@ export const transformerOps: readonly OpDefinitionV1[] = [
   ...linearAttentionOps,
   ...flexAttentionOps,
   ...causalConvOps,
-];
-/** Reference kernels of the transformer group. */
-export const transformerKernels: readonly KernelV1[] = [
-  ...attentionKernels,
-  ...rotaryEmbeddingKernels,
-  ...linearAttentionKernels,
-  ...flexAttentionKernels,
-  ...causalConvKernels,
 ];

@@ -1,0 +1,2 @@
+export { fusedKernels } from './fused-ops.js';
+export { applyActivation } from './activation.js';

@@ -1,0 +1,17 @@
+/**
+ * `@tsge/kernels-js/kernel-support`: the reference kernels and helpers that @tsge/kernels-wasm builds
+ * on (its kernels fall back to the reference kernel where they do not apply). Not part of the
+ * user-facing API (`@tsge/kernels-js`).
+ */
+export { legacyAlignedSecond } from './common/math-binary.js';
+export { broadcastStaticDims, planBroadcastRows } from './common/math-broadcast-rows.js';
+export { windowGatherTable, windowGeometry } from './common/nn-conv-geometry.js';
+export { transposeInto } from './common/tensor-copy.js';
+export { defineKernel } from './define.js';
+export { applyActivation } from './fused/activation.js';
+export { captureOutput } from './fused/fused-ops.js';
+export { runKernelOnHost } from './host/run-on-host.js';
+export { mathKernels } from './math/index.js';
+export { convProblem, type ConvProblem } from './nn/conv.js';
+export { nnKernels } from './nn/index.js';
+export { tensorKernels } from './tensor/index.js';

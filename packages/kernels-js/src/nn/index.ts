@@ -1,0 +1,42 @@
+import type { KernelV1 } from '@tsge/metadef';
+import { centerCropPadKernels } from './center-crop-pad.js';
+import { col2imKernels } from './col2im.js';
+import { deformConvKernels } from './deform-conv.js';
+import { gridSampleKernels } from './grid-sample.js';
+import { maxUnpoolKernels } from './max-unpool.js';
+import { roiPoolKernels } from './roi-pool.js';
+import { activationKernels } from './activations.js';
+import { convTransposeKernels } from './conv-transpose.js';
+import { convKernels } from './conv.js';
+import { dropoutKernels } from './dropout.js';
+import { lossKernels } from './losses.js';
+import { nonMaxSuppressionKernels } from './non-max-suppression.js';
+import { normalizationKernels } from './normalization.js';
+import { poolKernels } from './pool.js';
+import { preluKernels } from './prelu.js';
+import { quantizeKernels } from './quantize.js';
+import { recurrentKernels } from './recurrent.js';
+import { resizeKernels } from './resize.js';
+import { softmaxKernels } from './softmax.js';
+/** Reference kernels of the nn group. */
+export const nnKernels: readonly KernelV1[] = [
+  ...activationKernels,
+  ...preluKernels,
+  ...softmaxKernels,
+  ...convKernels,
+  ...convTransposeKernels,
+  ...poolKernels,
+  ...normalizationKernels,
+  ...dropoutKernels,
+  ...resizeKernels,
+  ...recurrentKernels,
+  ...quantizeKernels,
+  ...lossKernels,
+  ...nonMaxSuppressionKernels,
+  ...roiPoolKernels,
+  ...maxUnpoolKernels,
+  ...gridSampleKernels,
+  ...deformConvKernels,
+  ...col2imKernels,
+  ...centerCropPadKernels,
+];

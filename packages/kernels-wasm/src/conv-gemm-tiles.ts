@@ -1,0 +1,156 @@
+import type { KernelContextV1 } from '@tsge/metadef';
+import { applyActivation } from '@tsge/kernels-js/kernel-support';
+import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
+import { type SimdKernelExports, simdKernels } from './kernel-modules.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { type NumberTuple, tileFunction } from './tiles.js';
+
+/** Workspace bytes before the panels: 128 for gemmTile's edge tile, 64 for im2col's lane table. */
+export const WORKSPACE_HEADER = 256;
+/** K rows per GEMM call: a KC×8 panel of B (16 KiB) stays in L1. */
+const KC = 512;
+/** Rows of A per GEMM call: an MC×KC block of the weights (256 KiB) stays in L2. */
+const MC = 128;
+/** Columns per staged im2col block (also bounded by the workspace). */
+const MAX_NC = 512;
+/** A tile carries at least this many multiply-adds, so small convolutions do not pay for threads. */
+const MIN_TILE_WORK = 1 << 22; // about 0.1 ms of one thread: a tile job costs microseconds of signalling
+
+export const CONV_GEMM = 'simd.convGemm';
+
+/** The activation a fused Conv applies: a clamp inside the GEMM store (Relu, Clip) or a pass after. */
+export interface ConvEpilogue {
+  readonly lo: number;
+  readonly hi: number;
+  readonly after?: (data: Float32Array) => void;
+}
+
+export function convEpilogue(ctx: KernelContextV1): ConvEpilogue {
+  const { activation, params } = activationOf(ctx);
+  const none = { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY };
+  if (activation === 'None') return none;
+  if (activation === 'Relu') return { lo: 0, hi: Number.POSITIVE_INFINITY };
+  if (activation === 'Clip') return { lo: params[0] ?? Number.NEGATIVE_INFINITY, hi: params[1] ?? Number.POSITIVE_INFINITY };
+  const after = activationPass(ctx);
+  return after ? { ...none, after } : none;
+}
+
+function activationOf(ctx: KernelContextV1): { activation: string; params: readonly number[] } {
+  return {
+    activation: ctx.attrs.has('activation') ? ctx.attrs.string('activation') : 'None',
+    params: ctx.attrs.has('activation_params') ? ctx.attrs.floats('activation_params') : [],
+  };
+}
+
+/**
+ * A fused Conv's activation as one pass over its output (SIMD for outputs in device memory), for
+ * the paths without an in-GEMM epilogue; undefined when the node has none.
+ */
+export function activationPass(ctx: KernelContextV1): ((data: Float32Array) => void) | undefined {
+  const { activation, params } = activationOf(ctx);
+  if (activation === 'None') return undefined;
+  const memory = ctx.memory;
+  const kernels = memory && simdKernels(memory);
+  const simd = kernels && simdActivation(kernels, activation, params);
+  return (data) =>
+    simd && data.buffer === memory?.buffer ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params);
+}
+
+/** The SIMD elementwise kernel for an activation applied in place, when there is one. */
+function simdActivation(
+  k: SimdKernelExports,
+  activation: string,
+  params: readonly number[],
+): ((byte: number, count: number) => void) | undefined {
+  switch (activation) {
+    case 'Relu':
+      return (at, n) => k.relu(at, at, n);
+    case 'Clip':
+      return (at, n) => k.clip(at, at, n, params[0] ?? Number.NEGATIVE_INFINITY, params[1] ?? Number.POSITIVE_INFINITY);
+    case 'HardSwish':
+      return (at, n) => k.hardSwish(at, at, n);
+    case 'HardSigmoid':
+      return (at, n) => k.hardSigmoid(at, at, n, params[0] ?? 0.2, params[1] ?? 0.5);
+    case 'Sigmoid':
+      return (at, n) => k.sigmoid(at, at, n);
+    case 'Tanh':
+      return (at, n) => k.tanh(at, at, n);
+    case 'LeakyRelu':
+      return (at, n) => k.leakyRelu(at, at, n, params[0] ?? 0.01);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Tiles [g0, g1, m0, m1, u0, u1] of a convolution as a GEMM per group: output channels [m0, m1)
+ * (within the group) × units [u0, u1) (output positions, or output rows). Grouped convolutions
+ * split by groups; others by units (multiples of `granule`, at least `minUnits` per tile) and, when
+ * units are few, by output channels. `unitWork` is the multiply-adds of one unit and channel.
+ */
+export function convTiles(
+  group: number,
+  mg: number,
+  units: number,
+  unitWork: number,
+  threads: number,
+  granule = 8,
+  minUnits = 32,
+): number[][] {
+  const wanted = threads > 1 ? threads * 4 : 1;
+  const pieces = Math.max(1, Math.min(wanted, Math.floor((group * mg * units * unitWork) / MIN_TILE_WORK)));
+  const tiles: number[][] = [];
+  if (group > 1) {
+    const size = Math.ceil(group / Math.min(pieces, group));
+    for (let g = 0; g < group; g += size) tiles.push([g, Math.min(group, g + size), 0, mg, 0, units]);
+    return tiles;
+  }
+  const nPieces = Math.max(1, Math.min(pieces, Math.ceil(units / minUnits)));
+  const mPieces = Math.max(1, Math.min(Math.ceil(pieces / nPieces), Math.ceil(mg / 16)));
+  const nSize = Math.ceil(units / nPieces / granule) * granule;
+  const mSize = Math.ceil(mg / mPieces / 4) * 4;
+  for (let o = 0; o < units; o += nSize)
+    for (let m = 0; m < mg; m += mSize) tiles.push([0, 1, m, Math.min(mg, m + mSize), o, Math.min(units, o + nSize)]);
+  return tiles;
+}
+
+/**
+ * Tile: im2col blocks of the tile's positions packed into this thread's workspace, then a blocked
+ * GEMM reading the weights in place and storing into Y with the bias and clamp epilogue.
+ * Arguments: x, w, y, bias (byte addresses; bias -1 when absent), batch, inC, outC, group,
+ * H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl, g0, g1, m0, m1, o0, o1, lo, hi.
+ */
+export const convGemmTile = tileFunction(CONV_GEMM, (memory, t) => {
+  const a = t as number[];
+  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl] = a as NumberTuple<20>;
+  const [g0, g1, m0, m1, o0, o1, lo, hi] = a.slice(20) as NumberTuple<8>;
+  const kernels = simdKernels(memory);
+  const workspace = threadWorkspace(memory);
+  if (!kernels || !workspace) throw new Error(`${CONV_GEMM} needs WebAssembly SIMD and a thread workspace`);
+  const cg = inC / group;
+  const mg = outC / group;
+  const K = cg * KH * KW;
+  const positions = OH * OW;
+  const tmp = workspace.offset;
+  const table = workspace.offset + 128;
+  const col = workspace.offset + WORKSPACE_HEADER;
+  const nc = Math.min(MAX_NC, Math.floor((workspace.bytes - WORKSPACE_HEADER) / (K * 32)) * 8);
+  const clamp = lo > Number.NEGATIVE_INFINITY || hi < Number.POSITIVE_INFINITY ? GEMM_CLAMP : 0;
+  const last = (bias >= 0 ? GEMM_BIAS : 0) | clamp;
+  for (let g = g0; g < g1; g++) {
+    for (let n = 0; n < batch; n++) {
+      const xg = x + (n * inC + g * cg) * H * W * 4;
+      const yg = y + (n * outC + g * mg) * positions * 4;
+      for (let oc = o0; oc < o1; oc += nc) {
+        const cols = Math.min(nc, o1 - oc);
+        kernels.im2colPanels(xg, col, cg, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, oc, cols, K, table);
+        forEachGemmBlock(K, KC, m0, m1, MC, last, (rows, kc, pc, mc, flags) => {
+          const m = g * mg + mc;
+          const A = w + (m * K + pc) * 4;
+          const C = yg + (mc * positions + oc) * 4;
+          kernels.gemmTile(rows, cols, kc, A, K, col + pc * 32, K * 32, C, positions, flags, bias + m * 4, lo, hi, tmp);
+        });
+      }
+    }
+  }
+});

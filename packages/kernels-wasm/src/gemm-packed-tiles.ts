@@ -1,0 +1,82 @@
+import type { LinearMemory } from '@tsge/metadef';
+import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
+import { GEMM_ACCUMULATE } from './gemm-tile-module.js';
+import { simdKernels } from './kernel-modules.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { type NumberTuple, tileFunction } from './tiles.js';
+
+/** K rows per packed block: a KC×8 panel of B (8 KiB) stays in L1. */
+const KC = 256;
+/** Rows of A per GEMM call. */
+const MC = 128;
+/** Columns of B packed at a time (a KC × 512 block, 512 KiB, stays in L2). */
+const NC = 512;
+/** A tile carries at least this many multiply-adds (about 0.1 ms of one thread). */
+const MIN_TILE_WORK = 1 << 22;
+
+export const GEMM_PACKED = 'simd.gemmPacked';
+
+/**
+ * Whether C = A·B takes the packed path: enough rows of A to amortise packing B (64 or more), and a
+ * thread workspace. Fewer rows stay on the row-major kernel, which reads B in place.
+ */
+export function usePackedGemm(memory: LinearMemory, m: number, n: number, k: number): boolean {
+  const workspace = threadWorkspace(memory);
+  return workspace !== undefined && m >= 64 && n >= 16 && k >= 16 && WORKSPACE_HEADER + KC * 8 * 32 <= workspace.bytes;
+}
+
+/**
+ * Tiles of C[m×n] = A[m×k]·B[k×n] (row-major, byte addresses, row strides in elements), split by
+ * columns and, for few columns, rows: arguments of `simd.gemmPacked`.
+ */
+export function packedGemmTiles(
+  m: number,
+  n: number,
+  k: number,
+  a: { byte: number; ld: number },
+  b: { byte: number; ld: number },
+  c: { byte: number; ld: number },
+  threads: number,
+): number[][] {
+  // rows split once per thread (each streams its own part of A), columns split for the rest (each
+  // tile packs only its columns of B): the traffic of both stays close to one pass
+  const pieces = Math.max(1, Math.min(threads > 1 ? threads * 4 : 1, Math.floor((m * n * k) / MIN_TILE_WORK)));
+  const mPieces = Math.max(1, Math.min(threads, pieces, Math.floor(m / 64)));
+  const nPieces = Math.max(1, Math.min(Math.ceil(pieces / mPieces), Math.ceil(n / 64)));
+  const mSize = Math.ceil(m / mPieces / 4) * 4;
+  const nSize = Math.ceil(n / nPieces / 8) * 8;
+  const tiles: number[][] = [];
+  for (let m0 = 0; m0 < m; m0 += mSize)
+    for (let n0 = 0; n0 < n; n0 += nSize)
+      tiles.push([a.byte, a.ld, b.byte, b.ld, c.byte, c.ld, k, m0, Math.min(m, m0 + mSize), n0, Math.min(n, n0 + nSize)]);
+  return tiles;
+}
+
+/**
+ * Tile: rows [m0, m1) × columns [n0, n1) of C, Goto-style: a KC×NC block of B is packed into 8-column
+ * panels in this thread's workspace (the im2col kernel of a 1×1 convolution over B's rows does
+ * exactly that), then every MC×KC block of A streams past it through `gemmTile`.
+ */
+export const gemmPackedTile = tileFunction(GEMM_PACKED, (memory, t) => {
+  const [a, lda, b, ldb, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
+  const kernels = simdKernels(memory);
+  const workspace = threadWorkspace(memory);
+  if (!kernels || !workspace) throw new Error(`${GEMM_PACKED} needs WebAssembly SIMD and a thread workspace`);
+  const tmp = workspace.offset;
+  const table = workspace.offset + 128;
+  const panels = workspace.offset + WORKSPACE_HEADER;
+  const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER) / (KC * 32)) * 8);
+  for (let nn = n0; nn < n1; nn += nc) {
+    const cols = Math.min(nc, n1 - nn);
+    for (let pc = 0; pc < K; pc += KC) {
+      const kc = Math.min(KC, K - pc);
+      // rows pc..pc+kc of B as the channels of a 1×1 convolution over one row of ldb positions
+      kernels.im2colPanels(b + pc * ldb * 4, panels, kc, 1, ldb, ldb, 1, 1, 1, 1, 1, 1, 0, 0, nn, cols, kc, table);
+      const flags = pc > 0 ? GEMM_ACCUMULATE : 0;
+      for (let mc = m0; mc < m1; mc += MC) {
+        const rows = Math.min(MC, m1 - mc);
+        kernels.gemmTile(rows, cols, kc, a + (mc * lda + pc) * 4, lda, panels, kc * 32, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
+      }
+    }
+  }
+});

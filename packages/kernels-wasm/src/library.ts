@@ -1,0 +1,50 @@
+import type { KernelLibraryV1 } from '@tsge/metadef';
+import { TSGE_DOMAIN } from '@tsge/metadef';
+import { fusedKernels } from '@tsge/kernels-js';
+import { transposeTile } from './blocked-transpose.js';
+import { convDirectTile } from './conv-direct-tiles.js';
+import { convGemmTile } from './conv-gemm-tiles.js';
+import { convTransposeTile } from './conv-transpose-tiles.js';
+import { gemmPackedTile } from './gemm-packed-tiles.js';
+import { depthwiseTile } from './simd-conv.js';
+import { wasmSimdKernels } from './simd-kernels.js';
+import { layerNormTile } from './simd-layer-norm.js';
+import { lrnTile } from './simd-lrn.js';
+import { gemmRowsTile } from './simd-matmul.js';
+import { poolPlanesTile } from './simd-pool.js';
+import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.js';
+
+/** Every tile function the 'wasm-simd' kernels split work into: one explicit list, no registration. */
+export const WASM_TILE_FUNCTIONS = [
+  convGemmTile,
+  convDirectTile,
+  depthwiseTile,
+  convTransposeTile,
+  gemmPackedTile,
+  gemmRowsTile,
+  poolPlanesTile,
+  lrnTile,
+  layerNormTile,
+  transposeTile,
+] as const;
+
+function kernels(): KernelLibraryV1['kernels'] {
+  const simd = wasmSimdKernels();
+  // fused ops with a SIMD kernel of their own are not wrapped around the base kernel again
+  const own = new Set(simd.filter((k) => k.domain === TSGE_DOMAIN).map((k) => k.opType));
+  return [...simd, ...fusedKernels(simd).filter((k) => !own.has(k.opType))];
+}
+
+/**
+ * The WebAssembly SIMD kernel library (kernels named 'wasm-simd') for the CPU device: its kernels run
+ * on float32 views of the device memory and hand everything else to the reference kernel of
+ * @tsge/kernels-js; its conv/GEMM paths stage panels in a 1 MiB per-thread workspace.
+ */
+export const wasmKernelLibrary: KernelLibraryV1 = {
+  specVersion: 'v1',
+  name: '@tsge/kernels-wasm',
+  device: 'cpu',
+  kernels: kernels(),
+  tiles: WASM_TILE_FUNCTIONS,
+  workspace: { bytesPerThread: THREAD_WORKSPACE_BYTES, bind: bindThreadWorkspace },
+};

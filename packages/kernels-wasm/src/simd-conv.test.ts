@@ -1,0 +1,302 @@
+import { type AttrValue, type HostTensor, type KernelContextV1, attr, createAttrReader, createTensor } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import { runKernelOnHost, nnKernels, applyActivation } from '@tsge/kernels-js/kernel-support';
+import { hasWasmSimd } from './kernel-modules.js';
+import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
+import { maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
+import { runTile } from './simd-test-support.fixture.js';
+
+const reference = nnKernels.find((k) => k.opType === 'Conv' && k.name === 'reference');
+
+function seeded(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s / 0x7fffffff - 0.5;
+  };
+}
+
+interface Case {
+  name: string;
+  x: number[];
+  w: number[];
+  bias: boolean;
+  attrs: Record<string, AttrValue>;
+  /** Run as tsge::FusedConv with this activation and its params. */
+  activation?: [string, number[]];
+}
+
+const cases: Case[] = [
+  { name: '3×3 pad 1', x: [1, 3, 9, 11], w: [8, 3, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  {
+    name: '3×3 stride 2',
+    x: [2, 4, 10, 10],
+    w: [6, 4, 3, 3],
+    bias: true,
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 0, 1, 0]) },
+  },
+  { name: '1×1 pointwise', x: [2, 5, 7, 6], w: [9, 5, 1, 1], bias: true, attrs: {} },
+  { name: '1×1 no bias', x: [1, 16, 4, 4], w: [16, 16, 1, 1], bias: false, attrs: {} },
+  { name: 'grouped', x: [1, 8, 6, 6], w: [8, 4, 3, 3], bias: true, attrs: { group: attr.int(2), pads: attr.ints([1, 1, 1, 1]) } },
+  {
+    name: 'dilated, SAME_UPPER',
+    x: [1, 2, 12, 9],
+    w: [4, 2, 3, 3],
+    bias: false,
+    attrs: { dilations: attr.ints([2, 2]), auto_pad: attr.string('SAME_UPPER') },
+  },
+  { name: '1-D', x: [1, 3, 20], w: [5, 3, 4], bias: true, attrs: { strides: attr.ints([3]) } },
+  {
+    name: 'depthwise 3×3 pad 1',
+    x: [2, 4, 9, 13],
+    w: [4, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(4), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 5×5 stride 2',
+    x: [1, 3, 11, 12],
+    w: [3, 1, 5, 5],
+    bias: false,
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([2, 2, 2, 2]) },
+  },
+  {
+    name: 'depthwise dilated, asymmetric pads',
+    x: [1, 2, 10, 17],
+    w: [2, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(2), dilations: attr.ints([2, 2]), pads: attr.ints([1, 2, 0, 1]) },
+  },
+  {
+    name: 'depthwise narrow rows',
+    x: [1, 2, 4, 3],
+    w: [2, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(2), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  { name: 'large 3×3 (many row tiles)', x: [1, 16, 40, 40], w: [32, 16, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  { name: 'large pointwise (many channel tiles)', x: [1, 64, 32, 32], w: [64, 64, 1, 1], bias: true, attrs: {} },
+  {
+    name: 'large depthwise (channel tiles)',
+    x: [1, 64, 40, 40],
+    w: [64, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(64), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  { name: 'channel multiplier 2', x: [1, 2, 5, 5], w: [4, 1, 3, 3], bias: true, attrs: { group: attr.int(2) } },
+  // K > 256 (accumulating K blocks), 21 output channels (row tail), stride 2 over wide rows (shuffles)
+  {
+    name: 'deep 3×3 stride 2, odd channels',
+    x: [1, 40, 13, 41],
+    w: [21, 40, 3, 3],
+    bias: true,
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  // more than 128 output channels (several row blocks), 7×7 positions (panels across rows)
+  { name: 'many channels on 7×7', x: [2, 300, 7, 7], w: [136, 300, 1, 1], bias: false, attrs: {} },
+  { name: '1×1 stride 2', x: [1, 24, 14, 14], w: [40, 24, 1, 1], bias: true, attrs: { strides: attr.ints([2, 2]) } },
+  // enough work (≥ 2 × 4M multiply-adds) for several tiles on both GEMM paths
+  { name: 'tiled direct 3×3', x: [1, 32, 64, 64], w: [48, 32, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  {
+    name: 'tiled im2col 3×3 stride 2',
+    x: [1, 32, 128, 128],
+    w: [48, 32, 3, 3],
+    bias: true,
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  // more than 64 output channels: stride 1 through im2col panels again
+  { name: 'wide 3×3 with 72 channels', x: [1, 8, 12, 40], w: [72, 8, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  // stride 1 without im2col: slab bands (several, as 64 channels × 200 columns fill the workspace)
+  { name: 'direct 3×3, several slab bands', x: [1, 64, 20, 200], w: [8, 64, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
+  {
+    name: 'direct dilated, asymmetric pads, grouped, batch 2',
+    x: [2, 6, 9, 37],
+    w: [10, 3, 3, 2],
+    bias: true,
+    attrs: { group: attr.int(2), dilations: attr.ints([2, 3]), pads: attr.ints([2, 0, 1, 4]) },
+  },
+  // unrolled depthwise kernels: 5×5 stride 2 with asymmetric pads on a padded plane, 3×3 stride 1 on
+  // a plane too large for the workspace (checked bounds path)
+  {
+    name: 'depthwise 5×5 stride 2 asymmetric pads',
+    x: [1, 3, 13, 17],
+    w: [3, 1, 5, 5],
+    bias: true,
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([2, 1, 0, 3]) },
+  },
+  {
+    name: 'depthwise 3×3 strides 2×1',
+    x: [1, 4, 15, 22],
+    w: [4, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(4), strides: attr.ints([2, 1]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 5×5 strides 1×2',
+    x: [1, 4, 15, 22],
+    w: [4, 1, 5, 5],
+    bias: false,
+    attrs: { group: attr.int(4), strides: attr.ints([1, 2]), pads: attr.ints([2, 2, 2, 2]) },
+  },
+  {
+    name: 'depthwise 3×3 on a plane beyond the workspace',
+    x: [1, 2, 600, 600],
+    w: [2, 1, 3, 3],
+    bias: false,
+    attrs: { group: attr.int(2), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  // tsge::FusedConv: clamps fused into the GEMM store, other activations after it, and depthwise
+  {
+    name: 'fused Relu',
+    x: [1, 8, 10, 10],
+    w: [12, 8, 3, 3],
+    bias: true,
+    attrs: { pads: attr.ints([1, 1, 1, 1]) },
+    activation: ['Relu', []],
+  },
+  { name: 'fused Clip', x: [1, 8, 10, 10], w: [12, 8, 1, 1], bias: true, attrs: {}, activation: ['Clip', [-0.5, 0.75]] },
+  { name: 'fused Sigmoid', x: [1, 8, 10, 20], w: [12, 8, 3, 3], bias: true, attrs: {}, activation: ['Sigmoid', []] },
+  { name: 'fused HardSwish', x: [1, 8, 10, 10], w: [12, 8, 3, 3], bias: false, attrs: {}, activation: ['HardSwish', []] },
+  {
+    name: 'fused depthwise Relu',
+    x: [1, 6, 9, 9],
+    w: [6, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(6), pads: attr.ints([1, 1, 1, 1]) },
+    activation: ['Relu', []],
+  },
+];
+
+describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
+  for (const c of cases) {
+    const kernel = c.activation ? simdFusedConvKernel(reference!) : simdConvKernel(reference!);
+    for (const split of [false, true])
+      it(`matches the reference kernel: ${c.name}${split ? ' (tiles run out of order by a 4-thread pool)' : ''}`, () => {
+        const rnd = seeded(c.x.reduce((a, b) => a * 7 + b, 1));
+        const count = (d: number[]) => d.reduce((a, b) => a * b, 1);
+        const xs = Float32Array.from({ length: count(c.x) }, rnd);
+        const ws = Float32Array.from({ length: count(c.w) }, rnd);
+        const bs = Float32Array.from({ length: c.w[0] as number }, rnd);
+        const attrs = new Map<string, AttrValue>(Object.entries(c.attrs));
+        const host = [
+          createTensor('float32', c.x, xs),
+          createTensor('float32', c.w, ws),
+          ...(c.bias ? [createTensor('float32', [c.w[0] as number], bs)] : []),
+        ];
+        const expected = runKernelOnHost(reference!, host, { outputCount: 1, attrs })[0] as HostTensor;
+        if (c.activation) {
+          applyActivation(expected.data as Float32Array, c.activation[0], c.activation[1]);
+          attrs.set('activation', attr.string(c.activation[0]));
+          attrs.set('activation_params', attr.floats(c.activation[1]));
+        }
+
+        const memory = wasmMemory(false, 128);
+        let offset = 64;
+        const place = (t: HostTensor): HostTensor => {
+          const view = new Float32Array(memory.buffer, offset, t.data.length);
+          view.set(t.data as Float32Array);
+          offset += Math.ceil((t.data.length * 4) / 64) * 64 + 64;
+          return { type: t.type, dims: t.dims, data: view };
+        };
+        const inputs = host.map(place);
+        const yView = new Float32Array(memory.buffer, offset, expected.data.length).fill(Number.NaN);
+        let outDims: readonly number[] = [];
+        const ctx: KernelContextV1 = {
+          nodeName: 'conv',
+          opType: 'Conv',
+          attrs: createAttrReader(attrs),
+          inputCount: inputs.length,
+          outputCount: 1,
+          opsetVersion: 22,
+          memory,
+          ...(split
+            ? {
+                parallel: {
+                  threads: 4,
+                  run: (name: string, tiles: readonly (readonly number[])[]) => {
+                    for (const t of [...tiles].reverse()) runTile(memory, name, t);
+                  },
+                },
+              }
+            : {}),
+          input: (i) => inputs[i],
+          tensor: (i) => inputs[i],
+          output: (_i, dims) => {
+            outDims = dims;
+            return { type: 'float32', dims: [...dims], data: yView };
+          },
+          setOutput: () => {},
+          runSubgraph: () => [],
+        };
+        kernel.compute(ctx);
+        expect(outDims).toEqual(expected.dims);
+        const e = expected.data as Float32Array;
+        let worst = 0;
+        for (let i = 0; i < e.length; i++) worst = Math.max(worst, Math.abs((yView[i] as number) - (e[i] as number)));
+        expect(worst).toBeLessThan(1e-4);
+      });
+  }
+});
+
+describe.skipIf(!hasWasmSimd())('wasm SIMD Conv plan cache', () => {
+  it('reuses a node plan on later runs with new values, and replans when tensors move', () => {
+    const memory = wasmMemory(false, 64);
+    const attrs = { pads: attr.ints([1, 1, 1, 1]) };
+    const kernel = simdConvKernel(reference!);
+    // one context for every run, as executors keep a node's context: only its tensors change
+    let inputs: HostTensor[] = [];
+    let output: HostTensor | undefined;
+    let outputAt = 0;
+    const ctx: KernelContextV1 = {
+      nodeName: 'conv',
+      opType: 'Conv',
+      attrs: createAttrReader(new Map(Object.entries(attrs))),
+      inputCount: 2,
+      outputCount: 1,
+      opsetVersion: 22,
+      memory,
+      input: (i) => inputs[i],
+      tensor: (i) => inputs[i],
+      output: (_i, dims) => {
+        const count = dims.reduce((p, d) => p * d, 1);
+        output = { type: 'float32', dims: [...dims], data: new Float32Array(memory.buffer, outputAt, count).fill(Number.NaN) };
+        return output;
+      },
+      setOutput: () => {},
+      runSubgraph: () => [],
+    };
+    const check = (seed: number, skew: number, dims: [number[], number[]]): void => {
+      const x = operand(dims[0], seed);
+      const w = operand(dims[1], seed + 1);
+      const expected = runKernel(reference!, { opType: 'Conv', inputs: [x, w], attrs });
+      let offset = 64 + skew * 4;
+      inputs = [x, w].map((t) => {
+        const data = new Float32Array(memory.buffer, offset, t.values.length);
+        data.set(t.values);
+        offset += Math.ceil((t.values.length * 4) / 64) * 64 + skew * 4;
+        return { type: 'float32', dims: [...t.dims], data };
+      });
+      outputAt = offset;
+      kernel.compute(ctx);
+      const actual = { dims: output?.dims, values: Float32Array.from(output?.data as Float32Array) };
+      expect(actual.dims).toEqual(expected.dims);
+      expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThan(1e-4);
+    };
+    check(1, 0, [
+      [1, 8, 20, 24],
+      [16, 8, 3, 3],
+    ]);
+    check(2, 0, [
+      [1, 8, 20, 24],
+      [16, 8, 3, 3],
+    ]); // same context, same offsets: cached plan, new values
+    check(3, 1, [
+      [1, 8, 20, 24],
+      [16, 8, 3, 3],
+    ]); // moved tensors: new plan
+    check(4, 0, [
+      [1, 8, 12, 30],
+      [16, 8, 3, 3],
+    ]); // other input dims: new plan
+  });
+});

@@ -1,0 +1,376 @@
+import {
+  type HostTensor,
+  type KernelContextV1,
+  type KernelV1,
+  type LinearMemory,
+  type TileFunctionV1,
+  TSGE_DOMAIN,
+  TsgeError,
+} from '@tsge/metadef';
+import { FUSED_CONV } from '@tsge/ops/kernel-support';
+import { captureOutput, windowGatherTable, convProblem, defineKernel, type ConvProblem } from '@tsge/kernels-js/kernel-support';
+import { simdKernels } from './kernel-modules.js';
+import { convDirectTile, directSlab } from './conv-direct-tiles.js';
+import { convGemmTile, WORKSPACE_HEADER, activationPass, convEpilogue, convTiles } from './conv-gemm-tiles.js';
+import { scratchMemory } from './scratch-memory.js';
+import { inMemory } from './simd-matmul.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { tileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
+
+/**
+ * Output channels per group up to which stride-1 convolutions skip im2col (measured in CPU time:
+ * k×k filters gain up to 64 channels, pointwise ones below 32; beyond, im2col's panels win or tie).
+ */
+const DIRECT_MAX_CHANNELS = 64;
+const DIRECT_MAX_CHANNELS_POINTWISE = 31;
+
+/** Output columns per staged panel of the other-rank path: keeps an im2col panel around 1 MiB. */
+const PANEL_BYTES = 1 << 20;
+
+/**
+ * Conv on float32 with the SIMD kernels, split into tiles that idle threads can take
+ * (`ctx.parallel`). Depthwise 2-D convolution runs the SIMD depthwise kernel over device memory,
+ * tiled by channels. Any other 2-D convolution is a GEMM per group (conv-gemm-tiles.ts): im2col
+ * blocks packed into the thread's workspace, weights read in place, results stored into Y with the
+ * bias and a clamp (Relu, Clip) fused. Other ranks stage panels in a private scratch memory on the
+ * calling thread.
+ */
+export function simdConvKernel(reference: KernelV1): KernelV1 {
+  return defineKernel({
+    opType: 'Conv',
+    name: 'wasm-simd',
+    dtypes: ['float32'],
+    // splits its work into tiles through ctx.parallel
+    parallel: true,
+    compute: (ctx: KernelContextV1) => void convolve(ctx, reference),
+  });
+}
+
+/** The Conv view of each FusedConv context (executors reuse a node's context across runs). */
+const innerContexts = new WeakMap<KernelContextV1, ReturnType<typeof captureOutput>>();
+
+/**
+ * tsge::FusedConv on the same paths: the activation is fused into the GEMM store or planned as a
+ * pass after it; only the reference fallback needs it applied here. `reference` is the Conv reference.
+ */
+export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
+  return defineKernel({
+    opType: FUSED_CONV,
+    domain: TSGE_DOMAIN,
+    name: 'wasm-simd',
+    dtypes: ['float32'],
+    parallel: true,
+    compute: (ctx: KernelContextV1) => {
+      let inner = innerContexts.get(ctx);
+      if (!inner) {
+        inner = captureOutput(ctx, 'Conv', ctx.inputCount);
+        innerContexts.set(ctx, inner);
+      }
+      inner.reset();
+      if (convolve(inner.context, reference)) return;
+      const y = inner.result();
+      if (!y) throw TsgeError.of('TSGE-E4003', { reason: `${FUSED_CONV} ${ctx.nodeName}: Conv produced no output` });
+      activationPass(ctx)?.(y.data as Float32Array);
+    },
+  });
+}
+
+function fallback(ctx: KernelContextV1, reference: KernelV1): false {
+  reference.compute(ctx);
+  return false;
+}
+
+/**
+ * A convolution's tiles (and activation pass) as planned on its first run. Executors reuse a node's
+ * kernel context across runs, and static models place its tensors at the same offsets each time, so
+ * later runs skip the geometry, the path choice and the tile lists (most of the JavaScript cost of
+ * small layers). A plan applies again while the tensor offsets, input dims, thread count and the
+ * output's offset are unchanged.
+ */
+interface ConvPlan {
+  readonly signature: readonly number[];
+  readonly outDims: readonly number[];
+  readonly yOffset: number;
+  readonly tileFunction: TileFunctionV1;
+  readonly tiles: readonly (readonly number[])[];
+  readonly after: ((data: Float32Array) => void) | undefined;
+}
+const plans = new WeakMap<KernelContextV1, ConvPlan>();
+
+/** What must be equal for a context's plan to apply again: tensor offsets, threads, input dims. */
+function signatureOf(ctx: KernelContextV1, x: HostTensor, w: HostTensor, b: HostTensor | undefined): number[] {
+  const offset = (t: HostTensor): number => (t.data as Float32Array).byteOffset;
+  return [offset(x), offset(w), b ? offset(b) : -1, ctx.parallel?.threads ?? 1, ...x.dims];
+}
+
+function sameSignature(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Runs the context's plan when it still applies; false when there is none or it does not. */
+function runPlan(ctx: KernelContextV1, memory: LinearMemory, signature: readonly number[]): boolean {
+  const plan = plans.get(ctx);
+  if (!plan || !sameSignature(plan.signature, signature)) return false;
+  const data = ctx.output(0, plan.outDims, 'float32').data as Float32Array;
+  if (data.buffer !== memory.buffer || data.byteOffset !== plan.yOffset) return false;
+  runTiles(memory, ctx.parallel, plan.tileFunction, plan.tiles);
+  plan.after?.(data);
+  return true;
+}
+
+/** Remembers a plan for the context and runs it. */
+function runAndRemember(ctx: KernelContextV1, memory: LinearMemory, plan: ConvPlan, y: Float32Array): true {
+  plans.set(ctx, plan);
+  runTiles(memory, ctx.parallel, plan.tileFunction, plan.tiles);
+  plan.after?.(y);
+  return true;
+}
+
+/** Runs the convolution; returns whether the fused activation (if any) was applied. */
+function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
+  const x = ctx.tensor(0);
+  const w = ctx.tensor(1);
+  const b = ctx.tensor(2);
+  const memory = ctx.memory;
+  if (!x || !w || !memory || x.type !== 'float32' || w.type !== 'float32') return fallback(ctx, reference);
+  if (!inMemory(memory, x, w) || (b && !inMemory(memory, b))) return fallback(ctx, reference);
+  const signature = signatureOf(ctx, x, w, b);
+  if (runPlan(ctx, memory, signature)) return true;
+  const p = convProblem(ctx, x, w);
+  const mg = p.outChannels / p.group;
+  const cg = p.inChannels / p.group;
+  if (mg === 1 && cg === 1 && x.dims.length === 4) {
+    const planned = depthwisePlan(ctx, p, memory, signature);
+    if (!planned) return fallback(ctx, reference);
+    return runAndRemember(ctx, memory, planned.plan, planned.y);
+  }
+  const g = p.geometry;
+  const outSize = g.outDims.reduce((s, d) => s * d, 1);
+  const inSize = g.inDims.reduce((s, d) => s * d, 1);
+  const kSize = g.kernel.reduce((s, d) => s * d, 1);
+  const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
+  if (!inMemory(memory, y)) return fallback(ctx, reference);
+  const threads = ctx.parallel?.threads ?? 1;
+  const X = x.data as Float32Array;
+  const W = w.data as Float32Array;
+  const Y = y.data as Float32Array;
+  const bias = b ? (b.data as Float32Array) : undefined;
+
+  if (g.inDims.length === 2) {
+    const workspace = threadWorkspace(memory);
+    const kDim = cg * kSize;
+    // a packed panel of 8 columns must fit the workspace; otherwise stage on the reference path
+    if (!workspace || WORKSPACE_HEADER + kDim * 32 > workspace.bytes) return fallback(ctx, reference);
+    const [H, Wd] = g.inDims as [number, number];
+    const [OH, OW] = g.outDims as [number, number];
+    const epilogue = convEpilogue(ctx);
+    const head = [X.byteOffset, W.byteOffset, Y.byteOffset, bias ? bias.byteOffset : -1, p.batch, p.inChannels, p.outChannels, p.group];
+    const [KH, KW] = g.kernel as [number, number];
+    const [sh, sw] = g.strides as [number, number];
+    const [dh, dw] = g.dilations as [number, number];
+    const [pt, pl] = g.padsBegin as [number, number];
+    const tail = [epilogue.lo, epilogue.hi];
+    // stride 1 with few output channels, where im2col costs a large share of the GEMM: B read in
+    // place (pointwise) or from a padded slab of input rows
+    const pointwise = kSize === 1 && pt === 0 && pl === 0 && inSize === outSize;
+    if (sh === 1 && sw === 1 && mg <= (pointwise ? DIRECT_MAX_CHANNELS_POINTWISE : DIRECT_MAX_CHANNELS)) {
+      const slab = pointwise ? undefined : directSlab(cg, { H, W: Wd, OW, KH, KW, dh, dw, pl }, workspace.bytes);
+      if (pointwise || slab) {
+        const args = [...head, H, Wd, OH, OW, KH, KW, dh, dw, pt, pl, slab?.width ?? 0, slab?.bandRows ?? 0];
+        const tiles = pointwise ? convTiles(p.group, mg, outSize, kDim, threads) : convTiles(p.group, mg, OH, kDim * OW, threads, 1, 1);
+        const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: convDirectTile, after: epilogue.after };
+        return runAndRemember(ctx, memory, { ...plan, tiles: tiles.map((t) => [...args, ...t, ...tail]) }, Y);
+      }
+    }
+    const geometry = [H, Wd, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl];
+    const tiles = convTiles(p.group, mg, OH * OW, kDim, threads).map((t) => [...head, ...geometry, ...t, ...tail]);
+    return runAndRemember(
+      ctx,
+      memory,
+      { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: convGemmTile, tiles, after: epilogue.after },
+      Y,
+    );
+  }
+
+  if (mg < 4) return fallback(ctx, reference);
+  const kDim = cg * kSize;
+  // other ranks (1-D, 3-D): panels of output positions through the gather table, on this thread
+  const panel = Math.max(4, Math.min(outSize, Math.floor(PANEL_BYTES / (4 * kDim)) & ~3));
+  const table = windowGatherTable(g);
+  const padded = (panel + 7) & ~7;
+  const wBytes = mg * kDim * 4;
+  const colBytes = kDim * padded * 4;
+  const outBytes = mg * padded * 4;
+  // 128 bytes for gemmTile's edge tile first, then the staged operands
+  const scratch = scratchMemory(192 + wBytes + colBytes + outBytes + 192);
+  const kernels = scratch && simdKernels(scratch);
+  if (!scratch || !kernels) return fallback(ctx, reference);
+  const wOffset = 192;
+  const colOffset = align64(wOffset + wBytes);
+  const outOffset = align64(colOffset + colBytes);
+  const sw = new Float32Array(scratch.buffer, wOffset, mg * kDim);
+  const col = new Float32Array(scratch.buffer, colOffset, kDim * padded);
+  const out = new Float32Array(scratch.buffer, outOffset, mg * padded);
+  for (let grp = 0; grp < p.group; grp++) {
+    sw.set(W.subarray(grp * mg * kDim, (grp + 1) * mg * kDim));
+    for (let n = 0; n < p.batch; n++) {
+      const xBase = (n * p.inChannels + grp * cg) * inSize;
+      const yBase = (n * p.outChannels + grp * mg) * outSize;
+      for (let o0 = 0; o0 < outSize; o0 += panel) {
+        const cols = Math.min(panel, outSize - o0);
+        const width = (cols + 7) & ~7;
+        gatherPanel(col, X, table, xBase, cg, kSize, inSize, outSize, o0, cols);
+        kernels.gemmTile(mg, cols, kDim, wOffset, kDim, colOffset, kDim * 32, outOffset, width, 0, 0, 0, 0, 64);
+        for (let m = 0; m < mg; m++) {
+          const bv = bias ? (bias[grp * mg + m] as number) : 0;
+          const dst = yBase + m * outSize + o0;
+          const src = m * width;
+          for (let o = 0; o < cols; o++) Y[dst + o] = (out[src + o] as number) + bv;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/** Any-rank im2col panel through the gather table, packed: row (c, k) = X[c] at the window offsets of outputs o0.. */
+function gatherPanel(
+  col: Float32Array,
+  X: Float32Array,
+  table: Int32Array,
+  xBase: number,
+  channels: number,
+  kSize: number,
+  inSize: number,
+  outSize: number,
+  o0: number,
+  cols: number,
+): void {
+  const K = channels * kSize;
+  for (let c = 0; c < channels; c++) {
+    const xc = xBase + c * inSize;
+    for (let k = 0; k < kSize; k++) {
+      const krow = c * kSize + k;
+      const t = k * outSize + o0;
+      for (let o = 0; o < cols; o++) {
+        const idx = table[t + o] as number;
+        col[((o >> 3) * K + krow) * 8 + (o & 7)] = idx >= 0 ? (X[xc + idx] as number) : 0;
+      }
+    }
+  }
+}
+
+function align64(n: number): number {
+  return (n + 63) & ~63;
+}
+
+/** The tiles of a depthwise 2-D convolution (one filter per channel) straight over device memory. */
+function depthwisePlan(
+  ctx: KernelContextV1,
+  p: ConvProblem,
+  memory: LinearMemory,
+  signature: readonly number[],
+): { plan: ConvPlan; y: Float32Array } | undefined {
+  const kernels = simdKernels(memory);
+  const g = p.geometry;
+  const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
+  const x = ctx.tensor(0);
+  const w = ctx.tensor(1);
+  const b = ctx.tensor(2);
+  if (!kernels || !x || !w || !inMemory(memory, y)) return undefined;
+  const [H, W] = g.inDims as [number, number];
+  const [OH, OW] = g.outDims as [number, number];
+  const [KH, KW] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [pt, pl] = g.padsBegin as [number, number];
+  // columns whose whole window is inside the row: ow - pl >= 0 and ow - pl + (KW-1)*dw <= W-1 (stride 1)
+  const owLo = pl;
+  const owHi = W - 1 + pl - (KW - 1) * dw;
+  const X = x.data as Float32Array;
+  const Wt = w.data as Float32Array;
+  const Y = y.data as Float32Array;
+  const biasByte = b ? (b.data as Float32Array).byteOffset : -1;
+  const tiles: number[][] = [];
+  for (let n = 0; n < p.batch; n++) {
+    for (const [c0, c1] of splitRange(p.outChannels, ctx.parallel?.threads ?? 1, 1, OH * OW * KH * KW)) {
+      const channel = (n * p.outChannels + c0) * 4;
+      tiles.push([
+        X.byteOffset + channel * H * W,
+        Wt.byteOffset + c0 * KH * KW * 4,
+        Y.byteOffset + channel * OH * OW,
+        biasByte < 0 ? -1 : biasByte + c0 * 4,
+        c1 - c0,
+        H,
+        W,
+        OH,
+        OW,
+        KH,
+        KW,
+        sh,
+        sw,
+        pt,
+        pl,
+        dh,
+        dw,
+        owLo,
+        owHi,
+      ]);
+    }
+  }
+  const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: depthwiseTile, tiles, after: activationPass(ctx) };
+  return { plan, y: Y };
+}
+
+const DEPTHWISE = 'simd.depthwise';
+
+/** Tile: `count` consecutive channels of a depthwise convolution (addresses of the first one). */
+export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
+  const [x, w, y, bias, count, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi] = t as number[] as NumberTuple<19>;
+  const kernels = simdKernels(memory);
+  if (!kernels) throw new Error('simd.depthwise needs WebAssembly SIMD');
+  const all = bias >= 0 ? new Float32Array(memory.buffer) : undefined;
+  // square filters of 3 or 5, column stride 1 or 2 (any row stride), no dilation: unrolled kernels
+  const fast = KH === KW && dh === 1 && dw === 1 ? kernels[`depthwise${KH}s${sw}` as `depthwise${number}s${number}`] : undefined;
+  const fastLo = Math.ceil(pl / sw);
+  const fastHi = Math.floor((W - 1 + pl - (KW - 1)) / sw);
+  // with a workspace, each plane is first zero-padded there so every step is a vector step
+  const workspace = fast ? threadWorkspace(memory) : undefined;
+  const Hp = Math.max(H + pt, (OH - 1) * sh + KH);
+  const Wp = Math.max(W + pl, (OW - 1) * sw + KW) + 8;
+  const padded = workspace && Hp * Wp * 4 + 64 <= workspace.bytes ? workspace.offset : -1;
+  for (let c = 0; c < count; c++) {
+    const bv = all ? (all[bias / 4 + c] as number) : 0;
+    if (fast && padded >= 0) {
+      kernels.padPlane(x + c * H * W * 4, padded, H, W, pt, pl, Hp, Wp);
+      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw), sh);
+      continue;
+    }
+    if (fast) {
+      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh);
+      continue;
+    }
+    kernels.depthwise(
+      x + c * H * W * 4,
+      w + c * KH * KW * 4,
+      y + c * OH * OW * 4,
+      bv,
+      H,
+      W,
+      OH,
+      OW,
+      KH,
+      KW,
+      sh,
+      sw,
+      pt,
+      pl,
+      dh,
+      dw,
+      owLo,
+      owHi,
+    );
+  }
+});

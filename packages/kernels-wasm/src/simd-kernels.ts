@@ -1,0 +1,43 @@
+import type { KernelV1 } from '@tsge/metadef';
+import { nnKernels, mathKernels, tensorKernels } from '@tsge/kernels-js/kernel-support';
+import { simdBatchNormKernel } from './simd-batch-norm.js';
+import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
+import { simdConvTransposeKernel } from './simd-conv-transpose.js';
+import { simdElementwiseKernels } from './simd-elementwise.js';
+import { simdGemmKernel } from './simd-gemm.js';
+import { simdMatMulKernel } from './simd-matmul.js';
+import { simdPoolKernels } from './simd-pool.js';
+import { simdResizeKernel } from './simd-resize.js';
+import { simdSoftmaxKernel } from './simd-softmax.js';
+import { simdLayerNormKernel } from './simd-layer-norm.js';
+import { simdLrnKernel } from './simd-lrn.js';
+import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
+import { simdSwishKernel } from './simd-swish.js';
+
+function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
+  const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
+  if (!k) throw new Error(`no reference ${opType} kernel to fall back on`);
+  return k;
+}
+
+/** The 'wasm-simd' kernels; each falls back to the reference kernel where it does not apply. */
+export function wasmSimdKernels(): readonly KernelV1[] {
+  const all = [...mathKernels, ...nnKernels];
+  return [
+    simdMatMulKernel(referenceOf(mathKernels, 'MatMul')),
+    simdConvKernel(referenceOf(nnKernels, 'Conv')),
+    simdFusedConvKernel(referenceOf(nnKernels, 'Conv')),
+    ...simdElementwiseKernels((opType) => referenceOf(all, opType)),
+    ...simdPoolKernels((opType) => referenceOf(all, opType)),
+    simdGemmKernel(referenceOf(all, 'Gemm')),
+    simdBatchNormKernel(referenceOf(all, 'BatchNormalization')),
+    simdConvTransposeKernel(referenceOf(all, 'ConvTranspose')),
+    simdResizeKernel(referenceOf(all, 'Resize')),
+    simdSoftmaxKernel(referenceOf(all, 'Softmax')),
+    simdLrnKernel(referenceOf(all, 'LRN')),
+    simdLayerNormKernel(referenceOf(all, 'LayerNormalization')),
+    simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
+    ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
+    simdSwishKernel(referenceOf(all, 'Swish')),
+  ];
+}

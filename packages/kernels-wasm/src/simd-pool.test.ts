@@ -1,0 +1,111 @@
+import type { AttrValue, KernelV1 } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import { nnKernels } from '@tsge/kernels-js/kernel-support';
+import { hasWasmSimd } from './kernel-modules.js';
+import { simdPoolKernels } from './simd-pool.js';
+import { type Operand, maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
+
+const referenceOf = (opType: string): KernelV1 => {
+  const k = nnKernels.find((x) => x.opType === opType && x.name === 'reference');
+  if (!k) throw new Error(opType);
+  return k;
+};
+const simd = simdPoolKernels(referenceOf);
+const simdOf = (opType: string): KernelV1 => simd.find((k) => k.opType === opType) as KernelV1;
+const ints = (value: readonly number[]): AttrValue => ({ kind: 'ints', value });
+const int = (value: number): AttrValue => ({ kind: 'int', value });
+const str = (value: string): AttrValue => ({ kind: 'string', value });
+
+function compare(
+  opType: string,
+  input: Operand,
+  attrs: Record<string, AttrValue>,
+  shared: boolean,
+  tolerance: number,
+  threads?: number,
+): void {
+  const expected = runKernel(referenceOf(opType), { opType, inputs: [input], attrs });
+  const actual = runKernel(simdOf(opType), { opType, inputs: [input], attrs, memory: wasmMemory(shared), ...(threads ? { threads } : {}) });
+  expect(actual.dims).toEqual(expected.dims);
+  // averages: float32 sums against the reference's float64 ones, so errors are measured against max(|y|, 1)
+  expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThanOrEqual(tolerance);
+}
+
+describe.skipIf(!hasWasmSimd())('wasm SIMD pooling kernels', () => {
+  const windows: readonly (readonly [string, Record<string, AttrValue>])[] = [
+    ['3×3 stride 2 pads 1', { kernel_shape: ints([3, 3]), strides: ints([2, 2]), pads: ints([1, 1, 1, 1]) }],
+    ['3×3 stride 1 pads 1', { kernel_shape: ints([3, 3]), pads: ints([1, 1, 1, 1]) }],
+    ['2×2 stride 2', { kernel_shape: ints([2, 2]), strides: ints([2, 2]) }],
+    ['5×5 stride 1 pads 2', { kernel_shape: ints([5, 5]), pads: ints([2, 2, 2, 2]) }],
+    ['3×2 strides 3×3 asymmetric pads', { kernel_shape: ints([3, 2]), strides: ints([3, 3]), pads: ints([0, 1, 2, 0]) }],
+    ['3×3 stride 2 ceil mode', { kernel_shape: ints([3, 3]), strides: ints([2, 2]), ceil_mode: int(1) }],
+    ['2×2 dilated 2 stride 1', { kernel_shape: ints([2, 2]), dilations: ints([2, 2]) }],
+    [
+      '3×3 stride 2 dilated 2 pads 2',
+      { kernel_shape: ints([3, 3]), strides: ints([2, 2]), dilations: ints([2, 2]), pads: ints([2, 2, 2, 2]) },
+    ],
+    ['3×3 SAME_UPPER stride 2', { kernel_shape: ints([3, 3]), strides: ints([2, 2]), auto_pad: str('SAME_UPPER') }],
+    ['1×1 stride 1', { kernel_shape: ints([1, 1]) }],
+  ];
+  const shapes = [
+    [1, 3, 17, 19],
+    [2, 4, 8, 8],
+    [1, 2, 33, 40],
+    [1, 1, 3, 3],
+  ];
+  for (const [label, attrs] of windows) {
+    for (const dims of shapes) {
+      for (const shared of [false, true]) {
+        const memoryLabel = shared ? 'shared' : 'plain';
+        it(`MaxPool ${label} on [${dims}], ${memoryLabel} memory`, () => {
+          compare('MaxPool', operand(dims, dims[2] as number), attrs, shared, 0);
+        });
+        for (const includePad of [0, 1]) {
+          it(`AveragePool ${label} count_include_pad=${includePad} on [${dims}], ${memoryLabel} memory`, () => {
+            compare('AveragePool', operand(dims, dims[3] as number), { ...attrs, count_include_pad: int(includePad) }, shared, 1e-6);
+          });
+        }
+      }
+    }
+  }
+
+  it('splits large pooling into plane tiles (run out of order) with the same results', () => {
+    const attrs = { kernel_shape: ints([3, 3]), pads: ints([1, 1, 1, 1]) };
+    compare('MaxPool', operand([2, 48, 64, 64], 5), attrs, true, 0, 4);
+    compare('AveragePool', operand([2, 48, 64, 64], 6), attrs, true, 1e-6, 4);
+  });
+
+  it('MaxPool keeps NaN where the reference does and gives -Infinity to windows past the input', () => {
+    const values = Float32Array.from({ length: 64 }, (_, i) => (i % 13 === 0 ? Number.NaN : Math.sin(i)));
+    const input: Operand = { dims: [1, 1, 8, 8], values };
+    for (const strides of [
+      [1, 1],
+      [2, 2],
+    ]) {
+      compare('MaxPool', input, { kernel_shape: ints([3, 3]), strides: ints(strides), pads: ints([1, 1, 1, 1]) }, false, 0);
+    }
+    compare('MaxPool', input, { kernel_shape: ints([2, 2]), strides: ints([3, 3]), pads: ints([0, 0, 4, 4]) }, false, 0);
+  });
+
+  for (const dims of [
+    [1, 8, 7, 7],
+    [2, 3, 40, 41],
+    [1, 5, 3],
+    [1, 2, 2, 3, 4],
+  ]) {
+    for (const shared of [false, true]) {
+      it(`GlobalMaxPool and GlobalAveragePool on [${dims}], ${shared ? 'shared' : 'plain'} memory`, () => {
+        compare('GlobalMaxPool', operand(dims, 5), {}, shared, 0);
+        compare('GlobalAveragePool', operand(dims, 6), {}, shared, 1e-6);
+      });
+    }
+  }
+
+  it('falls back to the reference kernel for the Indices output and host memory', () => {
+    const input = operand([1, 1, 4, 4], 3);
+    const attrs = { kernel_shape: ints([2, 2]), strides: ints([2, 2]) };
+    const expected = runKernel(referenceOf('MaxPool'), { opType: 'MaxPool', inputs: [input], attrs });
+    const host = runKernel(simdOf('MaxPool'), { opType: 'MaxPool', inputs: [input], attrs });
+    expect([...host.values]).toEqual([...expected.values]);
+  });
+});
