@@ -11,6 +11,7 @@ export { type WindowAttrs, windowOutputSize, readWindowAttrs } from './common/nn
 export { type FloatArray, dimProduct } from './common/nn-float-io.js';
 export { inferOnValues } from './common/tensor-harness.js';
 export { whereOf, normalizeAxisInclusive } from './common/tensor-infer.js';
+export { reflectPadsProblem } from './tensor/pad-check.js';
 export { scanAxes, isScan8 } from './controlflow/if-loop-scan.js';
 export { controlflowOps } from './controlflow/index.js';
 export { dtypeAttr } from './controlflow/sequence.js';

@@ -1,7 +1,7 @@
 // Pad: constant, reflect, edge and wrap modes; negative pads crop; optional axes input.
 import { OUTSIDE, copyByAxisTables, rawElement, rowMajorStrides } from '../common/tensor-copy.js';
 import { intList, kernelError, requireTensor } from '../common/tensor-infer.js';
-import { whereOf, fullPads } from '@tsge/ops/kernel-support';
+import { whereOf, fullPads, reflectPadsProblem } from '@tsge/ops/kernel-support';
 import { defineKernel } from '../define.js';
 
 type PadMode = 'constant' | 'reflect' | 'edge' | 'wrap';
@@ -35,6 +35,8 @@ export const padKernel = defineKernel({
     }
     const outDims = x.dims.map((d, i) => d + (begin[i] as number) + (end[i] as number));
     if (outDims.some((d) => d < 0)) throw kernelError(ctx, 'pads crop more than the input has');
+    const reflect = mode === 'reflect' ? reflectPadsProblem(x.dims, begin, end) : undefined;
+    if (reflect) throw kernelError(ctx, reflect);
     const total = outDims.reduce((a, b) => a * b, 1);
     if (mode !== 'constant' && total > 0 && x.dims.some((d) => d === 0)) throw kernelError(ctx, `mode ${mode} cannot pad an empty axis`);
     const strides = rowMajorStrides(x.dims);

@@ -53,6 +53,8 @@ export const ErrorCatalog = {
   'TSGE-E3004': 'external data path {path} escapes the model folder',
   'TSGE-E3005': 'no parser recognises this file: {reason}',
   'TSGE-E3006': 'unsupported opset {opset} for domain {domain}',
+  // side files of untrusted models (issue 11)
+  'TSGE-E3050': 'side file {path} of the model cannot be read: {reason}',
   // ops / inference
   'TSGE-E4001': 'shape inference failed: {reason}',
   'TSGE-E4002': 'input {index} has dtype {actual}; allowed: {expected}',
@@ -75,6 +77,9 @@ export const ErrorCatalog = {
   'TSGE-E6007': 'kernel {op} failed at node {node}: {reason}',
   'TSGE-E6008': 'no gear matches the input shapes {actual}; gears are {expected}',
   'TSGE-E6009': 'worker thread {worker} failed: {reason}',
+  // robustness of feeds (issue 11)
+  'TSGE-E6050': 'input {input} is not a valid tensor: {reason}',
+  'TSGE-E6051': 'input {input} with dims {dims} needs {bytes} bytes, more than the device memory limit of {limit} bytes',
   // kernel libraries and devices (issue 10: KernelLibraryV1, DeviceV1)
   'TSGE-E6101': 'kernel module {module} does not export a kernelLibrary (a KernelLibraryV1 with specVersion v1, kernels and tiles)',
   'TSGE-E6102': 'no loaded kernel library has the tile function {tile}',
@@ -83,6 +88,8 @@ export const ErrorCatalog = {
   'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',
   'TSGE-E7003': 'file not found: {path}',
   'TSGE-E7004': 'missing required option {option}',
+  // file-system errors of the commands (issue 11)
+  'TSGE-E7050': 'cannot {action} {path}: {reason}',
   // adapters / dflow
   'TSGE-E8001': '{message}',
 } as const;

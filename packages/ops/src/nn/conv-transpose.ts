@@ -2,6 +2,7 @@
 import { type InferenceContextV1, type OpDefinitionV1, type Shape, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { NN_FLOAT_TYPES, inputInfo } from '../common/nn-float-io.js';
 import { defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 export interface TransposeGeometry {
   readonly outDims: number[];
@@ -78,6 +79,7 @@ export const convTransposeOps: readonly OpDefinitionV1[] = [
     ],
     typeConstraints: [{ name: 'T', allowed: NN_FLOAT_TYPES }],
     infer(ctx) {
+      checkWindowAttrs(ctx);
       const x = inputInfo(ctx, 0);
       const w = inputInfo(ctx, 1);
       if (isUnknownRank(x.shape) || isUnknownRank(w.shape)) {

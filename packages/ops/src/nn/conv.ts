@@ -3,8 +3,10 @@ import { type HostTensor, type InferenceContextV1, type OpDefinitionV1, type Sha
 import { readWindowAttrs, windowOutputDims } from '../common/nn-conv-geometry.js';
 import { NN_FLOAT_TYPES, inputInfo } from '../common/nn-float-io.js';
 import { defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 function inferConv(ctx: InferenceContextV1, dtypeOverride?: HostTensor['type']): void {
+  checkWindowAttrs(ctx);
   const x = inputInfo(ctx, 0);
   const w = inputInfo(ctx, ctx.opType === 'QLinearConv' ? 3 : 1);
   const dtype = dtypeOverride ?? x.dtype;

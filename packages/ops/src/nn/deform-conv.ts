@@ -6,6 +6,7 @@ import { type OpDefinitionV1, type Shape, isUnknownRank } from '@tsge/metadef';
 import { readWindowAttrs, windowOutputDims } from '../common/nn-conv-geometry.js';
 import { NN_FLOAT_TYPES, inputInfo } from '../common/nn-float-io.js';
 import { defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 export const deformConvOps: readonly OpDefinitionV1[] = [
   defineOp({
@@ -29,6 +30,7 @@ export const deformConvOps: readonly OpDefinitionV1[] = [
     ],
     typeConstraints: [{ name: 'T', allowed: NN_FLOAT_TYPES }],
     infer(ctx) {
+      checkWindowAttrs(ctx);
       const x = inputInfo(ctx, 0);
       const w = inputInfo(ctx, 1);
       if (isUnknownRank(x.shape) || isUnknownRank(w.shape)) {

@@ -3,8 +3,10 @@ import { type InferenceContextV1, type OpDefinitionV1, type Shape, InferenceErro
 import { readWindowAttrs, windowOutputDims } from '../common/nn-conv-geometry.js';
 import { NN_FLOAT_TYPES, inputInfo } from '../common/nn-float-io.js';
 import { defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 function inferPool(ctx: InferenceContextV1): void {
+  checkWindowAttrs(ctx);
   const x = inputInfo(ctx, 0);
   if (isUnknownRank(x.shape)) {
     ctx.setOutput(0, { dtype: x.dtype, shape: x.shape });

@@ -3,6 +3,7 @@ import { type Dim, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
 import { knownInts, normalizeAxis, unknownDims, whereOf, MOVABLE_TYPES } from '../common/tensor-infer.js';
 import { defineOp, param } from '../define.js';
+import { reflectPadsProblem } from './pad-check.js';
 
 /** Per-axis [begin, end] pads for the full rank, from pads (and axes) inputs. */
 export function fullPads(pads: readonly number[], axes: readonly number[] | undefined, rank: number, where: string): [number[], number[]] {
@@ -47,6 +48,8 @@ export const padOp = defineOp({
       return;
     }
     const [begin, end] = fullPads(pads, axes, x.shape.length, whereOf(ctx));
+    const reflect = mode === 'reflect' ? reflectPadsProblem(x.shape, begin, end) : undefined;
+    if (reflect) throw new InferenceError(`${whereOf(ctx)}: ${reflect}`);
     const shape = x.shape.map((d, i): Dim => (typeof d === 'number' && d >= 0 ? d + (begin[i] as number) + (end[i] as number) : -1));
     ctx.setOutput(0, { dtype: x.dtype, shape });
   },
