@@ -56,12 +56,12 @@ describe('loadModel', () => {
   });
 
   it('reports a directory and a FIFO as TSGE-E7050 naming the path, without waiting on the FIFO', async () => {
-    const dir = await loadModel(folder).catch((e: unknown) => e as TsgeError);
+    const dir = (await loadModel(folder).catch((e: unknown) => e)) as TsgeError;
     expect(dir.code).toBe('TSGE-E7050');
     expect(dir.message).toContain(`cannot read ${folder}: it is a directory`);
     const fifo = path.join(folder, 'model.fifo');
     execFileSync('mkfifo', [fifo]);
-    const error = await loadModel(fifo).catch((e: unknown) => e as TsgeError);
+    const error = (await loadModel(fifo).catch((e: unknown) => e)) as TsgeError;
     expect(error.code).toBe('TSGE-E7050');
     expect(error.message).toContain('not a regular file');
   });
