@@ -75,11 +75,17 @@ export const ErrorCatalog = {
   'TSGE-E6007': 'kernel {op} failed at node {node}: {reason}',
   'TSGE-E6008': 'no gear matches the input shapes {actual}; gears are {expected}',
   'TSGE-E6009': 'worker thread {worker} failed: {reason}',
+  // executor safety: model WebAssembly opt-in and run deadlines (issue 11)
+  'TSGE-E6080': 'the run did not finish within {timeoutMs} ms ({where}); it was stopped and the model can run again',
+  'TSGE-E6081':
+    'the model carries {count} WebAssembly module(s) in its KERNELS partition ({names}); they are compiled only when you opt in: loadModel(file, { allowModelWasm: true }) or tsge-run --allow-model-wasm',
   // CLI / options
   'TSGE-E7001': 'unknown option {option}',
   'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',
   'TSGE-E7003': 'file not found: {path}',
   'TSGE-E7004': 'missing required option {option}',
+  // CLI deadlines (issue 11)
+  'TSGE-E7070': '{tool}: {what} did not finish within {timeoutMs} ms (--timeout)',
   // adapters / dflow
   'TSGE-E8001': '{message}',
 } as const;
