@@ -1,5 +1,6 @@
 import type { DataType, HostTensor, RuntimeValue, TensorStorage } from '@tsge/metadef';
 import {
+  DTYPE_BYTES,
   TsgeError,
   isDataType,
   isOptionalValue,
@@ -15,22 +16,29 @@ import type { Feed } from './options.js';
 /**
  * Checks feeds against the model inputs before any kernel runs and returns them in input order.
  * Wrong name, dtype, rank or dim → TSGE-E6001..E6004 naming the input and what was expected;
- * symbolic and unknown dims accept any size.
+ * symbolic and unknown dims accept any size. A feed that is not a tensor, or whose data are not
+ * numbers of its dtype, is TSGE-E6050. A tensor larger than `maxBytes` (the device memory limit) is
+ * TSGE-E6051, decided from its dims before its data are read or copied.
  */
-export function checkFeeds(feeds: Readonly<Record<string, Feed>>, inputs: readonly IoTensorInfo[]): RuntimeValue[] {
+export function checkFeeds(feeds: Readonly<Record<string, Feed>>, inputs: readonly IoTensorInfo[], maxBytes = Infinity): RuntimeValue[] {
   if (typeof feeds !== 'object' || feeds === null) throw TsgeError.of('TSGE-E6001', { input: inputs[0]?.name ?? '(none)' });
   const names = inputs.map((i) => i.name);
   for (const name of Object.keys(feeds)) {
     if (!names.includes(name)) throw TsgeError.of('TSGE-E6002', { input: name, expected: names.join(', ') || '(none)' }, { input: name });
   }
   return inputs.map((info) => {
-    const feed = feeds[info.name];
+    // own keys only: an input named 'constructor' must not find Object.prototype's
+    const feed = Object.hasOwn(feeds, info.name) ? feeds[info.name] : undefined;
     if (feed === undefined || feed === null) throw TsgeError.of('TSGE-E6001', { input: info.name }, { input: info.name });
-    return checkFeed(info, feed);
+    return checkFeed(info, feed, maxBytes);
   });
 }
 
-function checkFeed(info: IoTensorInfo, feed: Feed): RuntimeValue {
+const notATensor = (input: string, reason: string): TsgeError => TsgeError.of('TSGE-E6050', { input, reason }, { input });
+
+function checkFeed(info: IoTensorInfo, feed: Feed, maxBytes: number): RuntimeValue {
+  if (typeof feed !== 'object' || Array.isArray(feed) || ArrayBuffer.isView(feed))
+    throw notATensor(info.name, `got ${describe(feed)}; pass { type, dims, data }`);
   const kind = info.kind ?? 'tensor';
   if (isSequenceValue(feed as RuntimeValue) || isOptionalValue(feed as RuntimeValue)) {
     const actual = (feed as { kind: string }).kind;
@@ -39,7 +47,7 @@ function checkFeed(info: IoTensorInfo, feed: Feed): RuntimeValue {
   }
   if (kind !== 'tensor' && kind !== 'optional')
     throw TsgeError.of('TSGE-E6003', { input: info.name, actual: 'tensor', expected: kind }, { input: info.name });
-  const tensor = toHostTensor(info.name, feed);
+  const tensor = toHostTensor(info.name, feed, maxBytes);
   if (tensor.type !== info.dtype)
     throw TsgeError.of('TSGE-E6003', { input: info.name, actual: tensor.type, expected: info.dtype }, { input: info.name });
   if (!isUnknownRank(info.shape)) {
@@ -58,7 +66,7 @@ function checkFeed(info: IoTensorInfo, feed: Feed): RuntimeValue {
 }
 
 /** Accepts a HostTensor or an onnxruntime-common-like `{ type, dims, data }` and checks its data length. */
-function toHostTensor(name: string, feed: Feed): HostTensor {
+function toHostTensor(name: string, feed: Feed, maxBytes: number): HostTensor {
   const candidate = feed as { type?: unknown; dims?: unknown; data?: unknown };
   const type = candidate.type;
   if (!isDataType(type))
@@ -67,8 +75,13 @@ function toHostTensor(name: string, feed: Feed): HostTensor {
   if (!Array.isArray(dims) || !dims.every((d) => Number.isInteger(d) && d >= 0)) {
     throw TsgeError.of('TSGE-E6004', { input: name, actual: String(dims), expected: 'dims of non-negative integers' }, { input: name });
   }
-  const data = toStorage(type, candidate.data);
   const count = dims.reduce((a: number, b: number) => a * b, 1);
+  const bytes = count * DTYPE_BYTES[type];
+  if (bytes > maxBytes)
+    throw TsgeError.of('TSGE-E6051', { input: name, dims: shapeToString(dims), bytes, limit: maxBytes }, { input: name });
+  const data = toStorage(type, candidate.data);
+  if (data === 'not numbers')
+    throw notATensor(name, `its data are not all ${type === 'bool' ? 'booleans or numbers' : 'numbers'} (dtype ${type})`);
   if (!data || data.length !== count * storageLanes(type)) {
     throw TsgeError.of(
       'TSGE-E6004',
@@ -83,21 +96,32 @@ function toHostTensor(name: string, feed: Feed): HostTensor {
   return { type, dims: [...dims], data };
 }
 
-function toStorage(type: DataType, data: unknown): TensorStorage | undefined {
+function toStorage(type: DataType, data: unknown): TensorStorage | 'not numbers' | undefined {
   const Ctor = storageConstructor(type);
   if (!Ctor) return Array.isArray(data) && data.every((s) => typeof s === 'string') ? (data as string[]) : undefined;
   if (data instanceof Ctor) return data;
   if (!Array.isArray(data) && !ArrayBuffer.isView(data)) return undefined;
-  const source = data as ArrayLike<number | bigint>;
+  if (ArrayBuffer.isView(data) && !('length' in data)) return undefined; // a DataView
+  const source = data as ArrayLike<unknown>;
   const out = new Ctor(source.length);
   const big = type === 'int64' || type === 'uint64';
+  // a string or an object would silently become NaN (or throw inside BigInt)
+  const accepted = (v: unknown): boolean => typeof v === 'number' || typeof v === 'bigint' || (type === 'bool' && typeof v === 'boolean');
   try {
     for (let i = 0; i < source.length; i++) {
       const v = source[i];
+      if (!accepted(v)) return 'not numbers';
       (out as unknown as (number | bigint)[])[i] = big ? BigInt(v as number) : Number(v);
     }
   } catch {
     return undefined; // a fractional number for an int64 input
   }
   return out;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (ArrayBuffer.isView(value)) return `a bare ${value.constructor.name}`;
+  if (typeof value === 'string') return 'a string';
+  return `a ${typeof value} (${String(value).slice(0, 40)})`;
 }

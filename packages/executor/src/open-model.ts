@@ -43,6 +43,7 @@ const SMALL_MODEL_BYTES = 1024 * 1024;
  * placed once here.
  */
 export async function openModel(model: OmModel, options: LoadModelOptions = {}): Promise<Executor> {
+  checkMode(options.mode, 'LoadModelOptions.mode');
   // MODEL_DEF is decoded only if some task needs its node (subgraphs, tensor attributes, host runs)
   let nodeMap: Map<string, Node> | undefined;
   const nodes = (): Map<string, Node> => {
@@ -249,6 +250,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       ready: () => ready,
       defaultMode,
       threads: useWorkers ? device.threadCount : 1,
+      memoryLimit: Math.min(limit, 4 * GIB),
     });
   } catch (error) {
     await device.release();
@@ -283,6 +285,18 @@ interface ExecutorParts {
   readonly ready: () => Promise<void>;
   readonly defaultMode: ExecutionMode;
   readonly threads: number;
+  /** The device memory limit: no input larger than this is copied anywhere. */
+  readonly memoryLimit: number;
+}
+
+const MODES: readonly ExecutionMode[] = ['sink', 'host'];
+
+/** An unknown mode is an error rather than the default silently. */
+function checkMode(mode: unknown, option: string): ExecutionMode | undefined {
+  if (mode === undefined) return undefined;
+  if (!MODES.includes(mode as ExecutionMode))
+    throw TsgeError.of('TSGE-E7002', { option, value: JSON.stringify(mode) ?? String(mode), reason: `expected ${MODES.join(' or ')}` });
+  return mode as ExecutionMode;
 }
 
 function createExecutor(parts: ExecutorParts): Executor {
@@ -388,10 +402,11 @@ function createExecutor(parts: ExecutorParts): Executor {
     outputMetadata: metadata(model.ioInfo.outputs),
     async run(feeds: Readonly<Record<string, Feed>>, runOptions: RunOptions = {}) {
       if (released) throw TsgeError.of('TSGE-E6006');
-      const deadline = createDeadline(runOptions.timeoutMs);
-      const inputs = checkFeeds(feeds, model.ioInfo.inputs);
+      const requested = checkMode(runOptions?.mode, 'RunOptions.mode');
+      const deadline = createDeadline(runOptions?.timeoutMs);
+      const inputs = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
       const plan = selectPlan(plans, model.ioInfo.inputs, inputs);
-      const mode = plan.dynamic ? 'host' : (runOptions.mode ?? parts.defaultMode);
+      const mode = plan.dynamic ? 'host' : (requested ?? parts.defaultMode);
       const run = ++runCount;
       const slot = await slots.acquire();
       if (released) {
@@ -415,8 +430,9 @@ function createExecutor(parts: ExecutorParts): Executor {
           throw asRunError(error);
         });
         const result: Record<string, RuntimeValue> = {};
+        // defined, not assigned: an output named '__proto__' stays an output
         executor.outputNames.forEach((name, i) => {
-          result[name] = outputs[i] as RuntimeValue;
+          Object.defineProperty(result, name, { value: outputs[i], enumerable: true, writable: true, configurable: true });
         });
         return result;
       } finally {

@@ -108,6 +108,7 @@ export {
 } from './ops/op-definition.js';
 export { type OpRegistry, createOpRegistry, opKey } from './ops/op-registry.js';
 export { type InferNodeOptions, inferNode, valueInfoOf, constValueOf } from './ops/infer-node.js';
+export { type WindowInputs, MAX_WINDOW_VALUE, isWindowOp, windowAttrsProblem } from './ops/window-attrs.js';
 
 // builder
 export { GraphBuilder, type GraphBuilderOptions, type OpOptions, type Value } from './builder/graph-builder.js';

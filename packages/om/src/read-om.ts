@@ -1,4 +1,5 @@
-import { type Diagnostic, type ErrorCode, type Graph, TsgeError, diagnostic, parseAir } from '@tsge/metadef';
+import { type Diagnostic, type ErrorCode, type Graph, TsgeError, createAttrReader, diagnostic, parseAir } from '@tsge/metadef';
+import { planAttrsProblem, taskAttrsProblem } from './check-task-attrs.js';
 import { crc32 } from './crc32.js';
 import {
   FLAG_DYNAMIC,
@@ -83,7 +84,7 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
   const kernels = readKernels(part('KERNELS'));
   const weights = part('WEIGHTS');
   taskInfo.plans.forEach((plan, i) => {
-    const bad = checkPlanBounds(plan, weights.length, i);
+    const bad = checkPlanBounds(plan, weights.length, i) ?? planAttrsProblem(plan);
     if (bad) problem(bad);
   });
   if (taskInfo.dynamic !== header.flags.dynamic) problem('the dynamic flag of the header disagrees with TASK_INFO');
@@ -232,11 +233,14 @@ function readGraph(bytes: Uint8Array, modelName: string): Graph {
   return parsed.graph as Graph;
 }
 
-/** Every kernel task names a node of the graph; Const weights lie inside WEIGHTS. */
+/**
+ * Every kernel task names a node of the graph, and a task that takes its attributes from that node
+ * passes the attribute rules with them; Const weights lie inside WEIGHTS.
+ */
 function checkGraphAgainstPlans(graph: Graph, taskInfo: TaskInfo, weightsBytes: number): void {
-  const names = new Set<string>();
+  const names = new Map<string, Graph['nodes'][number]>();
   for (const node of graph.nodes) {
-    names.add(node.name);
+    names.set(node.name, node);
     const offset = node.opDesc.attrs.get('_weight_offset');
     const size = node.opDesc.attrs.get('_weight_bytes');
     if (offset === undefined && size === undefined) continue;
@@ -246,8 +250,12 @@ function checkGraphAgainstPlans(graph: Graph, taskInfo: TaskInfo, weightsBytes: 
   for (const plan of taskInfo.plans)
     for (const stream of plan.streams)
       for (const task of stream.tasks)
-        if (task.kind === 'kernel' && !names.has(task.node) && !hasSubgraphNode(graph, task.node))
-          problem(`a task names node ${task.node}, which is not in MODEL_DEF`);
+        if (task.kind === 'kernel') {
+          const node = names.get(task.node);
+          if (!node && !hasSubgraphNode(graph, task.node)) problem(`a task names node ${task.node}, which is not in MODEL_DEF`);
+          const bad = node && !task.attrs ? taskAttrsProblem(task, createAttrReader(node.opDesc.attrs)) : undefined;
+          if (bad) problem(bad);
+        }
 }
 
 function hasSubgraphNode(graph: Graph, name: string): boolean {

@@ -67,23 +67,33 @@ function checkTask(v: unknown, what: string): Check {
   return undefined;
 }
 
-const PLAIN_SCALARS: Readonly<Record<string, (x: unknown) => boolean>> = {
-  int: (x) => Number.isInteger(x),
-  float: (x) => typeof x === 'number' && Number.isFinite(x),
-  string: (x) => typeof x === 'string',
-  dtype: (x) => typeof x === 'string',
-  bool: (x) => typeof x === 'boolean',
-};
-const PLAIN_LISTS: Readonly<Record<string, string>> = { ints: 'int', floats: 'float', strings: 'string', dtypes: 'dtype', bools: 'bool' };
+// Maps, not object literals: a kind read from the file ('__proto__', 'constructor', ...) must not
+// find an inherited property.
+const PLAIN_SCALARS: ReadonlyMap<string, (x: unknown) => boolean> = new Map([
+  ['int', (x: unknown) => Number.isSafeInteger(x)],
+  ['float', (x: unknown) => typeof x === 'number' && Number.isFinite(x)],
+  ['string', (x: unknown) => typeof x === 'string'],
+  ['dtype', (x: unknown) => isDataType(x)],
+  ['bool', (x: unknown) => typeof x === 'boolean'],
+]);
+const PLAIN_LISTS: ReadonlyMap<string, string> = new Map([
+  ['ints', 'int'],
+  ['floats', 'float'],
+  ['strings', 'string'],
+  ['dtypes', 'dtype'],
+  ['bools', 'bool'],
+]);
 
 function checkPlainAttr(v: unknown, what: string): Check {
   if (!isObject(v) || typeof v.kind !== 'string') return `${what} is not an attribute`;
-  const scalar = PLAIN_SCALARS[v.kind];
+  const scalar = PLAIN_SCALARS.get(v.kind);
   if (scalar) return scalar(v.value) ? undefined : `${what} has an invalid ${v.kind} value`;
-  const element = PLAIN_LISTS[v.kind];
-  if (!element) return `${what} has kind ${v.kind}, which a task cannot carry`;
-  const check = PLAIN_SCALARS[element] as (x: unknown) => boolean;
-  return Array.isArray(v.value) && v.value.every(check) ? undefined : `${what} has an invalid ${v.kind} value`;
+  const element = PLAIN_LISTS.get(v.kind);
+  if (!element) return `${what} has kind ${JSON.stringify(v.kind)}, which a task cannot carry`;
+  const check = PLAIN_SCALARS.get(element) as (x: unknown) => boolean;
+  if (!Array.isArray(v.value)) return `${what} has an invalid ${v.kind} value`;
+  if (v.value.length > MAX_ITEMS) return `${what} has too many items`;
+  return v.value.every(check) ? undefined : `${what} has an invalid ${v.kind} value`;
 }
 
 function checkStream(v: unknown, what: string): Check {

@@ -75,6 +75,9 @@ export const ErrorCatalog = {
   'TSGE-E6007': 'kernel {op} failed at node {node}: {reason}',
   'TSGE-E6008': 'no gear matches the input shapes {actual}; gears are {expected}',
   'TSGE-E6009': 'worker thread {worker} failed: {reason}',
+  // robustness of feeds (issue 11)
+  'TSGE-E6050': 'input {input} is not a valid tensor: {reason}',
+  'TSGE-E6051': 'input {input} with dims {dims} needs {bytes} bytes, more than the device memory limit of {limit} bytes',
   // executor safety: model WebAssembly opt-in and run deadlines (issue 11)
   'TSGE-E6080': 'the run did not finish within {timeoutMs} ms ({where}); it was stopped and the model can run again',
   'TSGE-E6081':

@@ -13,6 +13,7 @@ import {
 } from '../common/nn-float-io.js';
 import { gemmAccumulate } from '../common/nn-gemm.js';
 import { defineKernel, defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 interface TransposeGeometry {
   readonly outDims: number[];
@@ -125,6 +126,7 @@ export const convTransposeOps: readonly OpDefinitionV1[] = [
     ],
     typeConstraints: [{ name: 'T', allowed: NN_FLOAT_TYPES }],
     infer(ctx) {
+      checkWindowAttrs(ctx);
       const x = inputInfo(ctx, 0);
       const w = inputInfo(ctx, 1);
       if (isUnknownRank(x.shape) || isUnknownRank(w.shape)) {

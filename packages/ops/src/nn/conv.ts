@@ -17,6 +17,7 @@ import {
 import { gemmAccumulate } from '../common/nn-gemm.js';
 import { integerRange, roundHalfEven } from '../common/nn-quant.js';
 import { defineKernel, defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 export interface ConvProblem {
   readonly batch: number;
@@ -156,6 +157,7 @@ export function convProblem(ctx: KernelContextV1, x: HostTensor, w: HostTensor):
 }
 
 function inferConv(ctx: InferenceContextV1, dtypeOverride?: HostTensor['type']): void {
+  checkWindowAttrs(ctx);
   const x = inputInfo(ctx, 0);
   const w = inputInfo(ctx, ctx.opType === 'QLinearConv' ? 3 : 1);
   const dtype = dtypeOverride ?? x.dtype;

@@ -8,6 +8,7 @@ import { readWindowAttrs, windowGeometry, windowOutputDims } from '../common/nn-
 import { NN_FLOAT_TYPES, floatOutput, hasInput, inputInfo, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
 import { gemmAccumulate } from '../common/nn-gemm.js';
 import { defineKernel, defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 function bilinear(plane: ArrayLike<number>, base: number, height: number, width: number, y: number, x: number): number {
   if (y <= -1 || y >= height || x <= -1 || x >= width) return 0;
@@ -41,6 +42,7 @@ export const deformConvOps: readonly OpDefinitionV1[] = [
     ],
     typeConstraints: [{ name: 'T', allowed: NN_FLOAT_TYPES }],
     infer(ctx) {
+      checkWindowAttrs(ctx);
       const x = inputInfo(ctx, 0);
       const w = inputInfo(ctx, 1);
       if (isUnknownRank(x.shape) || isUnknownRank(w.shape)) {

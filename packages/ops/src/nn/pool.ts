@@ -4,10 +4,12 @@ import { InferenceError, isUnknownRank } from '@tsge/metadef';
 import { OUTSIDE_PADDING, readWindowAttrs, windowGatherTable, windowGeometry, windowOutputDims } from '../common/nn-conv-geometry.js';
 import { NN_FLOAT_TYPES, dimProduct, floatOutput, inputInfo, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
 import { defineKernel, defineOp, param } from '../define.js';
+import { checkWindowAttrs } from './window-attrs-check.js';
 
 type PoolKind = 'avg' | 'max' | 'lp';
 
 function inferPool(ctx: InferenceContextV1): void {
+  checkWindowAttrs(ctx);
   const x = inputInfo(ctx, 0);
   if (isUnknownRank(x.shape)) {
     ctx.setOutput(0, { dtype: x.dtype, shape: x.shape });
