@@ -154,7 +154,8 @@ export async function fuzzMain(
 
 export function formatReport(report: CampaignReport): string {
   const counts = OUTCOMES.map((o) => `${o} ${report.counts[o]}`).join(', ');
-  const lines = [`${report.campaign}: ${report.cases} cases in ${(report.ms / 1000).toFixed(1)} s (seed ${report.seed}): ${counts}`];
+  const slow = report.slow > 0 ? ` (${report.slow} finished only when run again)` : '';
+  const lines = [`${report.campaign}: ${report.cases} cases in ${(report.ms / 1000).toFixed(1)} s (seed ${report.seed}): ${counts}${slow}`];
   for (const f of report.failures) lines.push(`  ${f.outcome} ×${f.count}: ${f.message.slice(0, 200)}\n    reproducer ${f.reproducer}`);
   return lines.join('\n');
 }

@@ -41,6 +41,8 @@ export interface CampaignReport {
   readonly failures: FailureRecord[];
   /** Catalog codes of coded errors, with counts (what the readers answered). */
   readonly codes: Record<string, number>;
+  /** Cases that timed out once and finished when run again (counted by their second outcome). */
+  readonly slow: number;
 }
 
 /** Steps a case applies (1 to 4, mostly few): each step's randomness depends only on (case, step). */
@@ -80,6 +82,7 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
   const started = performance.now();
   let next = 0;
   let done = 0;
+  let slow = 0;
 
   const worker = async (): Promise<void> => {
     for (;;) {
@@ -88,7 +91,15 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
       const { seedIndex, steps, caseSeed } = plan(options.seed, campaign.name, index, seeds.length);
       const seedFile = seeds[seedIndex] as FuzzSeed;
       const bytes = buildCase(campaign, seedFile.bytes, caseSeed, steps);
-      const result = await pool.run(campaign.name, bytes);
+      let result = await pool.run(campaign.name, bytes);
+      if (result.outcome === 'hang') {
+        // a busy machine can slow a case past the timeout: a hang counts when a fresh process hangs again
+        const again = await pool.run(campaign.name, bytes);
+        if (again.outcome !== 'hang') {
+          slow++;
+          result = again;
+        }
+      }
       counts[result.outcome]++;
       if (result.outcome === 'coded' && result.code) codes[result.code] = (codes[result.code] ?? 0) + 1;
       if (FAILURES.has(result.outcome)) {
@@ -133,6 +144,7 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
     counts,
     failures: [...failures.values()],
     codes,
+    slow,
   };
 }
 
