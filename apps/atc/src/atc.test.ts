@@ -187,4 +187,20 @@ describe('atc', () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('TSGE-E7002');
   });
+
+  it('reports file-system problems as user errors naming the path (issue 11)', async () => {
+    // a directory as the model
+    const folder = await run([`--model=${dir}`, `--output=${join(dir, 'd')}`]);
+    expect(folder.code).toBe(1);
+    expect(folder.err).toContain('TSGE-E7050');
+    expect(folder.err).toContain(`cannot read ${dir}: it is a directory`);
+    // an output under a regular file
+    const file = join(dir, 'plain.txt');
+    writeFileSync(file, 'x');
+    const under = await run([`--model=${join(testdata, 'models/onnx/mnist.onnx')}`, `--output=${join(file, 'model')}`, '--log=error']);
+    expect(under.code).toBe(1);
+    expect(under.err).toContain('TSGE-E7050');
+    expect(under.err).toContain(`cannot write ${join(file, 'model.om')}`);
+    expect(under.err).not.toMatch(/internal error/);
+  });
 });

@@ -1,8 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { dirname, extname, resolve, sep } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
 import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
 import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
-import { type BuildOptions, compileModel } from '@tsge/ge';
+import { type BuildOptions, compileModel, confinedReader, fileError, readRegularFile } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { onnxParser } from '@tsge/parser-onnx';
 import {
@@ -96,11 +96,16 @@ function required(values: Partial<Record<OptionName, string>>, name: OptionName)
   return v as string;
 }
 
-async function readInput(path: string): Promise<Uint8Array> {
+/** A regular file (a directory, FIFO or device is a coded user error naming the path). */
+function readInput(path: string): Promise<Uint8Array> {
+  return readRegularFile(path);
+}
+
+async function writeOutput(path: string, data: Uint8Array | string, option: OptionName): Promise<void> {
   try {
-    return new Uint8Array(await readFile(path));
-  } catch {
-    return stop(diagnostic('TSGE-E7003', { path }, { file: path }));
+    await writeFile(path, data);
+  } catch (error) {
+    throw fileError('write', path, error, { option });
   }
 }
 
@@ -115,14 +120,10 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
       framework !== undefined ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build` : 'it is not an ONNX model';
     return stop(diagnostic('TSGE-E3005', { reason }, { file: path }));
   }
-  const folder = resolve(dirname(path));
-  const readRelative = async (relative: string): Promise<Uint8Array> => {
-    const target = resolve(folder, relative);
-    if (!target.startsWith(folder + sep)) throw TsgeError.of('TSGE-E3004', { path: relative }, { file: path });
-    return new Uint8Array(await readFile(target));
-  };
+  // side files (external data) by their real path inside the model's folder, only the ranges needed
+  const { readRelative, readRange } = confinedReader(resolve(dirname(path)));
   if (at('info')) io.stderr(`[atc] parse ${path} (${parser.name})\n`);
-  const result = await parser.parse({ bytes, path, readRelative });
+  const result = await parser.parse({ bytes, path, readRelative, readRange });
   for (const d of result.diagnostics) if (d.severity !== 'error' && at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length || !result.graph)
@@ -230,17 +231,7 @@ async function compileCommand(values: Partial<Record<OptionName, string>>, io: C
     },
   });
   for (const d of result.diagnostics) if (at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
-  try {
-    await writeFile(output, result.om);
-  } catch (e) {
-    stop(
-      diagnostic(
-        'TSGE-E7002',
-        { option: '--output', value: output, reason: e instanceof Error ? e.message : String(e) },
-        { option: 'output' },
-      ),
-    );
-  }
+  await writeOutput(output, result.om, 'output');
   if (at('info')) io.stderr(formatSummary(result.summary, output, performance.now() - started));
 }
 
@@ -254,7 +245,7 @@ async function toJson(values: Partial<Record<OptionName, string>>, io: CliIo, at
   } else if (values.model !== undefined) json = graphToJson(await loadGraph(values, at, io));
   else return stop(diagnostic('TSGE-E7004', { option: '--om or --model' }, { option: 'om' }));
   const text = `${JSON.stringify(json, null, 2)}\n`;
-  if (values.json !== undefined) await writeFile(values.json, text);
+  if (values.json !== undefined) await writeOutput(values.json, text, 'json');
   else io.stdout(text);
 }
 

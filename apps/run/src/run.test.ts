@@ -112,4 +112,28 @@ describe('tsge-run end to end', () => {
     expect(errors.join('\n')).toMatch(/TSGE-E7003|TSGE-E6002/);
     expect(errors.join('\n')).not.toMatch(/\n\s+at /);
   });
+
+  it('reports --output-dir under a regular file and a directory as the model as user errors (issue 11)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tsge-run-fs-'));
+    const file = path.join(dir, 'plain.txt');
+    writeFileSync(file, 'x');
+    const errors: string[] = [];
+    const code = await main(
+      ['--model', mnist, '--threads', '1', '--output-dir', path.join(file, 'outputs')],
+      () => {},
+      (s) => errors.push(s),
+    );
+    expect(code).toBe(2);
+    expect(errors.join('\n')).toContain(`TSGE-E7050 error: cannot create directory ${path.join(file, 'outputs')}`);
+    expect(errors.join('\n')).not.toMatch(/internal error/);
+    errors.length = 0;
+    expect(
+      await main(
+        ['--model', `${dir}/`, '--threads', '1'],
+        () => {},
+        (s) => errors.push(s),
+      ),
+    ).toBe(2);
+    expect(errors.join('\n')).toMatch(/TSGE-E3001.*it is a directory/);
+  });
 });

@@ -1,6 +1,6 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge';
+import { compileModel, defaultRegistries, fileError, loadModel, parseModel, readRegularFile } from '@tsge/ge';
 import type { HostTensor, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, isHostTensor, shapeToString } from '@tsge/metadef';
 import type { RunArgs } from './cli-args.js';
@@ -66,13 +66,16 @@ export async function runModel(args: RunArgs, log: (line: string) => void = () =
       samples.push(performance.now() - t);
     }
     if (args.outputDir) {
-      await mkdir(args.outputDir, { recursive: true });
+      const dir = args.outputDir;
+      await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+        throw fileError('create directory', dir, error, { option: '--output-dir' });
+      });
       for (const [name, value] of Object.entries(outputs)) {
         if (isHostTensor(value) && !Array.isArray(value.data))
-          await writeFile(path.join(args.outputDir, `${safeFileName(name)}.npy`), encodeNpy(value));
+          await writeOutput(path.join(dir, `${safeFileName(name)}.npy`), encodeNpy(value), '--output-dir');
       }
     }
-    if (args.profile) await writeFile(args.profile, JSON.stringify(executor.profile()));
+    if (args.profile) await writeOutput(args.profile, JSON.stringify(executor.profile()), '--profile');
     let comparison: OutputError[] | undefined;
     if (args.compare) {
       const reference = args.reference ?? (isOm ? undefined : args.model);
@@ -102,11 +105,16 @@ export async function runModel(args: RunArgs, log: (line: string) => void = () =
   }
 }
 
-async function readBytes(file: string): Promise<Uint8Array> {
+/** A regular file: missing is TSGE-E7003, a directory, FIFO or device TSGE-E7050, with the path. */
+function readBytes(file: string): Promise<Uint8Array> {
+  return readRegularFile(file);
+}
+
+async function writeOutput(file: string, data: Uint8Array | string, option: string): Promise<void> {
   try {
-    return new Uint8Array(await readFile(file));
-  } catch (e) {
-    throw TsgeError.of('TSGE-E7003', { path: file }, { file }, e);
+    await writeFile(file, data);
+  } catch (error) {
+    throw fileError('write', file, error, { option });
   }
 }
 

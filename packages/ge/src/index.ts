@@ -4,3 +4,4 @@ export { parseModel, registerParser, listParsers, discoverParsers, type ParseMod
 export { buildModel, compileModel, loadModel, type BuildOptions } from './model.js';
 export { Session, type SessionOptions } from './session.js';
 export { defaultRegistries, type Registries } from './registries.js';
+export { type ConfinedReader, MAX_FILE_BYTES, confinedReader, describeFileError, fileError, readRegularFile } from './files.js';

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Dim, Graph, OpRegistry, ParseInput, ParserV1 } from '@tsge/metadef';
 import { TsgeError, airParser } from '@tsge/metadef';
+import { confinedReader, readRegularFile } from './files.js';
 
 /**
  * Parser packages tsge knows by name. They are discovered at run time when installed next to
@@ -68,24 +68,15 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
   await discoverParsers();
   const filePath = typeof source === 'string' ? source : options.fileName;
   let bytes: Uint8Array;
-  if (typeof source === 'string') {
-    try {
-      bytes = new Uint8Array(await readFile(source));
-    } catch (e) {
-      throw TsgeError.of(
-        'TSGE-E3001',
-        { reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(e) },
-        { file: source },
-        e,
-      );
-    }
-  } else bytes = source;
+  if (typeof source === 'string') bytes = await readRegularFile(source, { code: 'TSGE-E3001' });
+  else bytes = source;
 
   const parser = pickParser(bytes, filePath, options.format);
+  const sideFiles = typeof source === 'string' ? confinedReader(path.dirname(path.resolve(source))) : undefined;
   const input: ParseInput = {
     bytes,
     ...(filePath ? { path: filePath } : {}),
-    ...(typeof source === 'string' ? { readRelative: confinedReader(path.dirname(path.resolve(source))) } : {}),
+    ...(sideFiles ? { readRelative: sideFiles.readRelative, readRange: sideFiles.readRange } : {}),
   };
   const result = await parser.parse(input, {
     ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),
@@ -146,16 +137,4 @@ function pickParser(bytes: Uint8Array, filePath: string | undefined, format: str
     );
   }
   return best;
-}
-
-/** Reads side files relative to `root`, refusing paths that leave it. */
-function confinedReader(root: string): (relativePath: string) => Promise<Uint8Array> {
-  return async (relativePath) => {
-    const full = path.resolve(root, relativePath);
-    const rel = path.relative(root, full);
-    if (path.isAbsolute(relativePath) || rel.startsWith('..') || path.isAbsolute(rel)) {
-      throw TsgeError.of('TSGE-E3004', { path: relativePath }, { file: relativePath });
-    }
-    return new Uint8Array(await readFile(full));
-  };
 }

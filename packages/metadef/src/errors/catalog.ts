@@ -53,6 +53,8 @@ export const ErrorCatalog = {
   'TSGE-E3004': 'external data path {path} escapes the model folder',
   'TSGE-E3005': 'no parser recognises this file: {reason}',
   'TSGE-E3006': 'unsupported opset {opset} for domain {domain}',
+  // side files of untrusted models (issue 11)
+  'TSGE-E3050': 'side file {path} of the model cannot be read: {reason}',
   // ops / inference
   'TSGE-E4001': 'shape inference failed: {reason}',
   'TSGE-E4002': 'input {index} has dtype {actual}; allowed: {expected}',
@@ -87,6 +89,8 @@ export const ErrorCatalog = {
   'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',
   'TSGE-E7003': 'file not found: {path}',
   'TSGE-E7004': 'missing required option {option}',
+  // file-system errors of the commands (issue 11)
+  'TSGE-E7050': 'cannot {action} {path}: {reason}',
   // CLI deadlines (issue 11)
   'TSGE-E7070': '{tool}: {what} did not finish within {timeoutMs} ms (--timeout)',
   // adapters / dflow

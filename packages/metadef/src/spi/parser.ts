@@ -12,6 +12,12 @@ export interface ParseInput {
    * that folder. Absent when parsing from bytes alone.
    */
   readonly readRelative?: (relativePath: string) => Promise<Uint8Array>;
+  /**
+   * Reads exactly `length` bytes at `offset` of a file relative to the model's folder (external
+   * data), under the same confinement, and rejects a range past the end of the file. Parsers
+   * prefer it to `readRelative` when both are given, so only the bytes a tensor needs are read.
+   */
+  readonly readRange?: (relativePath: string, offset: number, length: number) => Promise<Uint8Array>;
 }
 
 export interface ParseOptions {

@@ -14,6 +14,7 @@ import {
   MOVABLE_TYPES,
 } from '../common/tensor-infer.js';
 import { defineKernel, defineOp, param } from '../define.js';
+import { reflectPadsProblem } from './pad-check.js';
 
 type PadMode = 'constant' | 'reflect' | 'edge' | 'wrap';
 
@@ -73,6 +74,8 @@ export const padOp = defineOp({
       return;
     }
     const [begin, end] = fullPads(pads, axes, x.shape.length, whereOf(ctx));
+    const reflect = mode === 'reflect' ? reflectPadsProblem(x.shape, begin, end) : undefined;
+    if (reflect) throw new InferenceError(`${whereOf(ctx)}: ${reflect}`);
     const shape = x.shape.map((d, i): Dim => (typeof d === 'number' && d >= 0 ? d + (begin[i] as number) + (end[i] as number) : -1));
     ctx.setOutput(0, { dtype: x.dtype, shape });
   },
@@ -94,6 +97,8 @@ export const padKernel = defineKernel({
     }
     const outDims = x.dims.map((d, i) => d + (begin[i] as number) + (end[i] as number));
     if (outDims.some((d) => d < 0)) throw kernelError(ctx, 'pads crop more than the input has');
+    const reflect = mode === 'reflect' ? reflectPadsProblem(x.dims, begin, end) : undefined;
+    if (reflect) throw kernelError(ctx, reflect);
     const total = outDims.reduce((a, b) => a * b, 1);
     if (mode !== 'constant' && total > 0 && x.dims.some((d) => d === 0)) throw kernelError(ctx, `mode ${mode} cannot pad an empty axis`);
     const strides = rowMajorStrides(x.dims);

@@ -75,7 +75,7 @@ async function parseModel(input: ParseInput, options: ParseOptions): Promise<Par
   const extra = (options.extra ?? {}) as OnnxParseExtra;
   const opsets = opsetsOf(model);
   const collected: Diagnostic[] = [];
-  const loader = new TensorLoader(input.readRelative);
+  const loader = new TensorLoader(input);
   const functions = await decodeFunctions(model.functions ?? [], loader, collected);
   const usedNames = new Set<string>();
   const ctx: ImportContext = {

@@ -65,4 +65,18 @@ describe('external data', () => {
     const noReader = await parseOnnx({ bytes: modelWithExternal('weights.bin', 0) });
     expect(noReader.diagnostics[0]?.code).toBe('TSGE-E3001');
   });
+
+  it('reads only the tensor range through readRange when the host offers it', async () => {
+    const ranges: [string, number, number][] = [];
+    const readRange = async (p: string, offset: number, length: number) => {
+      ranges.push([p, offset, length]);
+      return weights.slice(offset, offset + length);
+    };
+    const whole = folder({ 'weights.bin': weights });
+    const result = await parseOnnx({ bytes: modelWithExternal('weights.bin', 4, 8), readRelative: whole.read, readRange });
+    expect(result.diagnostics).toEqual([]);
+    expect([...(constValueOf((result.graph as Graph).findNode('w')) as HostTensor).data]).toEqual([7, 8]);
+    expect(ranges).toEqual([['weights.bin', 4, 8]]);
+    expect(whole.asked).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
-import type { HostTensor } from '@tsge/metadef';
+import type { HostTensor, ParseInput } from '@tsge/metadef';
+import { TsgeError } from '@tsge/metadef';
 import { OnnxProblem, malformed } from '../internal/problem.js';
 import type { ISparseTensorProto, ITensorProto } from '../internal/proto.js';
 import { decodeTensor, densifySparse, rawByteLength, readDims, tensorDataType } from '../tensor/decode-tensor.js';
@@ -15,13 +16,20 @@ export function checkExternalPath(location: string): void {
   if (escapes) throw new OnnxProblem('TSGE-E3004', { path: JSON.stringify(location) });
 }
 
-/** Decodes tensors, reading external data through `readRelative` (one read per side file). */
+type SideFiles = Pick<ParseInput, 'readRelative' | 'readRange'>;
+
+/**
+ * Decodes tensors, reading external data through `readRange` (only the bytes of each tensor) or,
+ * when the host offers only `readRelative`, one whole read per side file.
+ */
 export class TensorLoader {
   private readonly files = new Map<string, Promise<Uint8Array>>();
-  private readonly readRelative: ((relativePath: string) => Promise<Uint8Array>) | undefined;
+  private readonly readRelative: SideFiles['readRelative'];
+  private readonly readRange: SideFiles['readRange'];
 
-  constructor(readRelative?: (relativePath: string) => Promise<Uint8Array>) {
-    this.readRelative = readRelative;
+  constructor(sideFiles: SideFiles = {}) {
+    this.readRelative = sideFiles.readRelative;
+    this.readRange = sideFiles.readRange;
   }
 
   async load(proto: ITensorProto): Promise<HostTensor> {
@@ -50,6 +58,23 @@ export class TensorLoader {
     if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
       throw malformed(`tensor ${proto.name ?? ''} has invalid external offset/length`);
     }
+    const failure = (error: unknown): Error =>
+      // the host's own coded errors (a path leaving the folder, a FIFO, a short file) keep their code
+      TsgeError.isInstance(error)
+        ? error
+        : new OnnxProblem('TSGE-E3001', {
+            reason: `external data file ${location}: ${error instanceof Error ? error.message : String(error)}`,
+          });
+    if (this.readRange) {
+      let bytes: Uint8Array;
+      try {
+        bytes = await this.readRange(location, offset, length);
+      } catch (error) {
+        throw failure(error);
+      }
+      if (bytes.length !== length) throw malformed(`external data of ${proto.name ?? ''} lies beyond the end of ${location}`);
+      return bytes;
+    }
     if (!this.readRelative)
       throw new OnnxProblem('TSGE-E3001', {
         reason: `tensor ${proto.name ?? ''} has external data, but the model was given as bytes without a folder`,
@@ -63,9 +88,7 @@ export class TensorLoader {
     try {
       file = await pending;
     } catch (error) {
-      throw new OnnxProblem('TSGE-E3001', {
-        reason: `external data file ${location}: ${error instanceof Error ? error.message : String(error)}`,
-      });
+      throw failure(error);
     }
     if (offset + length > file.length) throw malformed(`external data of ${proto.name ?? ''} lies beyond the end of ${location}`);
     return file.subarray(offset, offset + length);

@@ -1,4 +1,4 @@
-import { type Diagnostic, type DiagnosticLocation, type ErrorCode, diagnostic } from '@tsge/metadef';
+import { type Diagnostic, type DiagnosticLocation, type ErrorCode, TsgeError, diagnostic } from '@tsge/metadef';
 
 /**
  * Thrown inside the parser for one problem in the model; caught at node/tensor boundaries and
@@ -25,6 +25,9 @@ export function malformed(reason: string): OnnxProblem {
 /** Any thrown value as a diagnostic: our problems keep their code, anything else is malformed input. */
 export function problemToDiagnostic(error: unknown, location?: DiagnosticLocation): Diagnostic {
   if (error instanceof OnnxProblem) return error.toDiagnostic(location);
+  // a coded error of the host (its side-file reader) keeps its code and message
+  const first = TsgeError.isInstance(error) ? error.diagnostics[0] : undefined;
+  if (first) return first.location || !location ? first : { ...first, location };
   const reason = error instanceof Error ? error.message : String(error);
   return diagnostic('TSGE-E3003', { reason }, location);
 }
