@@ -20,6 +20,7 @@ export const OPTIONS = {
   enable_single_stream: 'true: run everything on one stream',
   stream_limit: 'maximum number of streams (default 1; kernels split across threads)',
   log: 'debug, info, warning, error or null (default info)',
+  timeout: 'milliseconds: compile in a child process and stop it after this long (TSGE-E7070)',
   mode: '0 compile (default), 1 model or .om to JSON, 6 print an .om summary',
   om: 'the .om file for --mode=1/6',
   json: 'JSON output path for --mode=1',

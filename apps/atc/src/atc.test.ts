@@ -170,6 +170,24 @@ describe('atc', () => {
     expect(memory.arenaBytes).toBeLessThanOrEqual(1.1 * memory.lowerBoundBytes);
   });
 
+  it('--timeout stops a compile that takes longer (TSGE-E7070) and lets one in time finish', async () => {
+    const model = join(testdata, 'models/onnx/mnist.onnx');
+    const late = join(dir, 'late');
+    // the child process cannot even start within 1 ms
+    const stopped = await run(['--model', model, `--output=${late}`, '--timeout=1']);
+    expect(stopped.code).toBe(1);
+    expect(stopped.err).toMatch(/TSGE-E7070.*compiling .*mnist\.onnx did not finish within 1 ms/);
+    expect(existsSync(`${late}.om`)).toBe(false);
+    const output = join(dir, 'in-time');
+    const done = await run(['--model', model, `--output=${output}`, '--timeout', '120000', '--log=error']);
+    expect(done.err).toBe('');
+    expect(done.code).toBe(0);
+    expect(readOm(readFileSync(`${output}.om`)).model?.ioInfo.inputs.map((i) => i.name)).toEqual(['Input3']);
+    const bad = await run(['--model', model, `--output=${output}`, '--timeout=soon']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('TSGE-E7002');
+  });
+
   it('reports file-system problems as user errors naming the path (issue 11)', async () => {
     // a directory as the model
     const folder = await run([`--model=${dir}`, `--output=${join(dir, 'd')}`]);

@@ -16,6 +16,7 @@ import {
   parseIntList,
   parseSwitches,
 } from './args.js';
+import { runWithDeadline } from './deadline.js';
 import { formatOmSummary, formatSummary } from './summary.js';
 
 export interface CliIo {
@@ -52,6 +53,15 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       return 0;
     }
     const mode = values.mode ?? '0';
+    if (values.timeout !== undefined) {
+      const timeoutMs = Number(values.timeout);
+      if (!/^\d+$/.test(values.timeout.trim()) || !(timeoutMs >= 1) || !Number.isSafeInteger(timeoutMs))
+        stop(invalidOption('timeout', values.timeout, 'expected a positive integer (milliseconds)'));
+      // the same command without --timeout, in a process that can be stopped mid-compile
+      const rest = Object.entries(values).flatMap(([name, value]) => (name === 'timeout' ? [] : [`--${name}=${value}`]));
+      const what = mode === '0' ? `compiling ${values.model ?? 'the model'}` : `--mode=${mode}`;
+      return await runWithDeadline(rest, timeoutMs, what, io);
+    }
     if (mode === '1') await toJson(values, io, at);
     else if (mode === '6') await printOm(values, io);
     else if (mode === '0') await compileCommand(values, io, at);

@@ -14,6 +14,10 @@ export interface RunArgs {
   json: boolean;
   seed: number;
   mode?: 'sink' | 'host';
+  /** Compile the WebAssembly modules of the `.om`'s KERNELS partition (off: such a model fails to load). */
+  allowModelWasm: boolean;
+  /** Deadline of each run in milliseconds. */
+  timeoutMs?: number;
   help: boolean;
 }
 
@@ -31,9 +35,11 @@ const FLAGS = new Set([
   'json',
   'seed',
   'mode',
+  'allow-model-wasm',
+  'timeout',
   'help',
 ]);
-const BOOLEAN_FLAGS = new Set(['json', 'help']);
+const BOOLEAN_FLAGS = new Set(['json', 'help', 'allow-model-wasm']);
 
 export const USAGE = `usage: tsge-run --model <file.om | model file> [options]
   --input name=file.npy      input tensor (repeatable); random inputs (seeded) when omitted
@@ -47,6 +53,8 @@ export const USAGE = `usage: tsge-run --model <file.om | model file> [options]
   --compare onnxruntime      run the same ONNX model in onnxruntime-node and print errors per output
   --reference model.onnx     the ONNX model to compare with when --model is an .om
   --seed N                   seed for random inputs (default 42)
+  --timeout MS               stop a run that takes longer (TSGE-E6080); the model stays usable
+  --allow-model-wasm         compile WebAssembly modules stored in the .om (trusted files only)
   --json                     print a JSON report instead of text
   --help`;
 
@@ -58,7 +66,17 @@ function integer(option: string, value: string, min: number): number {
 
 /** Parses `--opt value` and `--opt=value` forms. */
 export function parseRunArgs(argv: readonly string[]): RunArgs {
-  const args: RunArgs = { model: '', inputs: new Map(), inputShapes: new Map(), loop: 1, warmup: 0, json: false, seed: 42, help: false };
+  const args: RunArgs = {
+    model: '',
+    inputs: new Map(),
+    inputShapes: new Map(),
+    loop: 1,
+    warmup: 0,
+    json: false,
+    seed: 42,
+    allowModelWasm: false,
+    help: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i] as string;
     if (!raw.startsWith('--')) throw TsgeError.of('TSGE-E7001', { option: raw });
@@ -118,6 +136,12 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
         break;
       case 'json':
         args.json = value !== 'false';
+        break;
+      case 'timeout':
+        args.timeoutMs = integer(option, value, 1);
+        break;
+      case 'allow-model-wasm':
+        args.allowModelWasm = value !== 'false';
         break;
       case 'help':
         args.help = value !== 'false';

@@ -40,7 +40,9 @@ export async function runModel(args: RunArgs, log: (line: string) => void = () =
     ...(args.threads !== undefined ? { threads: args.threads } : {}),
     ...(args.mode ? { mode: args.mode } : {}),
     ...(args.profile ? { profile: true } : {}),
+    ...(args.allowModelWasm ? { allowModelWasm: true } : {}),
   });
+  const runOptions = args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {};
   const loadMs = performance.now() - t1;
   try {
     const feeds: Record<string, HostTensor> = {};
@@ -55,12 +57,12 @@ export async function runModel(args: RunArgs, log: (line: string) => void = () =
         throw TsgeError.of('TSGE-E6002', { input: name, expected: executor.inputMetadata.map((m) => m.name).join(', ') });
       }
     }
-    for (let i = 0; i < args.warmup; i++) await executor.run(feeds);
+    for (let i = 0; i < args.warmup; i++) await executor.run(feeds, runOptions);
     const samples: number[] = [];
     let outputs: Record<string, RuntimeValue> = {};
     for (let i = 0; i < args.loop; i++) {
       const t = performance.now();
-      outputs = await executor.run(feeds);
+      outputs = await executor.run(feeds, runOptions);
       samples.push(performance.now() - t);
     }
     if (args.outputDir) {

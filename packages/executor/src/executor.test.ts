@@ -1,6 +1,6 @@
 import type { Graph, HostTensor, Node, RuntimeValue } from '@tsge/metadef';
 import { GraphBuilder, TsgeError, attr, createTensorDesc } from '@tsge/metadef';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openModel } from './open-model.js';
 import type { Executor, LoadModelOptions, TraceEvent } from './options.js';
 import { assembleModel } from './testing/assemble-model.fixture.js';
@@ -439,7 +439,7 @@ describe('executor', () => {
         kernels: [{ name: 'gen0', bytes: wasmAddModule() }],
       });
       // worker mechanics are under test here: wait for the workers at load
-      const executor = await openModel(model, { kernelModules, startWorkers: 'eager', ...options });
+      const executor = await openModel(model, { kernelModules, startWorkers: 'eager', allowModelWasm: true, ...options });
       open.push(executor);
       const { y } = await executor.run({ x: { type: 'float32', dims: [4], data: [1, -25, 3, -50] } });
       expect(values(y), JSON.stringify(options)).toEqual([11, 0, 33, 0]);
@@ -448,11 +448,51 @@ describe('executor', () => {
       kernelOf: (n) => (n.name === 'gen_add' ? 'wasm:gen0:nope' : undefined),
       kernels: [{ name: 'gen0', bytes: wasmAddModule() }],
     });
-    const error = await openModel(model, { kernelModules, threads: 1 }).catch((e: unknown) => e);
+    const error = await openModel(model, { kernelModules, threads: 1, allowModelWasm: true }).catch((e: unknown) => e);
     expect((error as TsgeError).code).toBe('TSGE-E4004');
     const broken = assembleModel(graph.clone(), { kernels: [{ name: 'gen0', bytes: wasmAddModule().subarray(0, 20) }] });
-    const compileError = await openModel(broken, { kernelModules, threads: 1 }).catch((e: unknown) => e);
+    const compileError = await openModel(broken, { kernelModules, threads: 1, allowModelWasm: true }).catch((e: unknown) => e);
     expect((compileError as TsgeError).code).toBe('TSGE-E2006');
+  });
+
+  it('never compiles WebAssembly from the file unless the user opts in (TSGE-E6081)', async () => {
+    const b = new GraphBuilder('wasm-gate');
+    const desc = createTensorDesc('float32', [4]);
+    const x = b.input('x', 'float32', [4]);
+    const sum = b.op('Add', [x, b.constant('w', new Float32Array([10, 20, 30, 40]), [4])], {
+      name: 'gen_add',
+      domain: TEST_DOMAIN,
+      outputDescs: [desc],
+    });
+    b.output(sum, 'y');
+    const bytes = wasmAddModule();
+    const model = assembleModel(b.build(), {
+      kernelOf: (n) => (n.name === 'gen_add' ? 'wasm:gen0:add' : undefined),
+      kernels: [{ name: 'gen0', bytes }],
+    });
+    // Node's types do not declare the WebAssembly global
+    const engine = (
+      globalThis as unknown as { WebAssembly: { compile(b: unknown): Promise<unknown>; instantiate(b: unknown): Promise<unknown> } }
+    ).WebAssembly;
+    const compile = vi.spyOn(engine, 'compile');
+    const instantiate = vi.spyOn(engine, 'instantiate');
+    try {
+      for (const options of [{ threads: 1 }, { threads: 2, startWorkers: 'eager' as const }, { allowModelWasm: false }]) {
+        const error = await openModel(model, { kernelModules, ...options }).catch((e: unknown) => e);
+        expect(TsgeError.isInstance(error), String(error)).toBe(true);
+        expect((error as TsgeError).code).toBe('TSGE-E6081');
+        expect((error as TsgeError).message).toContain('allowModelWasm: true');
+        expect((error as TsgeError).message).toContain('"gen0"');
+      }
+      // the file's bytes never reached the engine
+      const fromFile = (arg: unknown): boolean =>
+        arg instanceof Uint8Array && arg.length === bytes.length && arg.every((v, i) => v === bytes[i]);
+      expect(compile.mock.calls.some(([arg]) => fromFile(arg))).toBe(false);
+      expect(instantiate.mock.calls.some(([arg]) => fromFile(arg))).toBe(false);
+    } finally {
+      compile.mockRestore();
+      instantiate.mockRestore();
+    }
   });
 
   it('splits parallel kernels into tiles that idle workers help with', async () => {

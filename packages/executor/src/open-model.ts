@@ -1,7 +1,7 @@
 import type { Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
-import type { CpuDevice, WasmModule } from '@tsge/runtime';
+import type { CpuDevice, WasmModule, WorkerPool } from '@tsge/runtime';
 import { alignUp, canShareMemory, createCpuDevice, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
 import { checkFeeds } from './feeds.js';
 import { copyValue, runOnHost } from './host/host-runner.js';
@@ -21,6 +21,7 @@ import type {
   TraceMetadata,
 } from './options.js';
 import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
+import { type Deadline, createDeadline } from './run/deadline.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { controlLayout } from './sink/control-block.js';
@@ -49,6 +50,10 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     nodeMap ??= nodesByName(model.graph);
     return nodeMap;
   };
+  // WebAssembly bytes from a file run over device memory unchecked: only when the user trusts the file
+  if (model.kernels.length > 0 && options.allowModelWasm !== true) {
+    throw TsgeError.of('TSGE-E6081', { count: model.kernels.length, names: model.kernels.map((k) => JSON.stringify(k.name)).join(', ') });
+  }
   const prepared = preparePlans(model, nodes);
   if (prepared.diagnostics.length > 0) throw TsgeError.fromDiagnostics(prepared.diagnostics);
   const plans = prepared.plans;
@@ -151,48 +156,65 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     }
     if (missing.length > 0) throw TsgeError.fromDiagnostics(missing);
 
-    let dispatcher: SinkDispatcher | undefined;
+    // the current worker pool; replaced when a run times out on it (a stuck worker cannot be interrupted)
+    let workers: WorkerSet | undefined;
     let ready: Promise<void> = Promise.resolve();
+    let replaceWorkers: ExecutorParts['replaceWorkers'] = async () => {};
+    let closed = false;
     if (useWorkers) {
       const assignments = plans.map((p) => assignStreams(p, device.threadCount));
       const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
-      const pool = device.startWorkers(
-        handler,
-        (index: number): SinkWorkerData => ({
-          plans: plans.map((p, planIndex) => ({
-            eventCount: p.eventCount,
-            streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
-          })),
-          controlOffset,
-          slotCount,
-          maxEventCount,
-          weightsBase,
-          arenaBases,
-          kernelModules,
-          wasmModules,
-          profile: options.profile === true,
-          tileOffset,
-          workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
-          workers: device.threadCount,
-          // helpers need the tile functions of the kernel library even without tasks of their own
-          loadDefaults: parallelKernels,
-        }),
-      );
-      const startDispatcher = (): void => {
-        dispatcher = createSinkDispatcher({
-          pool,
-          words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
-          layout,
-          participants: assignments.map((byWorker) => byWorker.filter((streams) => streams.length > 0).length),
-          profile: options.profile === true,
+      const workerData = (index: number): SinkWorkerData => ({
+        plans: plans.map((p, planIndex) => ({
+          eventCount: p.eventCount,
+          streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
+        })),
+        controlOffset,
+        slotCount,
+        maxEventCount,
+        weightsBase,
+        arenaBases,
+        kernelModules,
+        wasmModules,
+        profile: options.profile === true,
+        tileOffset,
+        workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
+        workers: device.threadCount,
+        // helpers need the tile functions of the kernel library even without tasks of their own
+        loadDefaults: parallelKernels,
+      });
+      const startPool = (): Promise<void> => {
+        const entry: WorkerSet = { pool: device.startWorkers(handler, workerData), dispatcher: undefined };
+        workers = entry;
+        const started = entry.pool.ready.then(() => {
+          if (workers !== entry) return;
+          entry.dispatcher = createSinkDispatcher({
+            pool: entry.pool,
+            words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
+            layout,
+            participants: assignments.map((byWorker) => byWorker.filter((streams) => streams.length > 0).length),
+            profile: options.profile === true,
+          });
         });
+        // settles either way: a pool that cannot start leaves runs on the calling thread
+        ready = started.then(
+          () => {},
+          () => {},
+        );
+        return started;
       };
-      const started = pool.ready.then(startDispatcher);
-      // settles either way: a pool that cannot start leaves runs on the calling thread
-      ready = started.then(
-        () => {},
-        () => {},
-      );
+      replaceWorkers = async (stuck) => {
+        if (workers !== stuck) return; // another run replaced them already
+        workers = undefined; // runs use the calling thread until the new pool is up
+        const stopped = stuck.pool.terminate();
+        stuck.dispatcher?.abandon('the worker threads were replaced after a run timed out', stopped);
+        await stopped;
+        // the old workers left the control words and tile area mid-run: the new ones start from zero
+        new Int32Array(device.memory.buffer, controlOffset, layout.totalWords).fill(0);
+        if (tileBytes > 0) new Uint8Array(device.memory.buffer, tileOffset, tileBytes).fill(0);
+        if (!closed) startPool().catch(() => {});
+      };
+      const started = startPool();
       if (options.startWorkers === 'eager') {
         await started.catch((error: unknown) => {
           throw TsgeError.of(
@@ -219,8 +241,13 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       weightsBase,
       arenaBases,
       slotCount,
-      dispatcher: () => dispatcher,
-      ready,
+      workers: () => workers,
+      replaceWorkers: (stuck) => replaceWorkers(stuck),
+      stopWorkers: () => {
+        closed = true;
+        workers?.dispatcher?.shutdown();
+      },
+      ready: () => ready,
       defaultMode,
       threads: useWorkers ? device.threadCount : 1,
       memoryLimit: Math.min(limit, 4 * GIB),
@@ -229,6 +256,12 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     await device.release();
     throw asRunError(error);
   }
+}
+
+/** A worker pool and, once its workers are ready, the dispatcher that signals them. */
+interface WorkerSet {
+  readonly pool: WorkerPool;
+  dispatcher: SinkDispatcher | undefined;
 }
 
 interface ExecutorParts {
@@ -242,10 +275,14 @@ interface ExecutorParts {
   readonly weightsBase: number;
   readonly arenaBases: readonly number[];
   readonly slotCount: number;
-  /** The sink dispatcher once the workers are up (undefined before, or without workers). */
-  readonly dispatcher: () => SinkDispatcher | undefined;
-  /** Settles when the workers have started (or failed to); resolved at once without workers. */
-  readonly ready: Promise<void>;
+  /** The current worker pool (undefined without workers); its dispatcher once the workers are up. */
+  readonly workers: () => WorkerSet | undefined;
+  /** Terminates a pool whose run timed out and starts a new one (no-op when it was replaced already). */
+  readonly replaceWorkers: (stuck: WorkerSet) => Promise<void>;
+  /** Tells the workers to stop, and no pool to start again (release). */
+  readonly stopWorkers: () => void;
+  /** Settles when the current workers have started (or failed to); resolved at once without workers. */
+  readonly ready: () => Promise<void>;
   readonly defaultMode: ExecutionMode;
   readonly threads: number;
   /** The device memory limit: no input larger than this is copied anywhere. */
@@ -301,7 +338,7 @@ function createExecutor(parts: ExecutorParts): Executor {
   // kernel contexts per slot, reused while the memory buffer is the same
   const slotContexts = new Map<number, { buffer: ArrayBufferLike; cache: Map<KernelCall, KernelContextV1> }>();
   /** Sink semantics on the calling thread (threads: 1): the same task lists over planned places. */
-  async function runRefsHere(plan: PreparedPlan, slot: number, bases: RegionBases, run: number): Promise<void> {
+  async function runRefsHere(plan: PreparedPlan, slot: number, bases: RegionBases, run: number, deadline?: Deadline): Promise<void> {
     const buffer = device.memory.buffer;
     let entry = slotContexts.get(slot);
     if (!entry || entry.buffer !== buffer) {
@@ -313,6 +350,7 @@ function createExecutor(parts: ExecutorParts): Executor {
       plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
       createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
       (call, stream) => {
+        if (deadline?.expired()) throw deadline.error(`before node ${call.node}`);
         const start = profiling ? performance.now() : 0;
         runRefCall(call, parts.bound.get(call) as BoundKernel, place);
         if (profiling) record(run, call, stream, 0, epochMicros(start), (performance.now() - start) * 1000);
@@ -320,22 +358,36 @@ function createExecutor(parts: ExecutorParts): Executor {
     );
   }
 
-  async function runPlanned(plan: PreparedPlan, slot: number, inputs: readonly RuntimeValue[], run: number): Promise<RuntimeValue[]> {
+  async function runPlanned(
+    plan: PreparedPlan,
+    slot: number,
+    inputs: readonly RuntimeValue[],
+    run: number,
+    deadline: Deadline | undefined,
+  ): Promise<RuntimeValue[]> {
     const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
     plan.inputs.forEach((ref, i) => {
       const value = inputs[i] as HostTensor;
       writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
     });
-    const dispatcher = parts.dispatcher();
-    if (dispatcher) {
-      const reports = await dispatcher.run(slot, plan);
+    const workers = parts.workers();
+    const dispatcher = workers?.dispatcher;
+    if (workers && dispatcher) {
+      let reports: Awaited<ReturnType<SinkDispatcher['run']>>;
+      try {
+        reports = await dispatcher.run(slot, plan, deadline);
+      } catch (error) {
+        // the workers may still be running this job: stop them before the slot is used again
+        if (TsgeError.isInstance(error) && error.code === 'TSGE-E6080') await parts.replaceWorkers(workers);
+        throw error;
+      }
       for (const report of reports) {
         for (const [node, opType, kernel, stream, start, duration] of report.timings) {
           record(run, { node, opType, kernel } as KernelCall, stream, report.worker + 1, start, duration);
         }
       }
     } else {
-      await runRefsHere(plan, slot, bases, run);
+      await runRefsHere(plan, slot, bases, run, deadline);
     }
     return plan.outputs.map((ref) => copyValue(tensorAt(ref, device.memory.buffer, bases)));
   }
@@ -351,6 +403,7 @@ function createExecutor(parts: ExecutorParts): Executor {
     async run(feeds: Readonly<Record<string, Feed>>, runOptions: RunOptions = {}) {
       if (released) throw TsgeError.of('TSGE-E6006');
       const requested = checkMode(runOptions?.mode, 'RunOptions.mode');
+      const deadline = createDeadline(runOptions?.timeoutMs);
       const inputs = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
       const plan = selectPlan(plans, model.ioInfo.inputs, inputs);
       const mode = plan.dynamic ? 'host' : (requested ?? parts.defaultMode);
@@ -361,11 +414,12 @@ function createExecutor(parts: ExecutorParts): Executor {
         throw TsgeError.of('TSGE-E6006');
       }
       const work = (async (): Promise<RuntimeValue[]> => {
-        if (mode === 'sink' && inputs.every(isHostTensor)) return runPlanned(plan, slot, inputs, run);
+        if (mode === 'sink' && inputs.every(isHostTensor)) return runPlanned(plan, slot, inputs, run, deadline);
         const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
         return runOnHost(hostModel, plan, {
           bases,
           inputs,
+          ...(deadline ? { deadline } : {}),
           ...(profiling
             ? { observe: (call, stream, start, end) => record(run, call, stream, 0, epochMicros(start), (end - start) * 1000) }
             : {}),
@@ -396,13 +450,13 @@ function createExecutor(parts: ExecutorParts): Executor {
       }));
       return { traceEvents: [...names, ...traceEvents], displayTimeUnit: 'ms' };
     },
-    whenReady: () => parts.ready,
+    whenReady: () => parts.ready(),
     async release() {
       if (released) return;
       released = true;
       slots.close(TsgeError.of('TSGE-E6006'));
       await device.synchronize();
-      parts.dispatcher()?.shutdown();
+      parts.stopWorkers();
       await device.release();
     },
   };

@@ -33,6 +33,12 @@ export interface LoadModelOptions {
    * kernels take (default 1 MiB; 0 always uses workers).
    */
   readonly smallModelBytes?: number;
+  /**
+   * Compile and run the WebAssembly modules stored in the model's KERNELS partition (default
+   * false). Such bytes come from the file and run over device memory unchecked, so a model that
+   * has them fails to load with TSGE-E6081 unless you trust the file and opt in here.
+   */
+  readonly allowModelWasm?: boolean;
 }
 
 /** A tensor in onnxruntime-common's shape (`{ type, dims, data }`), accepted as a feed. */
@@ -47,6 +53,12 @@ export type Feed = RuntimeValue | TensorLike;
 export interface RunOptions {
   /** Overrides the executor's mode for this run ('sink' applies only to static models with workers). */
   readonly mode?: ExecutionMode;
+  /**
+   * Deadline of this run in milliseconds. A run still going then is stopped with TSGE-E6080 and
+   * the model stays usable: on the calling thread the run stops at the next task (or loop
+   * iteration); worker threads are terminated and replaced.
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface TensorMetadata {

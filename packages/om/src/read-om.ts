@@ -16,7 +16,7 @@ import {
   TARGET_BYTES,
 } from './layout.js';
 import type { IoInfo, KernelModule, OmHeader, OmModel, PartitionType, TaskInfo } from './types.js';
-import { checkIoInfo, checkPlanBounds, checkTaskInfo } from './validate-json.js';
+import { checkIoInfo, checkPlanBounds, checkPlanIo, checkTaskInfo } from './validate-json.js';
 
 const FORMAT = '.om';
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -84,7 +84,7 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
   const kernels = readKernels(part('KERNELS'));
   const weights = part('WEIGHTS');
   taskInfo.plans.forEach((plan, i) => {
-    const bad = checkPlanBounds(plan, weights.length, i) ?? planAttrsProblem(plan);
+    const bad = checkPlanBounds(plan, weights.length, i) ?? checkPlanIo(plan, ioInfo, i) ?? planAttrsProblem(plan);
     if (bad) problem(bad);
   });
   if (taskInfo.dynamic !== header.flags.dynamic) problem('the dynamic flag of the header disagrees with TASK_INFO');

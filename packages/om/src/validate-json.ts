@@ -211,4 +211,32 @@ export function checkPlanBounds(plan: ExecutionPlan, weightsBytes: number, index
   return undefined;
 }
 
+/**
+ * Whether a plan's inputs and outputs are the ones IO_INFO describes: the same count, and for
+ * tensors that have a place the same dtype and rank, with IO_INFO's fixed dims (gears leave the
+ * varying ones -1) equal to the plan's. Feeds are checked against IO_INFO and then copied into the
+ * plan's places, so the two must agree before anything is copied.
+ */
+export function checkPlanIo(plan: ExecutionPlan, ioInfo: IoInfo, index: number): Check {
+  for (const [side, refs, infos] of [
+    ['input', plan.inputs, ioInfo.inputs],
+    ['output', plan.outputs, ioInfo.outputs],
+  ] as const) {
+    if (refs.length !== infos.length) return `plan ${index} has ${refs.length} ${side}s; IO_INFO describes ${infos.length}`;
+    for (const [i, ref] of refs.entries()) {
+      const info = infos[i] as IoTensorInfo;
+      if (ref.region === 'none' || (info.kind !== undefined && info.kind !== 'tensor')) continue;
+      const what = `${side} ${JSON.stringify(info.name)} of plan ${index}`;
+      if (ref.dtype !== info.dtype) return `${what} has dtype ${ref.dtype}; IO_INFO says ${info.dtype}`;
+      if (ref.region !== 'arena') continue;
+      if (ref.shape.length !== info.shape.length) return `${what} has rank ${ref.shape.length}; IO_INFO says ${info.shape.length}`;
+      for (const [d, dim] of info.shape.entries()) {
+        if (typeof dim === 'number' && dim >= 0 && ref.shape[d] !== dim)
+          return `${what} has dims ${JSON.stringify(ref.shape)}; IO_INFO says ${JSON.stringify(info.shape)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
 export type { IoInfo, IoTensorInfo, TaskInfo };

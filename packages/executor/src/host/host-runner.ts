@@ -16,6 +16,7 @@ import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
 import { isDynamicRef } from '../model/prepare-plans.js';
 import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js';
+import type { Deadline } from '../run/deadline.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 import { runRefCall } from '../run/ref-call.js';
 import { formalInputCount, runSubgraph } from './subgraph.js';
@@ -36,6 +37,8 @@ export interface HostRunInput {
   readonly inputs: readonly RuntimeValue[];
   /** Called after each kernel with its start and end (ms, `performance.now()`). */
   readonly observe?: TaskObserver;
+  /** Checked before each task and each subgraph node (`RunOptions.timeoutMs`). */
+  readonly deadline?: Deadline;
 }
 
 /**
@@ -47,7 +50,7 @@ export interface HostRunInput {
  */
 export async function runOnHost(model: HostModel, plan: PreparedPlan, input: HostRunInput): Promise<RuntimeValue[]> {
   const { graph, device } = model;
-  const { bases, inputs, observe } = input;
+  const { bases, inputs, observe, deadline } = input;
   const values = new Map<string, RuntimeValue | undefined>();
   const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
   const blocks: number[] = [];
@@ -75,7 +78,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     if (offset?.kind !== 'int' || !desc || count === undefined) return undefined;
     return { type: desc.dtype, dims: desc.shape as number[], data: viewOf(buffer(), desc.dtype, bases.weights + offset.value, count) };
   };
-  const environment = { root: graph, registry: model.registry, constValue };
+  const environment = { root: graph, registry: model.registry, constValue, ...(deadline ? { deadline } : {}) };
 
   const inputValue = (node: Node, index: number): RuntimeValue | undefined => {
     const peer = node.inData[index]?.peer;
@@ -136,6 +139,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
   };
 
   const runCall = (call: KernelCall, streamId: number): void => {
+    if (deadline?.expired()) throw deadline.error(`before node ${call.node}`);
     const node = model.nodes.get(call.node) as Node;
     const bound = model.bound.get(call);
     if (!bound) throw kernelError(call, `kernel ${call.kernel} is not bound`);

@@ -11,6 +11,7 @@ import {
   topologicalSort,
 } from '@tsge/metadef';
 import { runKernelOnHost } from '@tsge/kernels-js';
+import type { Deadline } from '../run/deadline.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 
 export interface SubgraphEnvironment {
@@ -18,6 +19,8 @@ export interface SubgraphEnvironment {
   readonly registry: KernelRegistry;
   /** The tensor of a Const node (from the weights or its value attribute). */
   constValue(node: Node): HostTensor | undefined;
+  /** The run's deadline: a long Loop stops at the next body node once it has passed. */
+  readonly deadline?: Deadline;
 }
 
 const orders = new WeakMap<Graph, readonly Node[]>();
@@ -57,6 +60,8 @@ export function runSubgraph(environment: SubgraphEnvironment, request: SubgraphR
     return peer ? values.get(key(peer.node, peer.index)) : undefined;
   };
   let results: RuntimeValue[] | undefined;
+  const deadline = environment.deadline;
+  if (deadline?.expired()) throw deadline.error(`in subgraph ${graph.name} of node ${owner.name}`);
   for (const node of order) {
     const type = node.type;
     if (type === DATA) {
@@ -75,6 +80,7 @@ export function runSubgraph(environment: SubgraphEnvironment, request: SubgraphR
         return v;
       });
     } else {
+      if (deadline?.expired()) throw deadline.error(`in subgraph ${graph.name} of node ${owner.name}, before node ${node.name}`);
       const nodeInputs = node.inData.map((_, i) => inputOf(node, i));
       const first = nodeInputs.find(isHostTensor);
       const kernel: KernelV1 | undefined = environment.registry.find(type, node.opDesc.domain, first?.type);

@@ -2,6 +2,7 @@ import { TsgeError } from '@tsge/metadef';
 import type { WorkerPool } from '@tsge/runtime';
 import { atomicsWaitAsync } from '@tsge/runtime';
 import type { PreparedPlan } from '../model/kernel-call.js';
+import type { Deadline } from '../run/deadline.js';
 import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
 import type { SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
 
@@ -42,7 +43,9 @@ export function createSinkDispatcher(options: {
     entry.messages.push({ worker: workerIndex, message: m });
     entry.wake?.();
   });
-  let failure: { worker: number; reason: string } | undefined;
+  let failure: { worker: number | string; reason: string } | undefined;
+  /** Set when the pool is being replaced: waiters throw only once the old workers are gone. */
+  let stopped: Promise<void> | undefined;
   const failed = (): TsgeError => TsgeError.of('TSGE-E6009', { worker: failure?.worker ?? '?', reason: failure?.reason ?? 'stopped' });
   pool.onFailure((index, reason) => {
     failure = { worker: index, reason };
@@ -57,7 +60,7 @@ export function createSinkDispatcher(options: {
   }
 
   return {
-    async run(slot: number, plan: PreparedPlan): Promise<WorkerTimings[]> {
+    async run(slot: number, plan: PreparedPlan, deadline?: Deadline): Promise<WorkerTimings[]> {
       if (failure !== undefined) throw failed();
       const words = options.words();
       const gen = ++generation;
@@ -76,9 +79,15 @@ export function createSinkDispatcher(options: {
           for (;;) {
             const seen = Atomics.load(words, doneWord);
             if (seen === gen) break;
-            if (failure !== undefined) throw failed();
-            // a bound on each wait lets a dead worker be noticed
-            const wait = atomicsWaitAsync?.(words, doneWord, seen, 1000);
+            if (failure !== undefined) {
+              await stopped;
+              throw failed();
+            }
+            // the executor replaces the workers, which may still be running this job
+            if (deadline?.expired()) throw deadline.error('waiting for the worker threads');
+            // a bound on each wait lets a dead worker (or the deadline) be noticed
+            const bound = deadline ? Math.max(1, Math.min(1000, Math.ceil(deadline.at - performance.now()))) : 1000;
+            const wait = atomicsWaitAsync?.(words, doneWord, seen, bound);
             if (wait?.async) await wait.value;
           }
           if (Atomics.load(words, slotWord(layout, slot, SLOT.error)) !== 0) {
@@ -94,6 +103,17 @@ export function createSinkDispatcher(options: {
       } finally {
         pending.delete(key);
       }
+    },
+    /**
+     * Fails every run waiting on these workers (with TSGE-E6009 naming `reason`) once `terminated`
+     * settles: the pool is being replaced.
+     */
+    abandon(reason: string, terminated: Promise<void>): void {
+      failure = { worker: 'all', reason };
+      stopped = terminated.catch(() => {});
+      const words = options.words();
+      for (let slot = 0; slot < layout.slotCount; slot++) Atomics.notify(words, slotWord(layout, slot, SLOT.done));
+      for (const entry of pending.values()) entry.wake?.();
     },
     /** Tells the workers to leave their loop (termination follows). */
     shutdown(): void {

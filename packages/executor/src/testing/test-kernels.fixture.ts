@@ -57,6 +57,16 @@ const kernels: readonly KernelV1[] = [
     const out = f32(ctx.output(0, [n], 'float32'));
     for (let i = 0; i < n; i++) out[i] = i;
   }),
+  // busy work for x[0] rounds (a value of the input, so one model runs long or short), then y = x
+  kernel('SpinFor', (ctx) => {
+    const x = ctx.tensor(0) as HostTensor;
+    const rounds = Math.floor(f32(x)[0] as number);
+    let acc = 0;
+    for (let r = 0; r < rounds; r++) acc += Math.sqrt(r);
+    const out = f32(ctx.output(0, x.dims, 'float32'));
+    out.set(f32(x));
+    if (acc < 0) out[0] = acc;
+  }),
   // hands its input over as the output (aliasing the input's memory)
   kernel('Alias', (ctx) => {
     ctx.setOutput(0, ctx.tensor(0) as HostTensor);

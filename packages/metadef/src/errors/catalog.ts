@@ -80,6 +80,10 @@ export const ErrorCatalog = {
   // robustness of feeds (issue 11)
   'TSGE-E6050': 'input {input} is not a valid tensor: {reason}',
   'TSGE-E6051': 'input {input} with dims {dims} needs {bytes} bytes, more than the device memory limit of {limit} bytes',
+  // executor safety: model WebAssembly opt-in and run deadlines (issue 11)
+  'TSGE-E6080': 'the run did not finish within {timeoutMs} ms ({where}); it was stopped and the model can run again',
+  'TSGE-E6081':
+    'the model carries {count} WebAssembly module(s) in its KERNELS partition ({names}); they are compiled only when you opt in: loadModel(file, { allowModelWasm: true }) or tsge-run --allow-model-wasm',
   // kernel libraries and devices (issue 10: KernelLibraryV1, DeviceV1)
   'TSGE-E6101': 'kernel module {module} does not export a kernelLibrary (a KernelLibraryV1 with specVersion v1, kernels and tiles)',
   'TSGE-E6102': 'no loaded kernel library has the tile function {tile}',
@@ -90,6 +94,8 @@ export const ErrorCatalog = {
   'TSGE-E7004': 'missing required option {option}',
   // file-system errors of the commands (issue 11)
   'TSGE-E7050': 'cannot {action} {path}: {reason}',
+  // CLI deadlines (issue 11)
+  'TSGE-E7070': '{tool}: {what} did not finish within {timeoutMs} ms (--timeout)',
   // adapters / dflow
   'TSGE-E8001': '{message}',
 } as const;

@@ -1,0 +1,76 @@
+// What several campaigns share: the real seed files, and running a loaded model on feeds that
+// follow its input metadata (deterministic, so a reproducer fails the same way every time).
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Executor } from '@tsge/executor';
+import { type DataType, type Diagnostic, type HostTensor, TsgeError, createTensor } from '@tsge/metadef';
+import type { FuzzSeed } from '../campaign.js';
+
+/** Seeds above this size make each case slow without reaching more code. */
+const MAX_SEED_BYTES = 2 * 1024 * 1024;
+
+/** The ONNX files of the backend node suite (one per test, sorted) plus the real models. */
+export async function onnxSeedFiles(testdata: string): Promise<string[]> {
+  const node = path.join(testdata, 'onnx-backend/node');
+  const tests = (await readdir(node)).sort();
+  const files = tests.map((t) => path.join(node, t, 'model.onnx'));
+  files.push(path.join(testdata, 'models/onnx/mnist.onnx'), path.join(testdata, 'models/onnx/pytorch_super_resolution.onnx'));
+  return files;
+}
+
+export async function readSeeds(files: readonly string[], root: string): Promise<FuzzSeed[]> {
+  const seeds: FuzzSeed[] = [];
+  for (const file of files) {
+    try {
+      if ((await stat(file)).size > MAX_SEED_BYTES) continue;
+      seeds.push({ name: path.relative(root, file), bytes: new Uint8Array(await readFile(file)) });
+    } catch {
+      // a test folder without a model file
+    }
+  }
+  if (seeds.length === 0) throw new Error(`no seed files under ${root}`);
+  return seeds;
+}
+
+/** Every `step`-th element, starting with the first: a fixed, spread-out subset. */
+export function every<T>(items: readonly T[], step: number): T[] {
+  return items.filter((_, i) => i % step === 0);
+}
+
+const MAX_FEED_ELEMENTS = 1 << 22;
+
+/** A tensor of the declared dtype and shape (unknown dims 2), filled with small varied values. */
+export function feedFor(dtype: DataType, shape: readonly (number | string)[]): HostTensor {
+  let dims = shape.map((d) => (typeof d === 'number' && d >= 0 ? d : 2));
+  // a mutated model may declare a huge input: feeding it is the harness's cost, not the model's
+  if (dims.reduce((a, b) => a * b, 1) > MAX_FEED_ELEMENTS) dims = dims.map(() => 1);
+  const t = createTensor(dtype, dims);
+  const data = t.data as unknown;
+  if (Array.isArray(data)) for (let i = 0; i < data.length; i++) data[i] = `s${i % 5}`;
+  else if (data instanceof BigInt64Array || data instanceof BigUint64Array) for (let i = 0; i < data.length; i++) data[i] = BigInt(i % 3);
+  else if (ArrayBuffer.isView(data)) {
+    const view = data as unknown as { length: number; [i: number]: number };
+    const integer = !(data instanceof Float32Array || data instanceof Float64Array);
+    for (let i = 0; i < view.length; i++) view[i] = integer ? i % 3 : ((i % 11) - 5) / 4;
+  }
+  return t;
+}
+
+/** Runs a loaded model once on feeds from its metadata, then releases it. */
+export async function runOnce(executor: Executor): Promise<void> {
+  try {
+    const feeds: Record<string, HostTensor> = {};
+    for (const meta of executor.inputMetadata) {
+      if (meta.kind && meta.kind !== 'tensor') continue; // sequences and optionals: left out (a coded "missing input")
+      feeds[meta.name] = feedFor(meta.dtype, meta.shape);
+    }
+    await executor.run(feeds);
+  } finally {
+    await executor.release();
+  }
+}
+
+/** Diagnostics with an error become the TsgeError a user would see. */
+export function throwIfErrors(diagnostics: readonly Diagnostic[]): void {
+  if (diagnostics.some((d) => d.severity === 'error')) throw TsgeError.fromDiagnostics(diagnostics);
+}
