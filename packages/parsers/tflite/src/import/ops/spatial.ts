@@ -1,0 +1,97 @@
+import { attr } from '@tsge/metadef';
+import { type ImportContext, TO_NCHW, permuteShape } from '../context.js';
+import { activate, options, windowAttrs } from '../helpers.js';
+import { badOperator } from '../problem.js';
+
+/**
+ * AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D in NCHW. Quantized tensors go through
+ * DequantizeLinear/QuantizeLinear around the float pool (TFLite requires the same scale in and
+ * out, so max pooling is exact and average pooling rounds the mean once).
+ */
+export function pool2d(kind: 'average' | 'max' | 'l2') {
+  return (ctx: ImportContext): void => {
+    const o = options(ctx);
+    const x = ctx.requireInput(0);
+    const out = ctx.outputTensor();
+    if (x.shape.length !== 4) badOperator(`${ctx.opName()} needs a 4-D input, has [${x.shape}]`);
+    const kernel: [number, number] = [o.int32(4), o.int32(3)];
+    const window = windowAttrs(ctx, ctx.shapeOf(x) as number[], { kernel, stride: [o.int32(2), o.int32(1)], dilation: [1, 1], same: o.int8(0) === 0 });
+    const { dilations: _unused, ...attrs } = window;
+    const outShape = permuteShape(ctx.shapeOf(out) as number[], TO_NCHW);
+    const input = ctx.float(x, 'nchw');
+    const common = { ...attrs, kernel_shape: attr.ints(kernel) };
+    let y;
+    if (kind === 'max') y = ctx.node('MaxPool', [input], 'float32', outShape, common);
+    else if (kind === 'average') y = ctx.node('AveragePool', [input], 'float32', outShape, { ...common, count_include_pad: attr.int(0) });
+    else {
+      // TFLite's L2 pool is the root of the mean of squares over the valid window
+      const inShape = permuteShape(ctx.shapeOf(x) as number[], TO_NCHW);
+      const squared = ctx.node('Mul', [input, input], 'float32', inShape);
+      const mean = ctx.node('AveragePool', [squared], 'float32', outShape, { ...common, count_include_pad: attr.int(0) });
+      y = ctx.node('Sqrt', [mean], 'float32', outShape);
+    }
+    ctx.setFloat(out, activate(ctx, y, o.int8(5), outShape), 'nchw');
+  };
+}
+
+/** RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: Resize in NCHW to the constant size. */
+export function resize(mode: 'linear' | 'nearest') {
+  return (ctx: ImportContext): void => {
+    const o = options(ctx);
+    const x = ctx.requireInput(0);
+    const out = ctx.outputTensor();
+    if (x.shape.length !== 4) badOperator(`${ctx.opName()} needs a 4-D input, has [${x.shape}]`);
+    const size = ctx.constInts(ctx.requireInput(1), 'size');
+    if (size.length !== 2 || size.some((s) => !(s > 0))) badOperator(`${ctx.opName()} has an invalid size [${size}]`);
+    const alignSlot = mode === 'linear' ? 2 : 0;
+    const alignCorners = o.bool(alignSlot);
+    const halfPixel = o.bool(alignSlot + 1);
+    const inShape = ctx.shapeOf(x) as number[];
+    const outShape = [inShape[0] as number, inShape[3] as number, size[0] as number, size[1] as number];
+    const transform = alignCorners ? 'align_corners' : halfPixel ? (mode === 'linear' ? 'half_pixel' : 'tf_half_pixel_for_nn') : 'asymmetric';
+    const attrs: Record<string, ReturnType<typeof attr.int>> = {
+      mode: attr.string(mode),
+      coordinate_transformation_mode: attr.string(transform),
+    };
+    // TFLite's nearest neighbour rounds with align_corners and floors otherwise
+    if (mode === 'nearest') attrs.nearest_mode = attr.string(alignCorners ? 'round_prefer_ceil' : 'floor');
+    const sizes = ctx.int64s('sizes', outShape.map((d) => (d < 0 ? 1 : d)));
+    if (outShape.some((d) => d < 0)) badOperator(`${ctx.opName()} needs a static batch and channel count`);
+    const y = ctx.node('Resize', [ctx.float(x, 'nchw'), undefined, undefined, sizes], 'float32', outShape, attrs);
+    ctx.setFloat(out, y, 'nchw');
+  };
+}
+
+/** DEPTH_TO_SPACE and SPACE_TO_DEPTH: TensorFlow's channel order is ONNX's DCR. */
+export function depthSpace(type: 'DepthToSpace' | 'SpaceToDepth') {
+  return (ctx: ImportContext): void => {
+    const block = options(ctx).int32(0);
+    if (!(block > 0)) badOperator(`${ctx.opName()} has block size ${block}`);
+    const x = ctx.requireInput(0);
+    const out = ctx.outputTensor();
+    if (x.shape.length !== 4) badOperator(`${ctx.opName()} needs a 4-D input`);
+    const outShape = permuteShape(ctx.shapeOf(out) as number[], TO_NCHW);
+    const same = ctx.sameQuant(x, out);
+    const attrs = { blocksize: attr.int(block), ...(type === 'DepthToSpace' ? { mode: attr.string('DCR') } : {}) };
+    if (same) ctx.set(out.index, ctx.node(type, [ctx.raw(x, 'nchw')], ctx.dtypeOf(out), outShape, attrs), 'nchw');
+    else ctx.setFloat(out, ctx.node(type, [ctx.float(x, 'nchw')], 'float32', outShape, attrs), 'nchw');
+  };
+}
+
+/** LOCAL_RESPONSE_NORMALIZATION over the channel axis (TFLite's alpha is per element; ONNX divides by the size). */
+export function localResponseNorm(ctx: ImportContext): void {
+  const o = options(ctx);
+  const radius = o.int32(0);
+  const size = 2 * radius + 1;
+  const x = ctx.requireInput(0);
+  const out = ctx.outputTensor();
+  if (x.shape.length !== 4) badOperator(`${ctx.opName()} needs a 4-D input`);
+  const outShape = permuteShape(ctx.shapeOf(out) as number[], TO_NCHW);
+  const y = ctx.node('LRN', [ctx.float(x, 'nchw')], 'float32', outShape, {
+    size: attr.int(size),
+    alpha: attr.float(o.float32(2) * size),
+    beta: attr.float(o.float32(3)),
+    bias: attr.float(o.float32(1)),
+  });
+  ctx.setFloat(out, y, 'nchw');
+}
