@@ -280,8 +280,8 @@ export class ImportContext {
     if (q) {
       const [scale, zp] = this.quantConsts(t, q);
       const axis = q.axis === undefined ? 1 : layout === 'nchw' ? TO_NCHW.indexOf(q.axis as 0) : q.axis;
+      // consumers read DequantizeLinear(QuantizeLinear(value)), never the unrounded value
       this.set(t.index, this.node('QuantizeLinear', [value, scale, zp], dtype, shape, { axis: attr.int(axis) }), layout);
-      this.floats.set(`${t.index}:${layout}`, value);
     } else if (dtype === 'float32') {
       this.set(t.index, value, layout);
     } else {

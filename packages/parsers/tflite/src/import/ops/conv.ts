@@ -112,18 +112,17 @@ function emitConv(ctx: ImportContext, spec: ConvSpec): void {
     if (!xq || !wq || !yq || xq.axis !== undefined || yq.axis !== undefined) {
       throw new ImportProblem('TSGE-E3404', { tensor: x.name, reason: `${ctx.opName()} needs per-tensor quantized activations` });
     }
-    const [xs, xz] = ctx.quantConsts(x, xq);
-    const wAxisQuant = wq.axis === undefined ? wq : { ...wq, axis: spec.weights.axis };
-    const [wsc, wz] = ctx.quantConsts(w, wAxisQuant);
-    const [ys, yz] = ctx.quantConsts(out, yq);
     const dtype = ctx.dtypeOf(out);
-    let y = ctx.node(
-      'QLinearConv',
-      [ctx.raw(x, 'nchw'), xs, xz, weightConst(ctx, spec), wsc, wz, ys, yz, bias ? ctx.raw(bias) : undefined],
-      dtype,
-      outShape,
-      spec.attrs,
-    );
+    let y = integerConvolution(ctx, {
+      input: ctx.raw(x, 'nchw'),
+      inputTensor: x,
+      weights: weightConst(ctx, spec),
+      weightTensor: w,
+      bias,
+      out,
+      shape: outShape,
+      attrs: spec.attrs,
+    });
     y = clampQuantized(ctx, y, spec.activation, dtype, yq.scale[0] as number, yq.zeroPoint[0] as number, outShape);
     ctx.set(out.index, y, 'nchw');
     return;
@@ -133,6 +132,55 @@ function emitConv(ctx: ImportContext, spec: ConvSpec): void {
   let y = ctx.node('Conv', [ctx.float(x, 'nchw'), weights, b], 'float32', outShape, spec.attrs);
   y = activate(ctx, y, spec.activation, outShape);
   ctx.setFloat(out, y, 'nchw');
+}
+
+/**
+ * A quantized convolution as LiteRT (XNNPACK) computes it: an int32 accumulation
+ * (ConvInteger, plus the int32 bias), then the accumulator converted to float32, multiplied by the
+ * float32 requantization scale fround(fround(s_x·s_w)/s_y) per output channel, rounded half to even
+ * and offset by the output zero point (QuantizeLinear with scale 1). QLinearConv's reference
+ * kernel multiplies in float64 and differs from LiteRT on about one output in 10⁵; these canonical
+ * ops reproduce it exactly.
+ */
+function integerConvolution(
+  ctx: ImportContext,
+  c: {
+    input: Value;
+    inputTensor: TfliteTensor;
+    weights: Value;
+    weightTensor: TfliteTensor;
+    bias: TfliteTensor | undefined;
+    out: TfliteTensor;
+    shape: number[];
+    attrs: Record<string, ReturnType<typeof attr.ints>>;
+  },
+): Value {
+  const xq = ctx.quant(c.inputTensor);
+  const wq = ctx.quant(c.weightTensor);
+  const yq = ctx.quant(c.out);
+  if (!xq || !wq || !yq) throw new ImportProblem('TSGE-E3404', { tensor: c.inputTensor.name, reason: `${ctx.opName()} needs quantized input, weights and output` });
+  const channels = c.shape[1] as number;
+  const wzType = ctx.dtypeOf(c.weightTensor);
+  const wz = wq.axis === undefined ? [wq.zeroPoint[0] ?? 0] : wq.zeroPoint;
+  const Wz = wzType === 'uint8' ? Uint8Array.from(wz) : Int8Array.from(wz);
+  const XzCtor = ctx.dtypeOf(c.inputTensor) === 'uint8' ? Uint8Array : Int8Array;
+  const xz = ctx.constant('x_zero_point', XzCtor.of(xq.zeroPoint[0] ?? 0), [], ctx.dtypeOf(c.inputTensor));
+  const wzValue = ctx.constant('w_zero_point', Wz, wq.axis === undefined ? [] : [wz.length], wzType);
+  let acc = ctx.node('ConvInteger', [c.input, c.weights, xz, wzValue], 'int32', c.shape, c.attrs);
+  if (c.bias) {
+    const data = ctx.constData(c.bias);
+    const biasValue = data ? ctx.constant('bias', data, [1, channels, 1, 1], 'int32') : ctx.raw(c.bias);
+    acc = ctx.node('Add', [acc, biasValue], 'int32', c.shape);
+  }
+  const f = Math.fround;
+  const inputScale = xq.scale[0] as number;
+  const outputScale = yq.scale[0] as number;
+  const scales = Float32Array.from({ length: wq.axis === undefined ? 1 : channels }, (_, i) => f(f(inputScale * (wq.scale[i] as number)) / outputScale));
+  const accFloat = ctx.node('Cast', [acc], 'float32', c.shape, { to: attr.int(1) });
+  const scaled = ctx.node('Mul', [accFloat, ctx.constant('requant_scale', scales, scales.length === 1 ? [] : [1, channels, 1, 1], 'float32')], 'float32', c.shape);
+  const dtype = ctx.dtypeOf(c.out);
+  const YzCtor = dtype === 'uint8' ? Uint8Array : Int8Array;
+  return ctx.node('QuantizeLinear', [scaled, ctx.constant('unit_scale', Float32Array.of(1), [], 'float32'), ctx.constant('y_zero_point', YzCtor.of(yq.zeroPoint[0] ?? 0), [], dtype)], dtype, c.shape);
 }
 
 /** Weight-only quantization (or float16 weights): a DequantizeLinear/Cast of the stored weights. */
@@ -172,18 +220,18 @@ export function fullyConnected(ctx: ImportContext): void {
     }
     const data = ctx.constData(w);
     if (!data) throw new ImportProblem('TSGE-E3405', { op: ctx.opName(), what: `weights (tensor ${w.name})` });
-    const [xs, xz] = ctx.quantConsts(x, xq);
-    const [wsc, wz] = ctx.quantConsts(w, wq);
-    const [ys, yz] = ctx.quantConsts(out, yq);
     const dtype = ctx.dtypeOf(out);
     const x4 = reshape(ctx.raw(x), [-1, depth, 1, 1]);
-    let y = ctx.node(
-      'QLinearConv',
-      [x4, xs, xz, ctx.constant('weights', data, [units, depth, 1, 1], ctx.dtypeOf(w)), wsc, wz, ys, yz, bias ? ctx.raw(bias) : undefined],
-      dtype,
-      [-1, units, 1, 1],
-      { kernel_shape: attr.ints([1, 1]) },
-    );
+    let y = integerConvolution(ctx, {
+      input: x4,
+      inputTensor: x,
+      weights: ctx.constant('weights', data, [units, depth, 1, 1], ctx.dtypeOf(w)),
+      weightTensor: w,
+      bias,
+      out,
+      shape: [-1, units, 1, 1],
+      attrs: { kernel_shape: attr.ints([1, 1]) },
+    });
     y = clampQuantized(ctx, y, activation, dtype, yq.scale[0] as number, yq.zeroPoint[0] as number, [-1, units, 1, 1]);
     ctx.set(out.index, reshape(y, outShape as number[], dtype));
     return;

@@ -1,5 +1,5 @@
-import { attr } from '@tsge/metadef';
-import { type ImportContext, TO_NCHW, permuteShape } from '../context.js';
+import { type AttrValue, type DataType, type Value, attr } from '@tsge/metadef';
+import { type ImportContext, TO_NCHW, onnxTypeCode, permuteShape } from '../context.js';
 import { activate, options, windowAttrs } from '../helpers.js';
 import { badOperator } from '../problem.js';
 
@@ -18,8 +18,13 @@ export function pool2d(kind: 'average' | 'max' | 'l2') {
     const window = windowAttrs(ctx, ctx.shapeOf(x) as number[], { kernel, stride: [o.int32(2), o.int32(1)], dilation: [1, 1], same: o.int8(0) === 0 });
     const { dilations: _unused, ...attrs } = window;
     const outShape = permuteShape(ctx.shapeOf(out) as number[], TO_NCHW);
-    const input = ctx.float(x, 'nchw');
     const common = { ...attrs, kernel_shape: attr.ints(kernel) };
+    const activation = o.int8(5);
+    if (kind === 'average' && activation === 0 && ctx.isQuantized(x) && ctx.sameQuant(x, out)) {
+      ctx.set(out.index, integerAverage(ctx, ctx.raw(x, 'nchw'), ctx.dtypeOf(out), outShape, common), 'nchw');
+      return;
+    }
+    const input = ctx.float(x, 'nchw');
     let y;
     if (kind === 'max') y = ctx.node('MaxPool', [input], 'float32', outShape, common);
     else if (kind === 'average') y = ctx.node('AveragePool', [input], 'float32', outShape, { ...common, count_include_pad: attr.int(0) });
@@ -30,8 +35,30 @@ export function pool2d(kind: 'average' | 'max' | 'l2') {
       const mean = ctx.node('AveragePool', [squared], 'float32', outShape, { ...common, count_include_pad: attr.int(0) });
       y = ctx.node('Sqrt', [mean], 'float32', outShape);
     }
-    ctx.setFloat(out, activate(ctx, y, o.int8(5), outShape), 'nchw');
+    ctx.setFloat(out, activate(ctx, y, activation, outShape), 'nchw');
   };
+}
+
+/**
+ * Average pooling of quantized integers with equal input and output parameters, as TFLite
+ * computes it: the mean of the stored integers rounded half away from zero (a QDQ float pool
+ * would round half to even and differ on ties).
+ */
+function integerAverage(ctx: ImportContext, raw: Value, dtype: DataType, shape: number[], attrs: Record<string, AttrValue>): Value {
+  const values = ctx.node('Cast', [raw], 'float32', permuteShapeOf(raw), { to: attr.int(1) });
+  const mean = ctx.node('AveragePool', [values], 'float32', shape, { ...attrs, count_include_pad: attr.int(0) });
+  const half = ctx.constant('half', Float32Array.of(0.5), [], 'float32');
+  let rounded: Value;
+  if (dtype === 'uint8') rounded = ctx.node('Floor', [ctx.node('Add', [mean, half], 'float32', shape)], 'float32', shape);
+  else {
+    const magnitude = ctx.node('Floor', [ctx.node('Add', [ctx.node('Abs', [mean], 'float32', shape), half], 'float32', shape)], 'float32', shape);
+    rounded = ctx.node('Mul', [magnitude, ctx.node('Sign', [mean], 'float32', shape)], 'float32', shape);
+  }
+  return ctx.node('Cast', [rounded], dtype, shape, { to: attr.int(onnxTypeCode(dtype)) });
+}
+
+function permuteShapeOf(v: Value): number[] {
+  return (v.desc?.shape ?? [-2]) as number[];
 }
 
 /** RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: Resize in NCHW to the constant size. */
