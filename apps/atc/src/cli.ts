@@ -26,7 +26,13 @@ export interface CliIo {
 
 const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'null'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
-const FRAMEWORKS: Readonly<Record<string, string>> = { '0': 'Caffe', '1': 'MindSpore', '3': 'TensorFlow', '5': 'ONNX', [TFLITE_FRAMEWORK]: 'TFLite' };
+const FRAMEWORKS: Readonly<Record<string, string>> = {
+  '0': 'Caffe',
+  '1': 'MindSpore',
+  '3': 'TensorFlow',
+  '5': 'ONNX',
+  [TFLITE_FRAMEWORK]: 'TFLite',
+};
 const PARSERS: readonly ParserV1[] = [onnxParser, tfliteParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
@@ -99,11 +105,14 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
   const path = required(values, 'model');
   const bytes = await readInput(path);
   const framework = values.framework;
-  if (framework !== undefined && !(framework in FRAMEWORKS)) stop(invalidOption('framework', framework, `expected 0, 1, 3, 5 or ${TFLITE_FRAMEWORK} (TFLite)`));
+  if (framework !== undefined && !(framework in FRAMEWORKS))
+    stop(invalidOption('framework', framework, `expected 0, 1, 3, 5 or ${TFLITE_FRAMEWORK} (TFLite)`));
   const parser = framework !== undefined ? PARSERS.find((p) => String(p.framework) === framework) : pickParser(bytes, path);
   if (!parser) {
     const reason =
-      framework !== undefined ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build` : 'it is neither an ONNX nor a TFLite model';
+      framework !== undefined
+        ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build`
+        : 'it is neither an ONNX nor a TFLite model';
     return stop(diagnostic('TSGE-E3005', { reason }, { file: path }));
   }
   const folder = resolve(dirname(path));

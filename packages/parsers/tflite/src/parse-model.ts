@@ -12,11 +12,20 @@ export async function parseTflite(input: ParseInput, options: ParseOptions = {})
   try {
     model = readTfliteModel(input.bytes);
   } catch (error) {
-    const reason = error instanceof FlatbufferError ? error.message : `unexpected reader failure: ${error instanceof Error ? error.message : String(error)}`;
+    const reason =
+      error instanceof FlatbufferError
+        ? error.message
+        : `unexpected reader failure: ${error instanceof Error ? error.message : String(error)}`;
     return { graph: undefined, diagnostics: [diagnostic('TSGE-E3401', { reason }, where)] };
   }
   if (options.inputShapes?.size) {
-    diagnostics.push(diagnostic('TSGE-E3406', { reason: 'input shape overrides are not supported for TFLite models (their shapes are fixed by the converter)' }, where));
+    diagnostics.push(
+      diagnostic(
+        'TSGE-E3406',
+        { reason: 'input shape overrides are not supported for TFLite models (their shapes are fixed by the converter)' },
+        where,
+      ),
+    );
     return { graph: undefined, diagnostics };
   }
   if (options.outputNodes?.length) {

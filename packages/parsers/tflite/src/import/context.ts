@@ -142,7 +142,10 @@ export class ImportContext {
   /** Static shape of a tensor, refusing dynamic dimensions where an op needs them fixed. */
   staticShape(t: TfliteTensor): number[] {
     if (t.shapeSignature?.some((d) => d < 0) || t.shape.some((d) => d < 0)) {
-      throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: `${this.opName()} needs a static shape, it has [${(t.shapeSignature ?? t.shape).join(',')}]` });
+      throw new ImportProblem('TSGE-E3404', {
+        tensor: t.name,
+        reason: `${this.opName()} needs a static shape, it has [${(t.shapeSignature ?? t.shape).join(',')}]`,
+      });
     }
     return [...t.shape];
   }
@@ -158,10 +161,17 @@ export class ImportContext {
     const dtype = this.dtypeOf(t);
     if (dtype === 'float32' || dtype === 'float16' || dtype === 'float64' || dtype === 'bool') return undefined;
     const perChannel = q.scale.length > 1;
-    if (perChannel && (q.quantizedDimension < 0 || q.quantizedDimension >= t.shape.length || t.shape[q.quantizedDimension] !== q.scale.length)) {
-      throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: `${q.scale.length} scales do not match dimension ${q.quantizedDimension} of [${t.shape.join(',')}]` });
+    if (
+      perChannel &&
+      (q.quantizedDimension < 0 || q.quantizedDimension >= t.shape.length || t.shape[q.quantizedDimension] !== q.scale.length)
+    ) {
+      throw new ImportProblem('TSGE-E3404', {
+        tensor: t.name,
+        reason: `${q.scale.length} scales do not match dimension ${q.quantizedDimension} of [${t.shape.join(',')}]`,
+      });
     }
-    if (q.scale.some((s) => !(s > 0) || !Number.isFinite(s))) throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: 'a quantization scale is not a positive number' });
+    if (q.scale.some((s) => !(s > 0) || !Number.isFinite(s)))
+      throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: 'a quantization scale is not a positive number' });
     const zeroPoint = q.zeroPoint.length === q.scale.length ? q.zeroPoint : q.scale.map(() => q.zeroPoint[0] ?? 0);
     return { scale: Float32Array.from(q.scale), zeroPoint, axis: perChannel ? q.quantizedDimension : undefined };
   }
@@ -191,7 +201,12 @@ export class ImportContext {
     return this.b.op(type, inputs, { name: this.name(type), attrs, outputDescs: [createTensorDesc(dtype, shape)] });
   }
 
-  nodeN(type: string, inputs: readonly (Value | undefined)[], outputs: readonly { dtype: DataType; shape: Shape }[], attrs: Record<string, AttrValue> = {}): Value[] {
+  nodeN(
+    type: string,
+    inputs: readonly (Value | undefined)[],
+    outputs: readonly { dtype: DataType; shape: Shape }[],
+    attrs: Record<string, AttrValue> = {},
+  ): Value[] {
     return this.b.opN(type, inputs, outputs.length, {
       name: this.name(type),
       attrs,
@@ -204,7 +219,12 @@ export class ImportContext {
   }
 
   int64s(suffix: string, values: readonly number[]): Value {
-    return this.constant(suffix, BigInt64Array.from(values, (v) => BigInt(v)), [values.length], 'int64');
+    return this.constant(
+      suffix,
+      BigInt64Array.from(values, (v) => BigInt(v)),
+      [values.length],
+      'int64',
+    );
   }
 
   /** Sets the value of a tensor in a layout. */
@@ -254,7 +274,8 @@ export class ImportContext {
   /** The float value of a tensor in a layout: quantized tensors go through DequantizeLinear. */
   float(t: TfliteTensor, layout: Layout = 'native'): Value {
     const dtype = this.dtypeOf(t);
-    const q = this.isQuantized(t) ? this.quant(t) : undefined;
+    // int32 biases carry quantization too (scale s_x·s_w): they dequantize like activations
+    const q = this.quant(t);
     if (!q && dtype === 'float32') return this.raw(t, layout);
     const key = `${t.index}:${layout}`;
     const have = this.floats.get(key);

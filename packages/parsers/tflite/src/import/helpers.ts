@@ -10,7 +10,14 @@ export const ACTIVATION = { NONE: 0, RELU: 1, RELU_N1_TO_1: 2, RELU6: 3, TANH: 4
 export function options(ctx: ImportContext): Pick<Table, 'int32' | 'uint8' | 'int8' | 'bool' | 'float32' | 'int32s'> {
   const t = ctx.op?.options;
   if (t) return t;
-  return { int32: (_s, f = 0) => f, uint8: (_s, f = 0) => f, int8: (_s, f = 0) => f, bool: (_s, f = false) => f, float32: (_s, f = 0) => f, int32s: () => undefined };
+  return {
+    int32: (_s, f = 0) => f,
+    uint8: (_s, f = 0) => f,
+    int8: (_s, f = 0) => f,
+    bool: (_s, f = false) => f,
+    float32: (_s, f = 0) => f,
+    int32s: () => undefined,
+  };
 }
 
 /** Applies a fused activation to a float value. */
@@ -62,7 +69,15 @@ function roundAway(v: number): number {
  * A fused activation on a quantized result is a clamp of the integers (as TFLite computes it):
  * the bounds are the activation's range quantized with the output's scale and zero point.
  */
-export function clampQuantized(ctx: ImportContext, value: Value, activation: number, dtype: DataType, scale: number, zeroPoint: number, shape: readonly number[]): Value {
+export function clampQuantized(
+  ctx: ImportContext,
+  value: Value,
+  activation: number,
+  dtype: DataType,
+  scale: number,
+  zeroPoint: number,
+  shape: readonly number[],
+): Value {
   if (activation === ACTIVATION.NONE) return value;
   const [qmin, qmax] = integerRange(dtype);
   let lo = qmin;
@@ -75,7 +90,11 @@ export function clampQuantized(ctx: ImportContext, value: Value, activation: num
   } else if (activation === ACTIVATION.RELU_N1_TO_1) {
     lo = Math.max(qmin, q(-1));
     hi = Math.min(qmax, q(1));
-  } else throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with a quantized fused activation ${activation}`, version: ctx.op?.opcode.version ?? 1 });
+  } else
+    throw new ImportProblem('TSGE-E3402', {
+      op: `${ctx.opName()} with a quantized fused activation ${activation}`,
+      version: ctx.op?.opcode.version ?? 1,
+    });
   if (lo <= qmin && hi >= qmax) return value;
   const Ctor = storageConstructor(dtype) as unknown as { of(...values: number[]): TypedArray };
   const min = ctx.constant('qmin', Ctor.of(lo), [], dtype);

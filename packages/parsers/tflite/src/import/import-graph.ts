@@ -21,7 +21,14 @@ export function importModel(model: TfliteModel, file: string | undefined, diagno
   const at = (node?: string, opType?: string) => ({ ...(file ? { file } : {}), ...(node ? { node } : {}), ...(opType ? { opType } : {}) });
   const report = (error: unknown, node?: string, opType?: string) => {
     if (error instanceof ImportProblem) diagnostics.push(diagnostic(error.code, error.args, { ...at(node, opType), ...error.location }));
-    else diagnostics.push(diagnostic('TSGE-E3403', { reason: `${opType ?? 'graph'}: ${error instanceof Error ? error.message : String(error)}` }, at(node, opType)));
+    else
+      diagnostics.push(
+        diagnostic(
+          'TSGE-E3403',
+          { reason: `${opType ?? 'graph'}: ${error instanceof Error ? error.message : String(error)}` },
+          at(node, opType),
+        ),
+      );
   };
   try {
     ctx.addInputs();
@@ -58,7 +65,12 @@ export function importModel(model: TfliteModel, file: string | undefined, diagno
   graph.attrs.set('_opset_imports', attr.namedAttrs({ name: 'opset_imports', attrs: new Map([['ai.onnx', attr.int(ONNX_OPSET)]]) }));
   if (model.subgraphs.length > 1) {
     diagnostics.push(
-      diagnostic('TSGE-E3406', { reason: `subgraphs 1..${model.subgraphs.length - 1} are not imported (only control-flow ops use them)` }, file ? { file } : undefined, 'warning'),
+      diagnostic(
+        'TSGE-E3406',
+        { reason: `subgraphs 1..${model.subgraphs.length - 1} are not imported (only control-flow ops use them)` },
+        file ? { file } : undefined,
+        'warning',
+      ),
     );
   }
   return graph;

@@ -8,8 +8,24 @@ import { FlatbufferError, Table } from './table.js';
 
 /** TFLite `TensorType` codes. */
 export const TENSOR_TYPES = [
-  'float32', 'float16', 'int32', 'uint8', 'int64', 'string', 'bool', 'int16', 'complex64', 'int8', 'float64',
-  'complex128', 'uint64', 'resource', 'variant', 'uint32', 'uint16', 'int4',
+  'float32',
+  'float16',
+  'int32',
+  'uint8',
+  'int64',
+  'string',
+  'bool',
+  'int16',
+  'complex64',
+  'int8',
+  'float64',
+  'complex128',
+  'uint64',
+  'resource',
+  'variant',
+  'uint32',
+  'uint16',
+  'int4',
 ] as const;
 export type TfliteType = (typeof TENSOR_TYPES)[number];
 
@@ -39,10 +55,13 @@ export interface TfliteOperator {
   readonly inputs: readonly number[];
   readonly outputs: readonly number[];
   readonly intermediates: readonly number[];
-  /** The builtin options table (its type follows from the op). */
-  readonly options: Table | undefined;
+  /** The builtin options table (its type follows from the op), read by slot. */
+  readonly options: OptionsTable | undefined;
   readonly optionsType: number;
 }
+
+/** Slot-addressed reads of an options table (fields absent in the file give the fallback). */
+export type OptionsTable = Pick<Table, 'int32' | 'uint8' | 'int8' | 'bool' | 'float32' | 'int32s'>;
 
 export interface TfliteOpcode {
   readonly builtin: number;
@@ -93,17 +112,23 @@ function readOpcode(t: Table): TfliteOpcode {
   // the one-byte field holds codes below 127; larger codes live only in builtin_code
   const builtin = Math.max(deprecated, extended);
   const customCode = t.string(1);
-  return { builtin, name: builtin === 32 && customCode ? `CUSTOM(${customCode})` : builtinName(builtin), customCode, version: t.int32(2, 1) };
+  return {
+    builtin,
+    name: builtin === 32 && customCode ? `CUSTOM(${customCode})` : builtinName(builtin),
+    customCode,
+    version: t.int32(2, 1),
+  };
 }
 
 function readBuffer(t: Table, file: Uint8Array): Uint8Array | undefined {
   const data = t.vectorBytes(0, 1);
-  if (data && data.length) return data;
+  if (data?.length) return data;
   // models over 2 GB keep buffers after the flatbuffer, addressed by offset and size
   const offset = t.has(1) ? t.int64(1) : 0;
   const size = t.has(2) ? t.int64(2) : 0;
   if (offset > 1) {
-    if (offset + size > file.length) throw new FlatbufferError(`buffer at offset ${offset} with ${size} bytes runs past the end of the file`);
+    if (offset + size > file.length)
+      throw new FlatbufferError(`buffer at offset ${offset} with ${size} bytes runs past the end of the file`);
     return file.subarray(offset, offset + size);
   }
   return undefined;

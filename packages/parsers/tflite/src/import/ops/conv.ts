@@ -33,7 +33,8 @@ export function conv2d(ctx: ImportContext): void {
   if (ws.length !== 4 || x.shape.length !== 4) badOperator(`${ctx.opName()} needs 4-D input and weights, has [${x.shape}] and [${ws}]`);
   const inChannels = x.shape[3] as number;
   const groupIn = ws[3] as number;
-  if (groupIn <= 0 || inChannels % groupIn !== 0) badOperator(`${ctx.opName()}: input channels ${inChannels} are not a multiple of the filter depth ${groupIn}`);
+  if (groupIn <= 0 || inChannels % groupIn !== 0)
+    badOperator(`${ctx.opName()}: input channels ${inChannels} are not a multiple of the filter depth ${groupIn}`);
   const group = inChannels / groupIn;
   const attrs = {
     ...windowAttrs(ctx, ctx.shapeOf(x) as number[], {
@@ -62,10 +63,12 @@ export function depthwiseConv2d(ctx: ImportContext): void {
   const x = ctx.requireInput(0);
   const w = ctx.requireInput(1);
   const ws = w.shape;
-  if (ws.length !== 4 || x.shape.length !== 4 || ws[0] !== 1) badOperator(`${ctx.opName()} needs 4-D input and [1,KH,KW,C·M] weights, has [${x.shape}] and [${ws}]`);
+  if (ws.length !== 4 || x.shape.length !== 4 || ws[0] !== 1)
+    badOperator(`${ctx.opName()} needs 4-D input and [1,KH,KW,C·M] weights, has [${x.shape}] and [${ws}]`);
   const channels = x.shape[3] as number;
   const outChannels = ws[3] as number;
-  if (channels <= 0 || outChannels % channels !== 0) badOperator(`${ctx.opName()}: ${outChannels} filters are not a multiple of ${channels} input channels`);
+  if (channels <= 0 || outChannels % channels !== 0)
+    badOperator(`${ctx.opName()}: ${outChannels} filters are not a multiple of ${channels} input channels`);
   const attrs = {
     ...windowAttrs(ctx, ctx.shapeOf(x) as number[], {
       kernel: [ws[1] as number, ws[2] as number],
@@ -158,7 +161,11 @@ function integerConvolution(
   const xq = ctx.quant(c.inputTensor);
   const wq = ctx.quant(c.weightTensor);
   const yq = ctx.quant(c.out);
-  if (!xq || !wq || !yq) throw new ImportProblem('TSGE-E3404', { tensor: c.inputTensor.name, reason: `${ctx.opName()} needs quantized input, weights and output` });
+  if (!xq || !wq || !yq)
+    throw new ImportProblem('TSGE-E3404', {
+      tensor: c.inputTensor.name,
+      reason: `${ctx.opName()} needs quantized input, weights and output`,
+    });
   const channels = c.shape[1] as number;
   const wzType = ctx.dtypeOf(c.weightTensor);
   const wz = wq.axis === undefined ? [wq.zeroPoint[0] ?? 0] : wq.zeroPoint;
@@ -175,12 +182,28 @@ function integerConvolution(
   const f = Math.fround;
   const inputScale = xq.scale[0] as number;
   const outputScale = yq.scale[0] as number;
-  const scales = Float32Array.from({ length: wq.axis === undefined ? 1 : channels }, (_, i) => f(f(inputScale * (wq.scale[i] as number)) / outputScale));
+  const scales = Float32Array.from({ length: wq.axis === undefined ? 1 : channels }, (_, i) =>
+    f(f(inputScale * (wq.scale[i] as number)) / outputScale),
+  );
   const accFloat = ctx.node('Cast', [acc], 'float32', c.shape, { to: attr.int(1) });
-  const scaled = ctx.node('Mul', [accFloat, ctx.constant('requant_scale', scales, scales.length === 1 ? [] : [1, channels, 1, 1], 'float32')], 'float32', c.shape);
+  const scaled = ctx.node(
+    'Mul',
+    [accFloat, ctx.constant('requant_scale', scales, scales.length === 1 ? [] : [1, channels, 1, 1], 'float32')],
+    'float32',
+    c.shape,
+  );
   const dtype = ctx.dtypeOf(c.out);
   const YzCtor = dtype === 'uint8' ? Uint8Array : Int8Array;
-  return ctx.node('QuantizeLinear', [scaled, ctx.constant('unit_scale', Float32Array.of(1), [], 'float32'), ctx.constant('y_zero_point', YzCtor.of(yq.zeroPoint[0] ?? 0), [], dtype)], dtype, c.shape);
+  return ctx.node(
+    'QuantizeLinear',
+    [
+      scaled,
+      ctx.constant('unit_scale', Float32Array.of(1), [], 'float32'),
+      ctx.constant('y_zero_point', YzCtor.of(yq.zeroPoint[0] ?? 0), [], dtype),
+    ],
+    dtype,
+    c.shape,
+  );
 }
 
 /** Weight-only quantization (or float16 weights): a DequantizeLinear/Cast of the stored weights. */
@@ -198,7 +221,8 @@ function dequantizedWeights(ctx: ImportContext, spec: ConvSpec): Value {
  */
 export function fullyConnected(ctx: ImportContext): void {
   const o = options(ctx);
-  if (o.int8(1) !== 0) throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with shuffled weights`, version: ctx.op?.opcode.version ?? 1 });
+  if (o.int8(1) !== 0)
+    throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with shuffled weights`, version: ctx.op?.opcode.version ?? 1 });
   const x = ctx.requireInput(0);
   const w = ctx.requireInput(1);
   const bias = ctx.inputTensor(2);
@@ -210,7 +234,12 @@ export function fullyConnected(ctx: ImportContext): void {
   const rows = [-1, depth];
   const quantized = ctx.isQuantized(x) && ctx.isQuantized(w) && ctx.isQuantized(out) && (!bias || ctx.dtypeOf(bias) === 'int32');
   const reshape = (v: Value, dims: readonly number[], dtype = ctx.dtypeOf(x)) =>
-    ctx.node('Reshape', [v, ctx.int64s('shape', dims)], dtype, dims.map((d) => (d < 0 ? -1 : d)));
+    ctx.node(
+      'Reshape',
+      [v, ctx.int64s('shape', dims)],
+      dtype,
+      dims.map((d) => (d < 0 ? -1 : d)),
+    );
   if (quantized) {
     const xq = ctx.quant(x);
     const yq = ctx.quant(out);
@@ -287,8 +316,8 @@ export function transposeConv(ctx: ImportContext): void {
     strides: attr.ints([sh, sw]),
     pads: attr.ints([top, left, bottom, right]),
     output_padding: attr.ints([
-      Math.max(0, (outputShape[1] as number) - ((((x.shape[1] as number) - 1) * sh + kh) - top - bottom)),
-      Math.max(0, (outputShape[2] as number) - ((((x.shape[2] as number) - 1) * sw + kw) - left - right)),
+      Math.max(0, (outputShape[1] as number) - (((x.shape[1] as number) - 1) * sh + kh - top - bottom)),
+      Math.max(0, (outputShape[2] as number) - (((x.shape[2] as number) - 1) * sw + kw - left - right)),
     ]),
   });
   y = activate(ctx, y, o.int8(3), outShape);

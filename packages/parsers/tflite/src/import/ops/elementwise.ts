@@ -40,7 +40,13 @@ export function binary(type: string, activationSlot?: number) {
     // a lower-rank non-constant operand cannot follow the NCHW layout
     const useLayout = layout === 'nchw' && [a, b].every((t) => t.shape.length === 4 || ctx.isConst(t)) ? 'nchw' : 'native';
     const shape = shapeIn(ctx, out, useLayout);
-    if (!ctx.isQuantized(out) && ctx.dtypeOf(out) !== 'float32' && ctx.dtypeOf(a) === ctx.dtypeOf(out) && !ctx.isQuantized(a) && type !== 'SquaredDifference') {
+    if (
+      !ctx.isQuantized(out) &&
+      ctx.dtypeOf(out) !== 'float32' &&
+      ctx.dtypeOf(a) === ctx.dtypeOf(out) &&
+      !ctx.isQuantized(a) &&
+      type !== 'SquaredDifference'
+    ) {
       // plain integer arithmetic (shape computations) stays integer, in the native layout
       ctx.set(out.index, ctx.node(type, [ctx.raw(a), ctx.raw(b)], ctx.dtypeOf(out), ctx.shapeOf(out)));
       return;
@@ -94,7 +100,12 @@ export function unary(type: string, attrs: (ctx: ImportContext) => Record<string
     else if (type === 'Rsqrt') y = ctx.node('Reciprocal', [ctx.node('Sqrt', [v], 'float32', shape)], 'float32', shape);
     else if (type === 'Relu6' || type === 'ReluN1To1' || type === 'Relu0To1') {
       const [lo, hi] = type === 'Relu6' ? [0, 6] : type === 'ReluN1To1' ? [-1, 1] : [0, 1];
-      y = ctx.node('Clip', [v, ctx.constant('min', Float32Array.of(lo), [], 'float32'), ctx.constant('max', Float32Array.of(hi), [], 'float32')], 'float32', shape);
+      y = ctx.node(
+        'Clip',
+        [v, ctx.constant('min', Float32Array.of(lo), [], 'float32'), ctx.constant('max', Float32Array.of(hi), [], 'float32')],
+        'float32',
+        shape,
+      );
     } else y = ctx.node(type, [v], 'float32', shape, attrs(ctx));
     ctx.setFloat(out, y, layout);
   };
@@ -117,6 +128,7 @@ export function select(ctx: ImportContext): void {
   const b = ctx.requireInput(2);
   const out = ctx.outputTensor();
   const shape = ctx.shapeOf(out);
-  if (ctx.sameQuant(a, out) && ctx.sameQuant(b, out)) ctx.set(out.index, ctx.node('Where', [ctx.raw(c), ctx.raw(a), ctx.raw(b)], ctx.dtypeOf(out), shape));
+  if (ctx.sameQuant(a, out) && ctx.sameQuant(b, out))
+    ctx.set(out.index, ctx.node('Where', [ctx.raw(c), ctx.raw(a), ctx.raw(b)], ctx.dtypeOf(out), shape));
   else ctx.setFloat(out, ctx.node('Where', [ctx.raw(c), ctx.float(a), ctx.float(b)], 'float32', shape));
 }

@@ -54,12 +54,20 @@ export function unidirectionalSequenceLstm(ctx: ImportContext): void {
   let peephole: Value | undefined;
   if (peepholes.some((p) => p)) {
     if (!peepholes.every((p) => p)) unsupported('partial peepholes');
-    const joined = ctx.node('Concat', peepholes.map((p) => ctx.float(p as TfliteTensor)), 'float32', [3 * hidden], { axis: attr.int(0) });
+    const joined = ctx.node(
+      'Concat',
+      peepholes.map((p) => ctx.float(p as TfliteTensor)),
+      'float32',
+      [3 * hidden],
+      { axis: attr.int(0) },
+    );
     peephole = ctx.node('Unsqueeze', [joined, ctx.int64s('p_axes', [0])], 'float32', [1, 3 * hidden]);
   }
   const [d0, d1] = ctx.shapeOf(x) as [number, number];
   const [seq, batch] = timeMajor ? [d0, d1] : [d1, d0];
-  const input = timeMajor ? ctx.float(x) : ctx.node('Transpose', [ctx.float(x)], 'float32', [seq, batch, inputSize], { perm: attr.ints([1, 0, 2]) });
+  const input = timeMajor
+    ? ctx.float(x)
+    : ctx.node('Transpose', [ctx.float(x)], 'float32', [seq, batch, inputSize], { perm: attr.ints([1, 0, 2]) });
   // the state tensors are variables that start at zero unless the model stores a value
   const state = (i: number, size: number): Value | undefined => {
     const t = ctx.inputTensor(i);

@@ -19,9 +19,14 @@ export function reduce(type: 'ReduceMean' | 'ReduceSum' | 'ReduceMax' | 'ReduceM
     const onnxAxes = layout === 'nchw' ? [2, 3] : axes;
     const shape = layout === 'nchw' && keepDims ? permuteShape(ctx.shapeOf(out) as number[], TO_NCHW) : ctx.shapeOf(out);
     const outLayout = layout === 'nchw' && keepDims ? 'nchw' : 'native';
-    const integer = !ctx.isQuantized(x) && ctx.dtypeOf(x) !== 'float32' && (type === 'ReduceMax' || type === 'ReduceMin' || type === 'ReduceSum' || type === 'ReduceProd');
+    const integer =
+      !ctx.isQuantized(x) &&
+      ctx.dtypeOf(x) !== 'float32' &&
+      (type === 'ReduceMax' || type === 'ReduceMin' || type === 'ReduceSum' || type === 'ReduceProd');
     const input = integer ? ctx.raw(x, layout) : ctx.float(x, layout);
-    const y = ctx.node(type, [input, ctx.int64s('axes', onnxAxes)], integer ? ctx.dtypeOf(x) : 'float32', shape, { keepdims: attr.int(keepDims ? 1 : 0) });
+    const y = ctx.node(type, [input, ctx.int64s('axes', onnxAxes)], integer ? ctx.dtypeOf(x) : 'float32', shape, {
+      keepdims: attr.int(keepDims ? 1 : 0),
+    });
     if (integer) ctx.set(out.index, y, outLayout);
     else ctx.setFloat(out, y, outLayout);
   };

@@ -15,7 +15,12 @@ export function pool2d(kind: 'average' | 'max' | 'l2') {
     const out = ctx.outputTensor();
     if (x.shape.length !== 4) badOperator(`${ctx.opName()} needs a 4-D input, has [${x.shape}]`);
     const kernel: [number, number] = [o.int32(4), o.int32(3)];
-    const window = windowAttrs(ctx, ctx.shapeOf(x) as number[], { kernel, stride: [o.int32(2), o.int32(1)], dilation: [1, 1], same: o.int8(0) === 0 });
+    const window = windowAttrs(ctx, ctx.shapeOf(x) as number[], {
+      kernel,
+      stride: [o.int32(2), o.int32(1)],
+      dilation: [1, 1],
+      same: o.int8(0) === 0,
+    });
     const { dilations: _unused, ...attrs } = window;
     const outShape = permuteShape(ctx.shapeOf(out) as number[], TO_NCHW);
     const common = { ...attrs, kernel_shape: attr.ints(kernel) };
@@ -25,7 +30,7 @@ export function pool2d(kind: 'average' | 'max' | 'l2') {
       return;
     }
     const input = ctx.float(x, 'nchw');
-    let y;
+    let y: Value;
     if (kind === 'max') y = ctx.node('MaxPool', [input], 'float32', outShape, common);
     else if (kind === 'average') y = ctx.node('AveragePool', [input], 'float32', outShape, { ...common, count_include_pad: attr.int(0) });
     else {
@@ -51,7 +56,12 @@ function integerAverage(ctx: ImportContext, raw: Value, dtype: DataType, shape: 
   let rounded: Value;
   if (dtype === 'uint8') rounded = ctx.node('Floor', [ctx.node('Add', [mean, half], 'float32', shape)], 'float32', shape);
   else {
-    const magnitude = ctx.node('Floor', [ctx.node('Add', [ctx.node('Abs', [mean], 'float32', shape), half], 'float32', shape)], 'float32', shape);
+    const magnitude = ctx.node(
+      'Floor',
+      [ctx.node('Add', [ctx.node('Abs', [mean], 'float32', shape), half], 'float32', shape)],
+      'float32',
+      shape,
+    );
     rounded = ctx.node('Mul', [magnitude, ctx.node('Sign', [mean], 'float32', shape)], 'float32', shape);
   }
   return ctx.node('Cast', [rounded], dtype, shape, { to: attr.int(onnxTypeCode(dtype)) });
@@ -75,14 +85,32 @@ export function resize(mode: 'linear' | 'nearest') {
     const halfPixel = o.bool(alignSlot + 1);
     const inShape = ctx.shapeOf(x) as number[];
     const outShape = [inShape[0] as number, inShape[3] as number, size[0] as number, size[1] as number];
-    const transform = alignCorners ? 'align_corners' : halfPixel ? (mode === 'linear' ? 'half_pixel' : 'tf_half_pixel_for_nn') : 'asymmetric';
+    const transform = alignCorners
+      ? 'align_corners'
+      : halfPixel
+        ? mode === 'linear'
+          ? 'half_pixel'
+          : 'tf_half_pixel_for_nn'
+        : 'asymmetric';
     const attrs: Record<string, ReturnType<typeof attr.int>> = {
       mode: attr.string(mode),
       coordinate_transformation_mode: attr.string(transform),
     };
     // TFLite's nearest neighbour rounds with align_corners and floors otherwise
     if (mode === 'nearest') attrs.nearest_mode = attr.string(alignCorners ? 'round_prefer_ceil' : 'floor');
-    const sizes = ctx.int64s('sizes', outShape.map((d) => (d < 0 ? 1 : d)));
+    if (mode === 'linear' && ctx.isQuantized(x) && ctx.sameQuant(x, out) && (ctx.dtypeOf(x) === 'uint8' || ctx.dtypeOf(x) === 'int8')) {
+      const h = inShape[1] as number;
+      const w = inShape[2] as number;
+      if (h > 0 && w > 0) {
+        const y = integerBilinear(ctx, ctx.raw(x, 'nchw'), ctx.dtypeOf(x), outShape, { h, w, alignCorners, halfPixel });
+        ctx.set(out.index, y, 'nchw');
+        return;
+      }
+    }
+    const sizes = ctx.int64s(
+      'sizes',
+      outShape.map((d) => (d < 0 ? 1 : d)),
+    );
     if (outShape.some((d) => d < 0)) badOperator(`${ctx.opName()} needs a static batch and channel count`);
     const y = ctx.node('Resize', [ctx.float(x, 'nchw'), undefined, undefined, sizes], 'float32', outShape, attrs);
     ctx.setFloat(out, y, 'nchw');
@@ -121,4 +149,88 @@ export function localResponseNorm(ctx: ImportContext): void {
     bias: attr.float(o.float32(1)),
   });
   ctx.setFloat(out, y, 'nchw');
+}
+
+/**
+ * Source indices and 11-bit weights of one axis of a bilinear resize, as LiteRT's CPU path
+ * (XNNPACK) computes them in float32: x_in = (x + o)·scale − o with o = ½ for half-pixel centres,
+ * weight = round(frac(x_in)·2048).
+ */
+function bilinearAxis(
+  input: number,
+  output: number,
+  alignCorners: boolean,
+  halfPixel: boolean,
+): { low: number[]; high: number[]; weight: number[] } {
+  const f = Math.fround;
+  const adjust = alignCorners && output !== 1 ? 1 : 0;
+  const scale = f(f(input - adjust) / f(output - adjust));
+  const offset = !alignCorners && halfPixel ? 0.5 : 0;
+  const low: number[] = [];
+  const high: number[] = [];
+  const weight: number[] = [];
+  for (let o = 0; o < output; o++) {
+    let at = f(f(f(o + offset) * scale) - offset);
+    if (at < 0) at = 0;
+    const base = Math.floor(at);
+    const lo = Math.min(base, input - 1);
+    low.push(lo);
+    high.push(Math.min(lo + 1, input - 1));
+    const frac = f(at - base);
+    const w = frac * 2048;
+    const r = Math.floor(w);
+    weight.push(w - r > 0.5 || (w - r === 0.5 && r % 2 === 1) ? r + 1 : r);
+  }
+  return { low, high, weight };
+}
+
+/**
+ * Bilinear resize of quantized integers with equal input and output parameters, bit-exact with
+ * LiteRT: separable interpolation with 11-bit weights in int32, (acc + 2²¹) >> 22. int8 values are
+ * offset by 128 first (the weights sum to 2²², so the offset comes back exactly).
+ */
+function integerBilinear(
+  ctx: ImportContext,
+  raw: Value,
+  dtype: DataType,
+  outShape: number[],
+  geometry: { h: number; w: number; alignCorners: boolean; halfPixel: boolean },
+): Value {
+  const [n, c, oh, ow] = outShape as [number, number, number, number];
+  const rows = bilinearAxis(geometry.h, oh, geometry.alignCorners, geometry.halfPixel);
+  const cols = bilinearAxis(geometry.w, ow, geometry.alignCorners, geometry.halfPixel);
+  const ints = (name: string, values: number[], dims: number[]) => ctx.constant(name, Int32Array.from(values), dims, 'int32');
+  let v = ctx.node('Cast', [raw], 'int32', [n, c, geometry.h, geometry.w], { to: attr.int(6) });
+  if (dtype === 'int8') v = ctx.node('Add', [v, ints('offset', [128], [])], 'int32', [n, c, geometry.h, geometry.w]);
+  const blend = (
+    input: Value,
+    axis: number,
+    a: { low: number[]; high: number[]; weight: number[] },
+    shape: number[],
+    weightDims: number[],
+  ) => {
+    const lowValues = ctx.node('Gather', [input, ints('low', a.low, [a.low.length])], 'int32', shape, { axis: attr.int(axis) });
+    const highValues = ctx.node('Gather', [input, ints('high', a.high, [a.high.length])], 'int32', shape, { axis: attr.int(axis) });
+    const lowPart = ctx.node(
+      'Mul',
+      [
+        lowValues,
+        ints(
+          'w_low',
+          a.weight.map((x) => 2048 - x),
+          weightDims,
+        ),
+      ],
+      'int32',
+      shape,
+    );
+    const highPart = ctx.node('Mul', [highValues, ints('w_high', a.weight, weightDims)], 'int32', shape);
+    return ctx.node('Add', [lowPart, highPart], 'int32', shape);
+  };
+  const horizontal = blend(v, 3, cols, [n, c, geometry.h, ow], [ow]);
+  const both = blend(horizontal, 2, rows, [n, c, oh, ow], [oh, 1]);
+  const rounded = ctx.node('Add', [both, ints('rounding', [1 << 21], [])], 'int32', outShape);
+  let result = ctx.node('Div', [rounded, ints('shift', [1 << 22], [])], 'int32', outShape);
+  if (dtype === 'int8') result = ctx.node('Sub', [result, ints('offset', [128], [])], 'int32', outShape);
+  return ctx.node('Cast', [result], dtype, outShape, { to: attr.int(onnxTypeCode(dtype)) });
 }

@@ -8,7 +8,12 @@ import { ImportProblem, badOperator } from '../problem.js';
  * Data movement keeps quantized integers as they are when input and output share their
  * quantization (TFLite's usual case), and requantizes through float otherwise.
  */
-function moved(ctx: ImportContext, x: TfliteTensor, out: TfliteTensor, build: (input: Value, dtype: ReturnType<ImportContext['dtypeOf']>) => Value): void {
+function moved(
+  ctx: ImportContext,
+  x: TfliteTensor,
+  out: TfliteTensor,
+  build: (input: Value, dtype: ReturnType<ImportContext['dtypeOf']>) => Value,
+): void {
   if (ctx.sameQuant(x, out) || (!ctx.isQuantized(x) && !ctx.isQuantized(out) && x.type === out.type)) {
     ctx.set(out.index, build(ctx.raw(x), ctx.dtypeOf(out)));
   } else ctx.setFloat(out, build(ctx.float(x), 'float32'));
@@ -50,10 +55,26 @@ export function concatenation(ctx: ImportContext): void {
   const activation = o.int8(1);
   const exact = activation === 0 && inputs.every((t) => ctx.sameQuant(t, out));
   if (exact) {
-    ctx.set(out.index, ctx.node('Concat', inputs.map((t) => ctx.raw(t, layout)), ctx.dtypeOf(out), shape, { axis: attr.int(onnxAxis) }), layout);
+    ctx.set(
+      out.index,
+      ctx.node(
+        'Concat',
+        inputs.map((t) => ctx.raw(t, layout)),
+        ctx.dtypeOf(out),
+        shape,
+        { axis: attr.int(onnxAxis) },
+      ),
+      layout,
+    );
     return;
   }
-  let y = ctx.node('Concat', inputs.map((t) => ctx.float(t, layout)), 'float32', shape, { axis: attr.int(onnxAxis) });
+  let y = ctx.node(
+    'Concat',
+    inputs.map((t) => ctx.float(t, layout)),
+    'float32',
+    shape,
+    { axis: attr.int(onnxAxis) },
+  );
   y = activate(ctx, y, activation, shape);
   ctx.setFloat(out, y, layout);
 }
@@ -67,7 +88,8 @@ export function split(variant: 'split' | 'split_v') {
     const axis = normAxis(ctx, ctx.constInts(axisTensor, 'axis')[0] ?? 0, rank);
     const outputs = (ctx.op?.outputs ?? []).map((_, i) => ctx.outputTensor(i));
     const sizes = outputs.map((t) => t.shape[axis] as number);
-    if (sizes.some((s) => !(s >= 0))) throw new ImportProblem('TSGE-E3404', { tensor: x.name, reason: `${ctx.opName()} needs static split sizes` });
+    if (sizes.some((s) => !(s >= 0)))
+      throw new ImportProblem('TSGE-E3404', { tensor: x.name, reason: `${ctx.opName()} needs static split sizes` });
     const layout = rank === 4 && ctx.hasLayout(x, 'nchw') ? 'nchw' : 'native';
     const onnxAxis = layout === 'nchw' ? TO_NCHW.indexOf(axis as 0) : axis;
     const exact = outputs.every((t) => ctx.sameQuant(x, t));
@@ -75,7 +97,10 @@ export function split(variant: 'split' | 'split_v') {
     const values = ctx.nodeN(
       'Split',
       [input, ctx.int64s('split', sizes)],
-      outputs.map((t) => ({ dtype: exact ? ctx.dtypeOf(t) : 'float32', shape: layout === 'nchw' ? permuteShape(ctx.shapeOf(t) as number[], TO_NCHW) : ctx.shapeOf(t) })),
+      outputs.map((t) => ({
+        dtype: exact ? ctx.dtypeOf(t) : 'float32',
+        shape: layout === 'nchw' ? permuteShape(ctx.shapeOf(t) as number[], TO_NCHW) : ctx.shapeOf(t),
+      })),
       { axis: attr.int(onnxAxis) },
     );
     outputs.forEach((t, i) => {
@@ -97,21 +122,30 @@ export function pad(mode: 'constant' | 'mirror') {
     const order = layout === 'nchw' ? [...TO_NCHW] : Array.from({ length: rank }, (_, i) => i);
     const pads = [...order.map((a) => paddings[2 * a] as number), ...order.map((a) => paddings[2 * a + 1] as number)];
     const shape = layout === 'nchw' ? permuteShape(ctx.shapeOf(out) as number[], TO_NCHW) : ctx.shapeOf(out);
-    const modeAttr =
-      mode === 'mirror' ? (options(ctx).int8(0) === 0 ? 'reflect' : 'symmetric') : 'constant';
-    if (modeAttr === 'symmetric') throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} in SYMMETRIC mode`, version: ctx.op?.opcode.version ?? 1 });
+    const modeAttr = mode === 'mirror' ? (options(ctx).int8(0) === 0 ? 'reflect' : 'symmetric') : 'constant';
+    if (modeAttr === 'symmetric')
+      throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} in SYMMETRIC mode`, version: ctx.op?.opcode.version ?? 1 });
     const valueTensor = mode === 'constant' ? ctx.inputTensor(2) : undefined;
     const exact = ctx.sameQuant(x, out) && (!valueTensor || ctx.sameQuant(valueTensor, out));
     if (exact) {
       const q = ctx.quant(x);
       let value: Value | undefined;
       if (valueTensor) value = ctx.raw(valueTensor);
-      else if (q && ctx.isQuantized(x)) value = ctx.quantConsts(x, { ...q, axis: undefined, scale: q.scale.subarray(0, 1), zeroPoint: [q.zeroPoint[0] ?? 0] })[1];
-      ctx.set(out.index, ctx.node('Pad', [ctx.raw(x, layout), ctx.int64s('pads', pads), value], ctx.dtypeOf(out), shape, { mode: attr.string(modeAttr) }), layout);
+      else if (q && ctx.isQuantized(x))
+        value = ctx.quantConsts(x, { ...q, axis: undefined, scale: q.scale.subarray(0, 1), zeroPoint: [q.zeroPoint[0] ?? 0] })[1];
+      ctx.set(
+        out.index,
+        ctx.node('Pad', [ctx.raw(x, layout), ctx.int64s('pads', pads), value], ctx.dtypeOf(out), shape, { mode: attr.string(modeAttr) }),
+        layout,
+      );
       return;
     }
     const value = valueTensor ? ctx.float(valueTensor) : undefined;
-    ctx.setFloat(out, ctx.node('Pad', [ctx.float(x, layout), ctx.int64s('pads', pads), value], 'float32', shape, { mode: attr.string(modeAttr) }), layout);
+    ctx.setFloat(
+      out,
+      ctx.node('Pad', [ctx.float(x, layout), ctx.int64s('pads', pads), value], 'float32', shape, { mode: attr.string(modeAttr) }),
+      layout,
+    );
   };
 }
 
@@ -120,7 +154,8 @@ export function transpose(ctx: ImportContext): void {
   const x = ctx.requireInput(0);
   const out = ctx.outputTensor();
   const perm = ctx.constInts(ctx.requireInput(1), 'permutation');
-  if (perm.length !== x.shape.length || [...perm].sort().some((p, i) => p !== i)) badOperator(`${ctx.opName()}: [${perm}] is not a permutation of rank ${x.shape.length}`);
+  if (perm.length !== x.shape.length || [...perm].sort().some((p, i) => p !== i))
+    badOperator(`${ctx.opName()}: [${perm}] is not a permutation of rank ${x.shape.length}`);
   moved(ctx, x, out, (input, dtype) => ctx.node('Transpose', [input], dtype, ctx.shapeOf(out), { perm: attr.ints(perm) }));
 }
 
@@ -147,7 +182,8 @@ export function stridedSlice(ctx: ImportContext): void {
   const stridesTensor = ctx.inputTensor(3);
   const strides = stridesTensor ? ctx.constInts(stridesTensor, 'strides') : begin.map(() => 1);
   const [beginMask, endMask, ellipsisMask, newAxisMask, shrinkMask] = [0, 1, 2, 3, 4].map((s) => o.int32(s));
-  if (ellipsisMask || newAxisMask) throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with ellipsis or new-axis masks`, version: ctx.op?.opcode.version ?? 1 });
+  if (ellipsisMask || newAxisMask)
+    throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with ellipsis or new-axis masks`, version: ctx.op?.opcode.version ?? 1 });
   if (o.bool(5)) throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with offset=true`, version: ctx.op?.opcode.version ?? 1 });
   const n = begin.length;
   if (end.length !== n || strides.length !== n || n > x.shape.length) badOperator(`${ctx.opName()}: begin, end and strides disagree`);
@@ -170,7 +206,12 @@ export function stridedSlice(ctx: ImportContext): void {
   const axes = Array.from({ length: n }, (_, i) => i);
   const sliced = (input: Value, dtype: ReturnType<ImportContext['dtypeOf']>) => {
     const shape = x.shape.map((d, i) => (i < n ? -1 : d));
-    const v = ctx.node('Slice', [input, ctx.int64s('starts', starts), ctx.int64s('ends', ends), ctx.int64s('axes', axes), ctx.int64s('steps', strides)], dtype, shape);
+    const v = ctx.node(
+      'Slice',
+      [input, ctx.int64s('starts', starts), ctx.int64s('ends', ends), ctx.int64s('axes', axes), ctx.int64s('steps', strides)],
+      dtype,
+      shape,
+    );
     return ctx.node('Reshape', [v, ctx.int64s('shape', ctx.shapeOf(out) as number[])], dtype, ctx.shapeOf(out));
   };
   moved(ctx, x, out, sliced);
@@ -179,7 +220,8 @@ export function stridedSlice(ctx: ImportContext): void {
 /** GATHER (axis, batch_dims 0). */
 export function gather(ctx: ImportContext): void {
   const o = options(ctx);
-  if (o.int32(1) !== 0) throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with batch_dims`, version: ctx.op?.opcode.version ?? 1 });
+  if (o.int32(1) !== 0)
+    throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} with batch_dims`, version: ctx.op?.opcode.version ?? 1 });
   const x = ctx.requireInput(0);
   const indices = ctx.requireInput(1);
   const out = ctx.outputTensor();
@@ -192,7 +234,10 @@ export function gatherNd(ctx: ImportContext): void {
   const x = ctx.requireInput(0);
   const indices = ctx.requireInput(1);
   const out = ctx.outputTensor();
-  const idx = ctx.dtypeOf(indices) === 'int64' ? ctx.raw(indices) : ctx.node('Cast', [ctx.raw(indices)], 'int64', ctx.shapeOf(indices), { to: attr.int(7) });
+  const idx =
+    ctx.dtypeOf(indices) === 'int64'
+      ? ctx.raw(indices)
+      : ctx.node('Cast', [ctx.raw(indices)], 'int64', ctx.shapeOf(indices), { to: attr.int(7) });
   moved(ctx, x, out, (input, dtype) => ctx.node('GatherND', [input, idx], dtype, ctx.shapeOf(out)));
 }
 
@@ -206,7 +251,12 @@ export function pack(ctx: ImportContext): void {
   const parts = inputs.map((t) => {
     const shape = [...(ctx.shapeOf(t) as number[])];
     shape.splice(axis, 0, 1);
-    return ctx.node('Unsqueeze', [exact ? ctx.raw(t) : ctx.float(t), ctx.int64s('axes', [axis])], exact ? ctx.dtypeOf(t) : 'float32', shape);
+    return ctx.node(
+      'Unsqueeze',
+      [exact ? ctx.raw(t) : ctx.float(t), ctx.int64s('axes', [axis])],
+      exact ? ctx.dtypeOf(t) : 'float32',
+      shape,
+    );
   });
   const y = ctx.node('Concat', parts, exact ? ctx.dtypeOf(out) : 'float32', ctx.shapeOf(out), { axis: attr.int(axis) });
   if (exact) ctx.set(out.index, y);
@@ -222,7 +272,18 @@ export function unpack(ctx: ImportContext): void {
   const exact = outputs.every((t) => ctx.sameQuant(x, t));
   const dtype = exact ? ctx.dtypeOf(x) : 'float32';
   const partShape = (ctx.shapeOf(x) as number[]).map((d, i) => (i === axis ? 1 : d));
-  const parts = ctx.nodeN('Split', [exact ? ctx.raw(x) : ctx.float(x), ctx.int64s('split', outputs.map(() => 1))], outputs.map(() => ({ dtype, shape: partShape })), { axis: attr.int(axis) });
+  const parts = ctx.nodeN(
+    'Split',
+    [
+      exact ? ctx.raw(x) : ctx.float(x),
+      ctx.int64s(
+        'split',
+        outputs.map(() => 1),
+      ),
+    ],
+    outputs.map(() => ({ dtype, shape: partShape })),
+    { axis: attr.int(axis) },
+  );
   outputs.forEach((t, i) => {
     const v = ctx.node('Squeeze', [parts[i] as Value, ctx.int64s('axes', [axis])], dtype, ctx.shapeOf(t));
     if (exact) ctx.set(t.index, v);
@@ -235,7 +296,10 @@ export function tile(type: 'Tile' | 'Expand') {
   return (ctx: ImportContext): void => {
     const x = ctx.requireInput(0);
     const out = ctx.outputTensor();
-    const arg = ctx.int64s(type === 'Tile' ? 'repeats' : 'shape', ctx.constInts(ctx.requireInput(1), type === 'Tile' ? 'multiples' : 'shape'));
+    const arg = ctx.int64s(
+      type === 'Tile' ? 'repeats' : 'shape',
+      ctx.constInts(ctx.requireInput(1), type === 'Tile' ? 'multiples' : 'shape'),
+    );
     moved(ctx, x, out, (input, dtype) => ctx.node(type, [input, arg], dtype, ctx.shapeOf(out)));
   };
 }
@@ -245,7 +309,12 @@ export function shape(ctx: ImportContext): void {
   const x = ctx.requireInput(0);
   const out = ctx.outputTensor();
   const s = ctx.node('Shape', [ctx.raw(x)], 'int64', [x.shape.length]);
-  ctx.set(out.index, ctx.dtypeOf(out) === 'int64' ? s : ctx.node('Cast', [s], ctx.dtypeOf(out), [x.shape.length], { to: attr.int(onnxTypeCode(ctx.dtypeOf(out))) }));
+  ctx.set(
+    out.index,
+    ctx.dtypeOf(out) === 'int64'
+      ? s
+      : ctx.node('Cast', [s], ctx.dtypeOf(out), [x.shape.length], { to: attr.int(onnxTypeCode(ctx.dtypeOf(out))) }),
+  );
 }
 
 /** CAST between TFLite types. */
@@ -253,7 +322,10 @@ export function cast(ctx: ImportContext): void {
   const x = ctx.requireInput(0);
   const out = ctx.outputTensor();
   const dtype = ctx.dtypeOf(out);
-  ctx.set(out.index, ctx.node('Cast', [ctx.isQuantized(x) ? ctx.float(x) : ctx.raw(x)], dtype, ctx.shapeOf(out), { to: attr.int(onnxTypeCode(dtype)) }));
+  ctx.set(
+    out.index,
+    ctx.node('Cast', [ctx.isQuantized(x) ? ctx.float(x) : ctx.raw(x)], dtype, ctx.shapeOf(out), { to: attr.int(onnxTypeCode(dtype)) }),
+  );
 }
 
 /** ARG_MAX / ARG_MIN: on the stored integers when quantized (the scale is positive, so the order is kept). */
@@ -282,7 +354,10 @@ export function spaceBatch(direction: 'to_batch' | 'to_space') {
     const block = ctx.constInts(ctx.requireInput(1), 'block shape');
     const pads = ctx.constInts(ctx.requireInput(2), direction === 'to_batch' ? 'paddings' : 'crops');
     if (x.shape.length !== 4 || block.length !== 2 || pads.length !== 4 || block.some((b) => !(b > 0))) {
-      throw new ImportProblem('TSGE-E3402', { op: `${ctx.opName()} other than 4-D with a 2-D block`, version: ctx.op?.opcode.version ?? 1 });
+      throw new ImportProblem('TSGE-E3402', {
+        op: `${ctx.opName()} other than 4-D with a 2-D block`,
+        version: ctx.op?.opcode.version ?? 1,
+      });
     }
     const [n, h, w, c] = ctx.staticShape(x) as [number, number, number, number];
     const [bh, bw] = block as [number, number];
@@ -293,7 +368,12 @@ export function spaceBatch(direction: 'to_batch' | 'to_space') {
         const hp = h + top + bottom;
         const wp = w + left + right;
         if (hp % bh || wp % bw) badOperator(`${ctx.opName()}: padded size ${hp}x${wp} is not a multiple of the block ${bh}x${bw}`);
-        const padded = ctx.node('Pad', [input, ctx.int64s('pads', [0, top, left, 0, 0, bottom, right, 0]), dtype === 'float32' ? undefined : zeroOf(ctx, x)], dtype, [n, hp, wp, c]);
+        const padded = ctx.node(
+          'Pad',
+          [input, ctx.int64s('pads', [0, top, left, 0, 0, bottom, right, 0]), dtype === 'float32' ? undefined : zeroOf(ctx, x)],
+          dtype,
+          [n, hp, wp, c],
+        );
         const r = reshapeTo(padded, [n, hp / bh, bh, wp / bw, bw, c]);
         const t = ctx.node('Transpose', [r], dtype, [bh, bw, n, hp / bh, wp / bw, c], { perm: attr.ints([2, 4, 0, 1, 3, 5]) });
         return reshapeTo(t, [bh * bw * n, hp / bh, wp / bw, c]);
@@ -303,7 +383,12 @@ export function spaceBatch(direction: 'to_batch' | 'to_space') {
       const r = reshapeTo(input, [bh, bw, batch, h, w, c]);
       const t = ctx.node('Transpose', [r], dtype, [batch, h, bh, w, bw, c], { perm: attr.ints([2, 3, 0, 4, 1, 5]) });
       const full = reshapeTo(t, [batch, h * bh, w * bw, c]);
-      return ctx.node('Slice', [full, ctx.int64s('starts', [top, left]), ctx.int64s('ends', [h * bh - bottom, w * bw - right]), ctx.int64s('axes', [1, 2])], dtype, ctx.shapeOf(out));
+      return ctx.node(
+        'Slice',
+        [full, ctx.int64s('starts', [top, left]), ctx.int64s('ends', [h * bh - bottom, w * bw - right]), ctx.int64s('axes', [1, 2])],
+        dtype,
+        ctx.shapeOf(out),
+      );
     };
     moved(ctx, x, out, build);
   };
