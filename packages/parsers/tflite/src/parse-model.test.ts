@@ -36,6 +36,15 @@ describe('parseTflite', () => {
     ).toBe(true);
   });
 
+  it('imports a quantized model as float only when asked (extra.dequantize)', async () => {
+    const { graph } = await parseTflite({ bytes: read('mobilenet_v1_0.25_128_quant.tflite') }, { extra: { dequantize: true } });
+    if (!graph) throw new Error('no graph');
+    const types = new Set(graph.nodes.map((n) => n.type));
+    expect(types.has('Conv')).toBe(true);
+    for (const t of ['ConvInteger', 'QuantizeLinear', 'DequantizeLinear']) expect(types.has(t)).toBe(false);
+    expect(graph.inputNodes()[0]?.opDesc.outputDescs[0]?.dtype).toBe('float32');
+  });
+
   it('reports an unsupported custom op with its name', async () => {
     const { graph, diagnostics } = await parseTflite({ bytes: read('invalid_model_invoking_error.tflite'), path: 'x.tflite' });
     expect(graph).toBeUndefined();

@@ -3,6 +3,16 @@ import { importModel } from './import/import-graph.js';
 import { readTfliteModel } from './schema/model.js';
 import { FlatbufferError } from './schema/table.js';
 
+/** Options the TFLite parser reads from `ParseOptions.extra`. */
+export interface TfliteParseExtra {
+  /**
+   * Import a quantized model as a float32 one: quantized constants are dequantized at parse time
+   * and every op computes in float. Off by default (quantized models stay quantized); meant for
+   * comparing a quantized model with its float equivalent.
+   */
+  readonly dequantize?: boolean;
+}
+
 /** Parses a .tflite flatbuffer into a metadef Graph in the canonical op set. Never throws. */
 export async function parseTflite(input: ParseInput, options: ParseOptions = {}): Promise<ParseResult> {
   const file = input.path;
@@ -32,7 +42,8 @@ export async function parseTflite(input: ParseInput, options: ParseOptions = {})
     diagnostics.push(diagnostic('TSGE-E3406', { reason: 'output node selection is not supported for TFLite models' }, where));
     return { graph: undefined, diagnostics };
   }
-  const graph = importModel(model, file, diagnostics);
+  const extra = (options.extra ?? {}) as TfliteParseExtra;
+  const graph = importModel(model, file, diagnostics, { dequantize: extra.dequantize === true });
   const hasErrors = diagnostics.some((d) => d.severity === 'error');
   return { graph: hasErrors ? undefined : graph, diagnostics };
 }

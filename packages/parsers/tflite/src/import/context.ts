@@ -64,10 +64,20 @@ export class ImportContext {
   /** The operator being imported (names its nodes). */
   op: TfliteOperator | undefined;
 
-  constructor(model: TfliteModel, subgraph: TfliteSubgraph, name: string) {
+  /** Import quantized tensors as float32 (constants dequantized here, activations float). */
+  readonly dequantize: boolean;
+
+  constructor(model: TfliteModel, subgraph: TfliteSubgraph, name: string, options: { dequantize?: boolean } = {}) {
     this.model = model;
     this.subgraph = subgraph;
     this.b = new GraphBuilder(name);
+    this.dequantize = options.dequantize ?? false;
+  }
+
+  /** Quantization as stored in the file (also when the import dequantizes). */
+  private storedQuant(t: TfliteTensor): TfliteTensor['quantization'] {
+    const d = DTYPES[t.type];
+    return d === 'float32' || d === 'float16' || d === 'float64' || d === 'bool' ? undefined : t.quantization;
   }
 
   tensor(index: number): TfliteTensor {
@@ -77,6 +87,7 @@ export class ImportContext {
   }
 
   dtypeOf(t: TfliteTensor): DataType {
+    if (this.dequantize && this.storedQuant(t)) return 'float32';
     const d = DTYPES[t.type];
     if (!d) throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: `type ${t.type} has no tsge equivalent` });
     return d;
@@ -114,6 +125,7 @@ export class ImportContext {
   constData(t: TfliteTensor): TypedArray | undefined {
     const bytes = t.buffer ? this.model.buffers[t.buffer] : undefined;
     if (!bytes) return undefined;
+    if (this.dequantize && this.storedQuant(t)) return this.dequantizedData(t, bytes);
     const dtype = this.dtypeOf(t);
     if (dtype === 'string') throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: 'constant string tensors are not supported' });
     const Ctor = storageConstructor(dtype);
@@ -126,6 +138,24 @@ export class ImportContext {
       });
     }
     return new Ctor(bytes.slice().buffer) as TypedArray;
+  }
+
+  /** A quantized constant as float32 values (only when the import dequantizes everything). */
+  private dequantizedData(t: TfliteTensor, bytes: Uint8Array): Float32Array {
+    const q = this.storedQuant(t);
+    const Ctor = storageConstructor(DTYPES[t.type] ?? 'uint8');
+    if (!q || !Ctor) throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: 'cannot dequantize' });
+    const count = t.shape.reduce((a, b) => a * b, 1);
+    if (count * Ctor.BYTES_PER_ELEMENT !== bytes.length)
+      throw new ImportProblem('TSGE-E3404', { tensor: t.name, reason: `its buffer has ${bytes.length} bytes` });
+    const raw = new Ctor(bytes.slice().buffer) as unknown as ArrayLike<number>;
+    const axis = q.scale.length > 1 ? q.quantizedDimension : -1;
+    const inner = axis < 0 ? 1 : t.shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+    const channels = axis < 0 ? 1 : (t.shape[axis] as number);
+    return Float32Array.from({ length: count }, (_, i) => {
+      const c = axis < 0 ? 0 : Math.floor(i / inner) % channels;
+      return ((raw[i] as number) - (q.zeroPoint[c] ?? q.zeroPoint[0] ?? 0)) * (q.scale[c] as number);
+    });
   }
 
   /** Constant integer values of a tensor (shapes, axes, paddings). */
@@ -157,7 +187,7 @@ export class ImportContext {
 
   quant(t: TfliteTensor): QuantParams | undefined {
     const q = t.quantization;
-    if (!q) return undefined;
+    if (!q || this.dequantize) return undefined;
     const dtype = this.dtypeOf(t);
     if (dtype === 'float32' || dtype === 'float16' || dtype === 'float64' || dtype === 'bool') return undefined;
     const perChannel = q.scale.length > 1;
@@ -184,7 +214,7 @@ export class ImportContext {
   sameQuant(a: TfliteTensor, b: TfliteTensor): boolean {
     const qa = this.quant(a);
     const qb = this.quant(b);
-    if (!qa || !qb) return !qa && !qb && a.type === b.type;
+    if (!qa || !qb) return !qa && !qb && this.dtypeOf(a) === this.dtypeOf(b);
     return (
       a.type === b.type &&
       qa.axis === qb.axis &&

@@ -11,13 +11,18 @@ export const ONNX_OPSET = 22;
  * Imports subgraph 0 of a model. Every operator is translated; problems are collected (each
  * naming the operator and its first output tensor) so one parse reports all of them.
  */
-export function importModel(model: TfliteModel, file: string | undefined, diagnostics: Diagnostic[]): Graph | undefined {
+export function importModel(
+  model: TfliteModel,
+  file: string | undefined,
+  diagnostics: Diagnostic[],
+  options: { dequantize?: boolean } = {},
+): Graph | undefined {
   const main = model.subgraphs[0];
   if (!main) {
     diagnostics.push(diagnostic('TSGE-E3401', { reason: 'the model has no subgraph' }, file ? { file } : undefined));
     return undefined;
   }
-  const ctx = new ImportContext(model, main, main.name || 'tflite');
+  const ctx = new ImportContext(model, main, main.name || 'tflite', options);
   const at = (node?: string, opType?: string) => ({ ...(file ? { file } : {}), ...(node ? { node } : {}), ...(opType ? { opType } : {}) });
   const report = (error: unknown, node?: string, opType?: string) => {
     if (error instanceof ImportProblem) diagnostics.push(diagnostic(error.code, error.args, { ...at(node, opType), ...error.location }));
