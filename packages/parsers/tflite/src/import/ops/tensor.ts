@@ -53,19 +53,15 @@ export function concatenation(ctx: ImportContext): void {
   const onnxAxis = layout === 'nchw' ? TO_NCHW.indexOf(axis as 0) : axis;
   const shape = layout === 'nchw' ? permuteShape(ctx.shapeOf(out) as number[], TO_NCHW) : ctx.shapeOf(out);
   const activation = o.int8(1);
-  const exact = activation === 0 && inputs.every((t) => ctx.sameQuant(t, out));
-  if (exact) {
-    ctx.set(
-      out.index,
-      ctx.node(
-        'Concat',
-        inputs.map((t) => ctx.raw(t, layout)),
-        ctx.dtypeOf(out),
-        shape,
-        { axis: attr.int(onnxAxis) },
-      ),
-      layout,
-    );
+  const eightBit = (t: TfliteTensor) =>
+    ctx.isQuantized(t) && (ctx.dtypeOf(t) === 'uint8' || ctx.dtypeOf(t) === 'int8') && ctx.quant(t)?.axis === undefined;
+  const integer =
+    inputs.every((t) => ctx.sameQuant(t, out)) ||
+    (eightBit(out) && inputs.every((t) => eightBit(t) && ctx.dtypeOf(t) === ctx.dtypeOf(out)));
+  if (activation === 0 && integer) {
+    // inputs with other parameters are requantized as TFLite's concatenation does
+    const parts = inputs.map((t) => (ctx.sameQuant(t, out) ? ctx.raw(t, layout) : requantizeRounded(ctx, t, out, layout)));
+    ctx.set(out.index, ctx.node('Concat', parts, ctx.dtypeOf(out), shape, { axis: attr.int(onnxAxis) }), layout);
     return;
   }
   let y = ctx.node(
@@ -399,4 +395,38 @@ function zeroOf(ctx: ImportContext, t: TfliteTensor): Value | undefined {
   const q = ctx.isQuantized(t) ? ctx.quant(t) : undefined;
   if (!q) return undefined;
   return ctx.quantConsts(t, { ...q, axis: undefined, scale: q.scale.subarray(0, 1), zeroPoint: [q.zeroPoint[0] ?? 0] })[1];
+}
+
+/**
+ * TFLite's requantization of a concatenation input: round(q·s − z_in·s) + z_out with
+ * s = s_in·(1/s_out) in float32, rounded half away from zero before the zero point is added.
+ */
+function requantizeRounded(ctx: ImportContext, t: TfliteTensor, out: TfliteTensor, layout: 'native' | 'nchw'): Value {
+  const qi = ctx.quant(t);
+  const qo = ctx.quant(out);
+  if (!qi || !qo) return ctx.raw(t, layout);
+  const f = Math.fround;
+  const scale = f((qi.scale[0] as number) * f(1 / (qo.scale[0] as number)));
+  const bias = f(-(qi.zeroPoint[0] ?? 0) * scale);
+  const dtype = ctx.dtypeOf(out);
+  const [lo, hi] = dtype === 'uint8' ? [0, 255] : [-128, 127];
+  const shape = layout === 'nchw' ? permuteShape(ctx.shapeOf(t), TO_NCHW) : ctx.shapeOf(t);
+  const scalar = (name: string, v: number) => ctx.constant(name, Float32Array.of(v), [], 'float32');
+  const values = ctx.node('Cast', [ctx.raw(t, layout)], 'float32', shape, { to: attr.int(1) });
+  const real = ctx.node(
+    'Add',
+    [ctx.node('Mul', [values, scalar('scale', scale)], 'float32', shape), scalar('bias', bias)],
+    'float32',
+    shape,
+  );
+  const magnitude = ctx.node(
+    'Floor',
+    [ctx.node('Add', [ctx.node('Abs', [real], 'float32', shape), scalar('half', 0.5)], 'float32', shape)],
+    'float32',
+    shape,
+  );
+  const rounded = ctx.node('Mul', [magnitude, ctx.node('Sign', [real], 'float32', shape)], 'float32', shape);
+  const shifted = ctx.node('Add', [rounded, scalar('zero_point', qo.zeroPoint[0] ?? 0)], 'float32', shape);
+  const clipped = ctx.node('Clip', [shifted, scalar('lo', lo), scalar('hi', hi)], 'float32', shape);
+  return ctx.node('Cast', [clipped], dtype, shape, { to: attr.int(onnxTypeCode(dtype)) });
 }
