@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readOm } from '@tsge/om';
+import { loadModel } from '@tsge/ge';
 import { describe, expect, it } from 'vitest';
 import { main } from './cli.js';
 
@@ -21,8 +21,9 @@ describe('atc with TFLite models', () => {
       const r = await run([`--model=${join(coral, 'split_concat.tflite')}`, `--output=${output}`, ...extra]);
       expect(r.code, r.err).toBe(0);
       expect(r.err).toContain('(tflite)');
-      const { model } = readOm(new Uint8Array(readFileSync(`${output}.om`)));
-      expect(model).toBeDefined();
+      const model = await loadModel(`${output}.om`, { threads: 1 });
+      expect(model.inputMetadata.map((m) => m.name)).toEqual(['input1', 'inputs/rnn1', 'inputs/rnn2']);
+      await model.release();
     }
   });
 
