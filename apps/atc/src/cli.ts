@@ -5,6 +5,7 @@ import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/meta
 import { type BuildOptions, compileModel, confinedReader, fileError, readRegularFile } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { onnxParser } from '@tsge/parser-onnx';
+import { TFLITE_FRAMEWORK, tfliteParser } from '@tsge/parser-tflite';
 import {
   OPTIONS,
   type OptionName,
@@ -26,8 +27,14 @@ export interface CliIo {
 
 const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'null'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
-const FRAMEWORKS: Readonly<Record<string, string>> = { '0': 'Caffe', '1': 'MindSpore', '3': 'TensorFlow', '5': 'ONNX' };
-const PARSERS: readonly ParserV1[] = [onnxParser];
+const FRAMEWORKS: Readonly<Record<string, string>> = {
+  '0': 'Caffe',
+  '1': 'MindSpore',
+  '3': 'TensorFlow',
+  '5': 'ONNX',
+  [TFLITE_FRAMEWORK]: 'TFLite',
+};
+const PARSERS: readonly ParserV1[] = [onnxParser, tfliteParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
 class Stop extends Error {
@@ -113,11 +120,14 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
   const path = required(values, 'model');
   const bytes = await readInput(path);
   const framework = values.framework;
-  if (framework !== undefined && !(framework in FRAMEWORKS)) stop(invalidOption('framework', framework, 'expected 0, 1, 3 or 5'));
+  if (framework !== undefined && !(framework in FRAMEWORKS))
+    stop(invalidOption('framework', framework, `expected 0, 1, 3, 5 or ${TFLITE_FRAMEWORK} (TFLite)`));
   const parser = framework !== undefined ? PARSERS.find((p) => String(p.framework) === framework) : pickParser(bytes, path);
   if (!parser) {
     const reason =
-      framework !== undefined ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build` : 'it is not an ONNX model';
+      framework !== undefined
+        ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build`
+        : 'it is neither an ONNX nor a TFLite model';
     return stop(diagnostic('TSGE-E3005', { reason }, { file: path }));
   }
   // side files (external data) by their real path inside the model's folder, only the ranges needed

@@ -8,7 +8,13 @@ import { confinedReader, readRegularFile } from './files.js';
  * `@tsge/ge` (optional peer dependencies), never imported statically, so users install only the
  * front ends they need.
  */
-const KNOWN_PARSER_PACKAGES = ['@tsge/parser-onnx', '@tsge/parser-tensorflow', '@tsge/parser-caffe', '@tsge/parser-mindspore'] as const;
+const KNOWN_PARSER_PACKAGES = [
+  '@tsge/parser-onnx',
+  '@tsge/parser-tensorflow',
+  '@tsge/parser-caffe',
+  '@tsge/parser-mindspore',
+  '@tsge/parser-tflite',
+] as const;
 
 // GE's own IR (.air) is always readable: its parser ships with the IR package itself.
 const registered = new Map<string, ParserV1>([[airParser.name, airParser]]);

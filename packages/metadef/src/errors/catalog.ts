@@ -55,6 +55,13 @@ export const ErrorCatalog = {
   'TSGE-E3006': 'unsupported opset {opset} for domain {domain}',
   // side files of untrusted models (issue 11)
   'TSGE-E3050': 'side file {path} of the model cannot be read: {reason}',
+  // TFLite parser (@tsge/parser-tflite), E3401..E3449
+  'TSGE-E3401': 'not a valid TFLite flatbuffer: {reason}',
+  'TSGE-E3402': 'unsupported TFLite operator {op} (version {version})',
+  'TSGE-E3403': 'malformed TFLite operator: {reason}',
+  'TSGE-E3404': 'unsupported TFLite tensor {tensor}: {reason}',
+  'TSGE-E3405': 'TFLite operator {op} needs a constant {what}',
+  'TSGE-E3406': 'unsupported TFLite model feature: {reason}',
   // ops / inference
   'TSGE-E4001': 'shape inference failed: {reason}',
   'TSGE-E4002': 'input {index} has dtype {actual}; allowed: {expected}',
