@@ -31,6 +31,17 @@ describe('.om plans agree with IO_INFO', () => {
     );
   });
 
+  // found by `pnpm fuzz` (om-fixed, onnx-run): a plan output in region none reached the executor,
+  // which threw a raw RangeError copying it out
+  it('rejects a model input or output without a place', () => {
+    expect(
+      problem((m) => {
+        const plan = m.taskInfo.plans[0];
+        if (plan) plan.outputs[0] = { region: 'none', offset: 0, bytes: 0, dtype: 'float32', shape: [2, 2] };
+      }),
+    ).toMatch(/output "y" of plan 0 has no place in memory/);
+  });
+
   it('lets IO_INFO leave a dim open (-1) that each plan fixes', () => {
     const model = sampleModel();
     model.ioInfo.inputs[0] = { name: 'x', dtype: 'float32', shape: [-1, 2] };

@@ -213,7 +213,7 @@ export function checkPlanBounds(plan: ExecutionPlan, weightsBytes: number, index
 
 /**
  * Whether a plan's inputs and outputs are the ones IO_INFO describes: the same count, and for
- * tensors that have a place the same dtype and rank, with IO_INFO's fixed dims (gears leave the
+ * tensors a place (not region none), the same dtype and, in the arena, the same rank, with IO_INFO's fixed dims (gears leave the
  * varying ones -1) equal to the plan's. Feeds are checked against IO_INFO and then copied into the
  * plan's places, so the two must agree before anything is copied.
  */
@@ -225,8 +225,10 @@ export function checkPlanIo(plan: ExecutionPlan, ioInfo: IoInfo, index: number):
     if (refs.length !== infos.length) return `plan ${index} has ${refs.length} ${side}s; IO_INFO describes ${infos.length}`;
     for (const [i, ref] of refs.entries()) {
       const info = infos[i] as IoTensorInfo;
-      if (ref.region === 'none' || (info.kind !== undefined && info.kind !== 'tensor')) continue;
+      if (info.kind !== undefined && info.kind !== 'tensor') continue;
       const what = `${side} ${JSON.stringify(info.name)} of plan ${index}`;
+      // a model input or output is always written or read, so it needs a place
+      if (ref.region === 'none') return `${what} has no place in memory (region none)`;
       if (ref.dtype !== info.dtype) return `${what} has dtype ${ref.dtype}; IO_INFO says ${info.dtype}`;
       if (ref.region !== 'arena') continue;
       if (ref.shape.length !== info.shape.length) return `${what} has rank ${ref.shape.length}; IO_INFO says ${info.shape.length}`;

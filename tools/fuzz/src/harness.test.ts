@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +75,14 @@ describe('fuzz harness', () => {
     expect(lines.join('\n')).toMatch(/hang 2/);
     const reproducer = path.join(outDir, 'spin', 'hang-x-case0.bin');
     expect(existsSync(reproducer)).toBe(true);
+    // a signature listed as known is reported without failing the run
+    const known = path.join(outDir, 'known.txt');
+    writeFileSync(known, '# a listed defect\nhang|||\nengine|TypeError||gone@tools/x.ts\n');
+    lines.length = 0;
+    expect(
+      await fuzzMain(['--campaign', 'spin', '--cases', '1', '--timeout-ms', '1000', '--out', outDir, '--known', known], registryUrl, io),
+    ).toBe(0);
+    expect(lines.join('\n')).toMatch(/known defect not seen in this run .*gone@tools\/x\.ts/);
     lines.length = 0;
     expect(await fuzzMain(['--campaign', 'type-error', '--replay', reproducer], registryUrl, io)).toBe(1);
     expect(lines[0]).toMatch(/^engine TypeError/);

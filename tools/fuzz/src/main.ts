@@ -19,6 +19,7 @@ export const USAGE = `usage: pnpm fuzz [options]
   --out DIR           reproducers (default out/fuzz)
   --testdata DIR      seed files (default ../shared/testdata)
   --json FILE         write the reports as JSON
+  --known FILE        failure signatures that do not fail the run (one per line, # comments)
   --replay FILE       run one file through --campaign and print its outcome
   --case N            regenerate case N of --seed into --out and run it
   --minimize-tries N  runs spent shrinking each new failure (default 200 for engine errors)
@@ -55,6 +56,7 @@ export async function fuzzMain(
       out: { type: 'string' },
       testdata: { type: 'string' },
       json: { type: 'string' },
+      known: { type: 'string' },
       replay: { type: 'string' },
       case: { type: 'string' },
       'minimize-tries': { type: 'string' },
@@ -140,23 +142,39 @@ export async function fuzzMain(
       io.out(formatReport(report));
     }
     if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify(reports, null, 2)}\n`);
-    const failed = reports.filter((r) => [...FAILURES].some((o) => r.counts[o] > 0));
-    io.out(
-      failed.length === 0
-        ? 'fuzz: no defects'
-        : `fuzz: defects in ${failed.map((r) => r.campaign).join(', ')} (reproducers under ${outDir})`,
-    );
-    return failed.length === 0 ? 0 : 1;
+    const known = values.known !== undefined ? await readKnown(values.known) : new Set<string>();
+    const seen = new Set(reports.flatMap((r) => r.failures.map((f) => f.signature)));
+    for (const signature of known)
+      if (!seen.has(signature))
+        io.out(`fuzz: known defect not seen in this run (fixed? then remove it from ${values.known}): ${signature}`);
+    const fresh = reports.flatMap((r) => r.failures.filter((f) => !known.has(f.signature)).map((f) => ({ campaign: r.campaign, f })));
+    const knownSeen = [...known].filter((s) => seen.has(s)).length;
+    if (knownSeen > 0) io.out(`fuzz: ${knownSeen} known defect signature(s) seen (listed in ${values.known})`);
+    for (const { campaign, f } of fresh) io.out(`fuzz: new defect in ${campaign}: ${f.signature}\n  reproducer ${f.reproducer}`);
+    io.out(fresh.length === 0 ? 'fuzz: no new defects' : `fuzz: ${fresh.length} new defect signature(s) (reproducers under ${outDir})`);
+    return fresh.length === 0 ? 0 : 1;
   } finally {
     await pool.close();
   }
+}
+
+/** Signatures from a known-defects file: one per line, `#` starts a comment. */
+async function readKnown(file: string): Promise<Set<string>> {
+  const text = await readFile(file, 'utf8');
+  return new Set(
+    text
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter(Boolean),
+  );
 }
 
 export function formatReport(report: CampaignReport): string {
   const counts = OUTCOMES.map((o) => `${o} ${report.counts[o]}`).join(', ');
   const slow = report.slow > 0 ? ` (${report.slow} finished only when run again)` : '';
   const lines = [`${report.campaign}: ${report.cases} cases in ${(report.ms / 1000).toFixed(1)} s (seed ${report.seed}): ${counts}${slow}`];
-  for (const f of report.failures) lines.push(`  ${f.outcome} ×${f.count}: ${f.message.slice(0, 200)}\n    reproducer ${f.reproducer}`);
+  for (const f of report.failures)
+    lines.push(`  ${f.outcome} ×${f.count}: ${f.message.slice(0, 200)}\n    signature ${f.signature}\n    reproducer ${f.reproducer}`);
   return lines.join('\n');
 }
 

@@ -61,14 +61,24 @@ export function buildCase(campaign: FuzzCampaignV1, seedBytes: Uint8Array, caseS
   return bytes;
 }
 
-/** What makes two failures the same defect: outcome, error name and code, and the first stack frame. */
+/**
+ * What makes two failures the same defect: outcome, error name and code, and for engine errors the
+ * first stack frame in a source file (`function@packages/x/src/file.ts`, the same on every machine).
+ */
 export function signatureOf(result: CaseResult): string {
-  const frame = result.stack
-    ?.split('\n')
-    .find((l) => l.trim().startsWith('at '))
-    ?.trim()
-    .replace(/:\d+:\d+\)?$/, '');
-  return [result.outcome, result.errorName ?? '', result.code ?? '', result.outcome === 'engine' ? (frame ?? '') : ''].join('|');
+  return [result.outcome, result.errorName ?? '', result.code ?? '', result.outcome === 'engine' ? sourceFrame(result.stack) : ''].join(
+    '|',
+  );
+}
+
+function sourceFrame(stack: string | undefined): string {
+  for (const line of stack?.split('\n') ?? []) {
+    const m = /^\s*at (?:(.+?) \()?(.+?):\d+:\d+\)?$/.exec(line);
+    if (!m?.[2] || m[2].startsWith('node:') || !m[2].includes('/')) continue;
+    const file = m[2].replace(/^file:\/\//, '').replace(/^.*?\/(?=(?:packages|apps|tools)\/)/, '');
+    return `${m[1] ?? '<anonymous>'}@${file}`;
+  }
+  return '';
 }
 
 /** Runs `cases` cases of one campaign over the pool; writes one minimized reproducer per new failure signature. */
