@@ -97,6 +97,36 @@ describe('atc', () => {
     expect(sw.err).toContain('TSGE-E5002');
   });
 
+  it('compiles a Caffe prototxt with its --weight caffemodel, and refuses one without weights', async () => {
+    const lenet = join(testdata, 'models/caffe/lenet');
+    const output = join(dir, 'lenet');
+    const r = await run([
+      '--framework=0',
+      `--model=${join(lenet, 'lenet.prototxt')}`,
+      `--weight=${join(lenet, 'lenet_iter_10000.caffemodel')}`,
+      '--input_shape=data:1,1,28,28',
+      `--output=${output}`,
+    ]);
+    expect(r.err).toContain('(caffe)');
+    expect(r.code).toBe(0);
+    const { model } = readOm(readFileSync(`${output}.om`));
+    // the trained weights (431k floats) are in the model, not zeros
+    expect(model?.weights.length).toBeGreaterThan(1_700_000);
+    expect(model?.weights.some((b) => b !== 0)).toBe(true);
+    const bare = await run(['--framework=0', `--model=${join(lenet, 'lenet.prototxt')}`, `--output=${output}`]);
+    expect(bare.code).toBe(1);
+    expect(bare.err).toContain('TSGE-E3208');
+    const filled = await run(['--framework=0', `--model=${join(lenet, 'lenet.prototxt')}`, '--init_weights=3', `--output=${output}`]);
+    expect(filled.code).toBe(0);
+    const wrong = await run([
+      `--model=${join(testdata, 'models/onnx/mnist.onnx')}`,
+      `--weight=${join(lenet, 'lenet_iter_10000.caffemodel')}`,
+      `--output=${output}`,
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/TSGE-E7002.*only Caffe models take --weight/);
+  }, 60_000);
+
   it('builds one plan per gear with --dynamic_batch_size', async () => {
     const output = join(dir, 'sr');
     const r = await run([

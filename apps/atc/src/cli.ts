@@ -4,6 +4,7 @@ import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
 import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
 import { type BuildOptions, compileModel } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
+import { caffeParser } from '@tsge/parser-caffe';
 import { onnxParser } from '@tsge/parser-onnx';
 import {
   OPTIONS,
@@ -26,7 +27,7 @@ export interface CliIo {
 const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'null'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 const FRAMEWORKS: Readonly<Record<string, string>> = { '0': 'Caffe', '1': 'MindSpore', '3': 'TensorFlow', '5': 'ONNX' };
-const PARSERS: readonly ParserV1[] = [onnxParser];
+const PARSERS: readonly ParserV1[] = [onnxParser, caffeParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
 class Stop extends Error {
@@ -102,7 +103,9 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
   const parser = framework !== undefined ? PARSERS.find((p) => String(p.framework) === framework) : pickParser(bytes, path);
   if (!parser) {
     const reason =
-      framework !== undefined ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build` : 'it is not an ONNX model';
+      framework !== undefined
+        ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build`
+        : `no parser recognises it (${PARSERS.map((p) => p.name).join(', ')})`;
     return stop(diagnostic('TSGE-E3005', { reason }, { file: path }));
   }
   const folder = resolve(dirname(path));
@@ -112,12 +115,39 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
     return new Uint8Array(await readFile(target));
   };
   if (at('info')) io.stderr(`[atc] parse ${path} (${parser.name})\n`);
-  const result = await parser.parse({ bytes, path, readRelative });
+  const shapeProblems: Diagnostic[] = [];
+  const shapes = values.input_shape !== undefined ? parseInputShapes(values.input_shape, shapeProblems) : undefined;
+  const result = await parser.parse(
+    { bytes, path, readRelative },
+    { extra: await parserExtra(values, parser), ...(shapes ? { inputShapes: new Map(Object.entries(shapes)) } : {}) },
+  );
   for (const d of result.diagnostics) if (d.severity !== 'error' && at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length || !result.graph)
     stop(...(errors.length ? errors : [diagnostic('TSGE-E3003', { reason: 'no graph' }, { file: path })]));
   return result.graph as Graph;
+}
+
+/** `--weight` and `--init_weights`, which only the Caffe parser takes. */
+async function parserExtra(values: Partial<Record<OptionName, string>>, parser: ParserV1): Promise<Record<string, unknown>> {
+  const extra: Record<string, unknown> = {};
+  for (const option of ['weight', 'init_weights'] as const) {
+    if (values[option] !== undefined && parser.name !== 'caffe') {
+      stop(invalidOption(option, String(values[option]), `only Caffe models take --${option}; this model is ${parser.name}`));
+    }
+  }
+  if (values.weight !== undefined) {
+    extra.weights = await readInput(values.weight);
+    extra.weightsPath = values.weight;
+  }
+  if (values.init_weights !== undefined) {
+    if (values.weight !== undefined) stop(invalidOption('init_weights', values.init_weights, 'cannot be combined with --weight'));
+    const seed = Number(values.init_weights);
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      stop(invalidOption('init_weights', values.init_weights, 'expected a non-negative integer seed'));
+    extra.initializeWeights = { seed };
+  }
+  return extra;
 }
 
 function pickParser(bytes: Uint8Array, path: string): ParserV1 | undefined {

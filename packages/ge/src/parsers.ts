@@ -57,8 +57,10 @@ export interface ParseModelOptions {
   readonly fileName?: string;
   readonly inputShapes?: Readonly<Record<string, readonly Dim[]>>;
   readonly outNodes?: readonly string[];
-  /** Side file with weights (Caffe `.caffemodel`). */
+  /** Side file with weights (Caffe `.caffemodel`), read here and handed to the parser as bytes. */
   readonly weightsPath?: string;
+  /** Parser-specific options, merged into `ParseOptions.extra` (e.g. Caffe's `initializeWeights`). */
+  readonly parserOptions?: Readonly<Record<string, unknown>>;
   /** Op registry used to report unsupported ops at parse time. */
   readonly ops?: OpRegistry;
 }
@@ -82,6 +84,19 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
   } else bytes = source;
 
   const parser = pickParser(bytes, filePath, options.format);
+  let weights: Uint8Array | undefined;
+  if (options.weightsPath !== undefined) {
+    try {
+      weights = new Uint8Array(await readFile(options.weightsPath));
+    } catch (e) {
+      throw TsgeError.of(
+        'TSGE-E3001',
+        { reason: `weights ${options.weightsPath}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(e)}` },
+        { file: options.weightsPath },
+        e,
+      );
+    }
+  }
   const input: ParseInput = {
     bytes,
     ...(filePath ? { path: filePath } : {}),
@@ -90,7 +105,11 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
   const result = await parser.parse(input, {
     ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),
     ...(options.outNodes ? { outputNodes: options.outNodes } : {}),
-    extra: { ...(options.weightsPath ? { weightsPath: options.weightsPath } : {}), ...(options.ops ? { ops: options.ops } : {}) },
+    extra: {
+      ...options.parserOptions,
+      ...(weights ? { weights, weightsPath: options.weightsPath } : {}),
+      ...(options.ops ? { ops: options.ops } : {}),
+    },
   });
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0 || !result.graph) {
