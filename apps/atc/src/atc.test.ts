@@ -127,6 +127,18 @@ describe('atc', () => {
     expect(wrong.err).toMatch(/TSGE-E7002.*only Caffe models take --weight/);
   }, 60_000);
 
+  it('compiles a MindIR file with --framework=1 and refuses the encrypted one', async () => {
+    const mindspore = join(testdata, 'models/mindspore');
+    const ok = await run(['--framework=1', `--model=${join(mindspore, 'ori_net.mindir')}`, `--output=${join(dir, 'ori')}`]);
+    expect(ok.err).toContain('(mindspore)');
+    expect(ok.code).toBe(0);
+    const sniffed = await run([`--model=${join(mindspore, 'relu.mindir')}`, `--output=${join(dir, 'relu')}`]);
+    expect(sniffed.code).toBe(0);
+    const encrypted = await run([`--model=${join(mindspore, 'add_encrpty_key_0123456789ABCDEF.mindir')}`, `--output=${join(dir, 'enc')}`]);
+    expect(encrypted.code).toBe(1);
+    expect(encrypted.err).toContain('TSGE-E3302');
+  }, 60_000);
+
   it('builds one plan per gear with --dynamic_batch_size', async () => {
     const output = join(dir, 'sr');
     const r = await run([

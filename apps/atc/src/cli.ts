@@ -5,6 +5,7 @@ import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/meta
 import { type BuildOptions, compileModel } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { caffeParser } from '@tsge/parser-caffe';
+import { mindsporeParser } from '@tsge/parser-mindspore';
 import { onnxParser } from '@tsge/parser-onnx';
 import {
   OPTIONS,
@@ -27,7 +28,7 @@ export interface CliIo {
 const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'null'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 const FRAMEWORKS: Readonly<Record<string, string>> = { '0': 'Caffe', '1': 'MindSpore', '3': 'TensorFlow', '5': 'ONNX' };
-const PARSERS: readonly ParserV1[] = [onnxParser, caffeParser];
+const PARSERS: readonly ParserV1[] = [onnxParser, caffeParser, mindsporeParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
 class Stop extends Error {
