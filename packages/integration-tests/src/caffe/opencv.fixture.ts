@@ -44,6 +44,18 @@ export async function runOpenCvCaffe(
   dims: readonly number[],
   data: Float32Array,
 ): Promise<{ dims: number[]; data: Float32Array }> {
+  const [only] = await runOpenCvCaffeLayers(prototxt, caffemodel, dims, data, [undefined]);
+  return only as { dims: number[]; data: Float32Array };
+}
+
+/** The outputs of the named layers (undefined: the net's last layer), one forward each. */
+export async function runOpenCvCaffeLayers(
+  prototxt: Uint8Array,
+  caffemodel: Uint8Array,
+  dims: readonly number[],
+  data: Float32Array,
+  layers: readonly (string | undefined)[],
+): Promise<{ dims: number[]; data: Float32Array }[]> {
   const { cv } = await openCv();
   const [n, c, h, w] = dims as [number, number, number, number];
   if (n !== 1 || c < 1 || c > 4) throw new Error('the OpenCV fixture takes batch 1 with 1-4 channels');
@@ -60,11 +72,13 @@ export async function runOpenCvCaffe(
   const blob = cv.blobFromImage(image, 1, new cv.Size(w, h), new cv.Scalar(0, 0, 0, 0), false, false);
   const net = cv.readNetFromCaffe(protoPath, modelPath);
   try {
-    net.setInput(blob);
-    const out = net.forward();
-    const result = { dims: [...out.matSize], data: new Float32Array(out.data32F) };
-    out.delete();
-    return result;
+    return layers.map((layer) => {
+      net.setInput(blob);
+      const out = layer === undefined ? net.forward() : net.forward(layer);
+      const result = { dims: [...out.matSize], data: new Float32Array(out.data32F) };
+      out.delete();
+      return result;
+    });
   } finally {
     net.delete();
     blob.delete();

@@ -152,6 +152,27 @@ describe('Caffe parser', () => {
     expect(ops(result.graph)).toEqual(['Data', 'Abs', 'Softplus', 'Mul', 'Add', 'Pow', 'Softmax', 'NetOutput']);
   });
 
+  it('maps the parameters OpenCV ignores (Log base/shift, LRN k, learned Bias) as Caffe defines them', async () => {
+    const net = `input: "x" input_shape { dim: 1 dim: 3 dim: 4 dim: 4 }
+      layer { name: "log" type: "Log" bottom: "x" top: "log" log_param { base: 2 scale: 3 shift: 0.5 } }
+      layer { name: "lrn" type: "LRN" bottom: "log" top: "lrn" lrn_param { local_size: 3 k: 2 } }
+      layer { name: "b" type: "Bias" bottom: "lrn" top: "b" }`;
+    const graph = (await parseCaffe({ bytes: text(net) }, { extra: { initializeWeights: true } })).graph as Graph;
+    expect(ops(graph)).toEqual(['Data', 'Mul', 'Add', 'Log', 'Mul', 'LRN', 'Reshape', 'Add', 'NetOutput']);
+    const scalar = (name: string) => {
+      const v = graph.findNode(name)?.opDesc.attrs.get('value');
+      return v?.kind === 'tensor' ? Array.from(v.value.data as Float32Array) : undefined;
+    };
+    expect(scalar('log/scale')).toEqual([3]);
+    expect(scalar('log/shift')).toEqual([0.5]);
+    expect(scalar('log/inv_log_base')?.[0]).toBeCloseTo(1 / Math.LN2, 6);
+    expect(graph.findNode('lrn')?.opDesc.attrs.get('bias')).toEqual({ kind: 'float', value: 2 });
+    const bias = graph.findNode('b/bias')?.opDesc.attrs.get('value');
+    expect(bias?.kind === 'tensor' && bias.value.dims).toEqual([3]);
+    expect(graph.findNode('b')?.opDesc.type).toBe('Reshape');
+    expect(graph.findNode('b/1')?.inData[1]?.peer?.node.name).toBe('b');
+  });
+
   it('sniffs prototxt and caffemodel files and is found as framework 0', () => {
     expect(caffeParser.framework).toBe(0);
     expect(caffeParser.name).toBe('caffe');
