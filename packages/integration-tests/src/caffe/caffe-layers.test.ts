@@ -89,7 +89,9 @@ describe('Caffe layers match OpenCV', () => {
       );
       const expected = await runOpenCvCaffeLayers(prototxt, caffemodel, net.dims, data, net.outputs);
       const graphOutputs = await runTsgeOutputs(prototxt, caffemodel, net.dims, data, net.outputs);
-      net.outputs.forEach((name, i) => expectClose(graphOutputs[i] as never, expected[i] as never, `${net.name}: ${name}`));
+      net.outputs.forEach((name, i) => {
+        expectClose(graphOutputs[i] as never, expected[i] as never, `${net.name}: ${name}`);
+      });
     }, 60_000);
   }
 });
