@@ -97,6 +97,48 @@ describe('atc', () => {
     expect(sw.err).toContain('TSGE-E5002');
   });
 
+  it('compiles a Caffe prototxt with its --weight caffemodel, and refuses one without weights', async () => {
+    const lenet = join(testdata, 'models/caffe/lenet');
+    const output = join(dir, 'lenet');
+    const r = await run([
+      '--framework=0',
+      `--model=${join(lenet, 'lenet.prototxt')}`,
+      `--weight=${join(lenet, 'lenet_iter_10000.caffemodel')}`,
+      '--input_shape=data:1,1,28,28',
+      `--output=${output}`,
+    ]);
+    expect(r.err).toContain('(caffe)');
+    expect(r.code).toBe(0);
+    const { model } = readOm(readFileSync(`${output}.om`));
+    // the trained weights (431k floats) are in the model, not zeros
+    expect(model?.weights.length).toBeGreaterThan(1_700_000);
+    expect(model?.weights.some((b) => b !== 0)).toBe(true);
+    const bare = await run(['--framework=0', `--model=${join(lenet, 'lenet.prototxt')}`, `--output=${output}`]);
+    expect(bare.code).toBe(1);
+    expect(bare.err).toContain('TSGE-E3208');
+    const filled = await run(['--framework=0', `--model=${join(lenet, 'lenet.prototxt')}`, '--init_weights=3', `--output=${output}`]);
+    expect(filled.code).toBe(0);
+    const wrong = await run([
+      `--model=${join(testdata, 'models/onnx/mnist.onnx')}`,
+      `--weight=${join(lenet, 'lenet_iter_10000.caffemodel')}`,
+      `--output=${output}`,
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/TSGE-E7002.*only Caffe models take --weight/);
+  }, 60_000);
+
+  it('compiles a MindIR file with --framework=1 and refuses the encrypted one', async () => {
+    const mindspore = join(testdata, 'models/mindspore');
+    const ok = await run(['--framework=1', `--model=${join(mindspore, 'ori_net.mindir')}`, `--output=${join(dir, 'ori')}`]);
+    expect(ok.err).toContain('(mindspore)');
+    expect(ok.code).toBe(0);
+    const sniffed = await run([`--model=${join(mindspore, 'relu.mindir')}`, `--output=${join(dir, 'relu')}`]);
+    expect(sniffed.code).toBe(0);
+    const encrypted = await run([`--model=${join(mindspore, 'add_encrpty_key_0123456789ABCDEF.mindir')}`, `--output=${join(dir, 'enc')}`]);
+    expect(encrypted.code).toBe(1);
+    expect(encrypted.err).toContain('TSGE-E3302');
+  }, 60_000);
+
   it('builds one plan per gear with --dynamic_batch_size', async () => {
     const output = join(dir, 'sr');
     const r = await run([

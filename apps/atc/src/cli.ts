@@ -4,6 +4,8 @@ import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
 import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
 import { type BuildOptions, compileModel, confinedReader, fileError, readRegularFile } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
+import { caffeParser } from '@tsge/parser-caffe';
+import { mindsporeParser } from '@tsge/parser-mindspore';
 import { onnxParser } from '@tsge/parser-onnx';
 import { TFLITE_FRAMEWORK, tfliteParser } from '@tsge/parser-tflite';
 import {
@@ -34,7 +36,7 @@ const FRAMEWORKS: Readonly<Record<string, string>> = {
   '5': 'ONNX',
   [TFLITE_FRAMEWORK]: 'TFLite',
 };
-const PARSERS: readonly ParserV1[] = [onnxParser, tfliteParser];
+const PARSERS: readonly ParserV1[] = [onnxParser, caffeParser, mindsporeParser, tfliteParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
 class Stop extends Error {
@@ -127,18 +129,45 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
     const reason =
       framework !== undefined
         ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build`
-        : 'it is neither an ONNX nor a TFLite model';
+        : `no parser recognises it (${PARSERS.map((p) => p.name).join(', ')})`;
     return stop(diagnostic('TSGE-E3005', { reason }, { file: path }));
   }
   // side files (external data) by their real path inside the model's folder, only the ranges needed
   const { readRelative, readRange } = confinedReader(resolve(dirname(path)));
   if (at('info')) io.stderr(`[atc] parse ${path} (${parser.name})\n`);
-  const result = await parser.parse({ bytes, path, readRelative, readRange });
+  const shapeProblems: Diagnostic[] = [];
+  const shapes = values.input_shape !== undefined ? parseInputShapes(values.input_shape, shapeProblems) : undefined;
+  const result = await parser.parse(
+    { bytes, path, readRelative, readRange },
+    { extra: await parserExtra(values, parser), ...(shapes ? { inputShapes: new Map(Object.entries(shapes)) } : {}) },
+  );
   for (const d of result.diagnostics) if (d.severity !== 'error' && at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length || !result.graph)
     stop(...(errors.length ? errors : [diagnostic('TSGE-E3003', { reason: 'no graph' }, { file: path })]));
   return result.graph as Graph;
+}
+
+/** `--weight` and `--init_weights`, which only the Caffe parser takes. */
+async function parserExtra(values: Partial<Record<OptionName, string>>, parser: ParserV1): Promise<Record<string, unknown>> {
+  const extra: Record<string, unknown> = {};
+  for (const option of ['weight', 'init_weights'] as const) {
+    if (values[option] !== undefined && parser.name !== 'caffe') {
+      stop(invalidOption(option, String(values[option]), `only Caffe models take --${option}; this model is ${parser.name}`));
+    }
+  }
+  if (values.weight !== undefined) {
+    extra.weights = await readInput(values.weight);
+    extra.weightsPath = values.weight;
+  }
+  if (values.init_weights !== undefined) {
+    if (values.weight !== undefined) stop(invalidOption('init_weights', values.init_weights, 'cannot be combined with --weight'));
+    const seed = Number(values.init_weights);
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      stop(invalidOption('init_weights', values.init_weights, 'expected a non-negative integer seed'));
+    extra.initializeWeights = { seed };
+  }
+  return extra;
 }
 
 function pickParser(bytes: Uint8Array, path: string): ParserV1 | undefined {

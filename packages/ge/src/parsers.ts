@@ -63,8 +63,10 @@ export interface ParseModelOptions {
   readonly fileName?: string;
   readonly inputShapes?: Readonly<Record<string, readonly Dim[]>>;
   readonly outNodes?: readonly string[];
-  /** Side file with weights (Caffe `.caffemodel`). */
+  /** Side file with weights (Caffe `.caffemodel`), read here and handed to the parser as bytes. */
   readonly weightsPath?: string;
+  /** Parser-specific options, merged into `ParseOptions.extra` (e.g. Caffe's `initializeWeights`). */
+  readonly parserOptions?: Readonly<Record<string, unknown>>;
   /** Op registry used to report unsupported ops at parse time. */
   readonly ops?: OpRegistry;
 }
@@ -79,6 +81,7 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
 
   const parser = pickParser(bytes, filePath, options.format);
   const sideFiles = typeof source === 'string' ? confinedReader(path.dirname(path.resolve(source))) : undefined;
+  const weights = options.weightsPath !== undefined ? await readRegularFile(options.weightsPath, { code: 'TSGE-E3001' }) : undefined;
   const input: ParseInput = {
     bytes,
     ...(filePath ? { path: filePath } : {}),
@@ -87,7 +90,11 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
   const result = await parser.parse(input, {
     ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),
     ...(options.outNodes ? { outputNodes: options.outNodes } : {}),
-    extra: { ...(options.weightsPath ? { weightsPath: options.weightsPath } : {}), ...(options.ops ? { ops: options.ops } : {}) },
+    extra: {
+      ...options.parserOptions,
+      ...(weights ? { weights, weightsPath: options.weightsPath } : {}),
+      ...(options.ops ? { ops: options.ops } : {}),
+    },
   });
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0 || !result.graph) {

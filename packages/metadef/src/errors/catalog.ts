@@ -62,6 +62,33 @@ export const ErrorCatalog = {
   'TSGE-E3404': 'unsupported TFLite tensor {tensor}: {reason}',
   'TSGE-E3405': 'TFLite operator {op} needs a constant {what}',
   'TSGE-E3406': 'unsupported TFLite model feature: {reason}',
+  // Caffe parser (@tsge/parser-caffe), E3201..E3249
+  'TSGE-E3201': 'prototxt line {line}, column {column}: {reason}',
+  'TSGE-E3202': 'not a Caffe {what}: {reason}',
+  'TSGE-E3203': 'layer {layer}: unsupported layer type {type}',
+  'TSGE-E3204': 'layer {layer}: bottom {blob} is not produced by any earlier layer or input',
+  'TSGE-E3205': 'layer {layer} ({type}): {reason}',
+  'TSGE-E3206': 'layer {layer} ({type}) needs {expected} weight blobs; {reason}',
+  'TSGE-E3207': 'layer {layer}: blob {index} has {actual} values; its shape {shape} needs {expected}',
+  'TSGE-E3208':
+    'the prototxt has learned layers ({layers}) but no weights: pass a .caffemodel (--weight) or ask for initialised weights explicitly (initializeWeights)',
+  'TSGE-E3209': 'input {input}: {reason}',
+  'TSGE-E3210': 'prototxt field {field} is not a field of {message}; it is skipped',
+  'TSGE-E3211': 'the caffemodel has no layer {layer}; the prototxt names it',
+  'TSGE-E3212': 'layer {layer} ({type}): shape {shape} is not supported: {reason}',
+  'TSGE-E3213': 'prototxt {what} {actual} exceeds the limit {limit}',
+  // MindSpore parser (@tsge/parser-mindspore), E3301..E3339
+  'TSGE-E3301': 'not a MindIR file: {reason}',
+  'TSGE-E3302':
+    'the MindIR file is encrypted ({reason}); decrypt it with MindSpore (mindspore.load with dec_key) and export it unencrypted',
+  'TSGE-E3303': 'MindIR node {node}: unsupported primitive {op}',
+  'TSGE-E3304': 'MindIR node {node} ({op}): {reason}',
+  'TSGE-E3305': 'MindIR parameter {parameter}: {reason}',
+  'TSGE-E3306': 'MindIR tensor {tensor}: unsupported data type {dtype}',
+  'TSGE-E3307': 'MindIR node {node}: input {input} is not defined',
+  'TSGE-E3308': 'MindIR {what} {actual} exceeds the limit {limit}',
+  'TSGE-E3309': 'GE op {op} at node {node} has no canonical mapping',
+  'TSGE-E3310': 'GE node {node} ({op}): {reason}',
   // ops / inference
   'TSGE-E4001': 'shape inference failed: {reason}',
   'TSGE-E4002': 'input {index} has dtype {actual}; allowed: {expected}',
