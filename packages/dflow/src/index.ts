@@ -40,3 +40,4 @@ export type {
   ModelSource,
   FunctionGroupSpec,
 } from './spec.js';
+export { saveFlowModel, loadFlowModel, type FlowModel, type LoadFlowModelOptions } from './flow-model.js';

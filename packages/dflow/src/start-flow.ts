@@ -13,6 +13,7 @@ import {
   putFed,
   takeOutputs,
 } from './session.js';
+import type { FlowModel } from './flow-model.js';
 import type { FlowSpecV1 } from './spec.js';
 
 export type Placement = 'in-process' | 'workers' | 'processes';
@@ -59,7 +60,7 @@ export const inProcess: PlacementFactory = (runnable) => ({
 });
 
 /** Starts a flow graph (or a compiled one, or a loaded flow model) and returns its session. */
-export async function startFlow(source: FlowGraph | CompiledFlow, options: StartFlowOptions = {}): Promise<FlowSession> {
+export async function startFlow(source: FlowGraph | CompiledFlow | FlowModel, options: StartFlowOptions = {}): Promise<FlowSession> {
   const compiled = source instanceof FlowGraph ? source.compile() : source;
   const placement = options.placement ?? 'in-process';
   const factory = placements.get(placement);
@@ -67,7 +68,9 @@ export async function startFlow(source: FlowGraph | CompiledFlow, options: Start
   const outputDepth = options.outputDepth ?? 64;
   if (!Number.isSafeInteger(outputDepth) || outputDepth < 1)
     throw TsgeError.of('TSGE-E8112', { option: 'outputDepth', reason: `expected a positive integer, got ${options.outputDepth}` });
-  const runnable: Runnable = { spec: compiled.spec, inline: compiled.inline, submodels: options.submodels ?? new Map() };
+  const submodels: ReadonlyMap<string, Uint8Array> =
+    options.submodels ?? (compiled as Partial<FlowModel>).submodels ?? new Map<string, Uint8Array>();
+  const runnable: Runnable = { spec: compiled.spec, inline: compiled.inline, submodels };
   if (placement !== 'in-process') {
     const inlineNode = compiled.spec.nodes.find((n) => n.point.kind === 'function' && n.point.inline);
     if (inlineNode)

@@ -4,3 +4,5 @@ export { parseModel, registerParser, listParsers, discoverParsers, type ParseMod
 export { buildModel, compileModel, loadModel, type BuildOptions } from './model.js';
 export { Session, type SessionOptions } from './session.js';
 export { defaultRegistries, type Registries } from './registries.js';
+// Flow models (GE model type 3) are read and written here for @tsge/dflow, which sits above ge.
+export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from '@tsge/om';
