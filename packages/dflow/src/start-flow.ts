@@ -40,7 +40,11 @@ export interface Runnable {
 /** Places the spawning of processors: this thread, workers or child processes. */
 export type PlacementFactory = (runnable: Runnable) => { spawn: SpawnProcessor; close(): Promise<void> };
 
-const placements = new Map<Placement, () => Promise<PlacementFactory>>([['in-process', async () => inProcess]]);
+const placements = new Map<Placement, () => Promise<PlacementFactory>>([
+  ['in-process', async () => inProcess],
+  ['workers', async () => (await import('./deploy/thread-placement.js')).workerPlacement],
+  ['processes', async () => (await import('./deploy/thread-placement.js')).processPlacement],
+]);
 
 /** Spawns processors on this thread. */
 export const inProcess: PlacementFactory = (runnable) => ({

@@ -1,18 +1,15 @@
 import type { PointSpec } from '../spec.js';
-import { createBatchProcessor } from './batch-processor.js';
-import { createFunctionProcessor } from './function-processor.js';
-import { createGraphProcessor } from './graph-processor.js';
 import type { PointProcessor, ProcessorContext } from './processor.js';
 
-/** The processor of a point, in this thread. */
-export function createProcessor(point: PointSpec, context: ProcessorContext): Promise<PointProcessor> {
+/** The processor of a point, in this thread (each kind's code is loaded only when a point needs it). */
+export async function createProcessor(point: PointSpec, context: ProcessorContext): Promise<PointProcessor> {
   switch (point.kind) {
     case 'graph':
-      return createGraphProcessor(point, context);
+      return (await import('./graph-processor.js')).createGraphProcessor(point, context);
     case 'function':
-      return createFunctionProcessor(point, context);
+      return (await import('./function-processor.js')).createFunctionProcessor(point, context);
     case 'count-batch':
     case 'time-batch':
-      return Promise.resolve(createBatchProcessor(point, context));
+      return (await import('./batch-processor.js')).createBatchProcessor(point, context);
   }
 }

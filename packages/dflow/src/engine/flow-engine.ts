@@ -4,6 +4,7 @@ import type { AlignSpec, FlowSpecV1, NodeSpec } from '../spec.js';
 import { groupsOf } from '../spec.js';
 import { Aligner } from './aligner.js';
 import { BoundedQueue } from './bounded-queue.js';
+import { markShared } from './ownership.js';
 import { type Emission, type PointProcessor, derivedHeader } from './processor.js';
 
 /** Starts one instance of a node's point somewhere; `later` receives what its timers produce. */
@@ -184,7 +185,9 @@ class NodeRuntime {
       } catch {
         return; // closed
       }
-      for (const { group, slot } of this.routes[input] as { group: number; slot: number }[]) {
+      const routes = this.routes[input] as { group: number; slot: number }[];
+      if (routes.length > 1 && message.value !== undefined) markShared(message.value);
+      for (const { group, slot } of routes) {
         const set = (this.groups[group] as { aligner: Aligner }).aligner.add(slot, message);
         if (set) {
           try {
@@ -252,7 +255,9 @@ class NodeRuntime {
         const value = emission.outputs[this.node.outputMap[o] as number];
         if (value === undefined) continue;
         const message: FlowMessage = { header: emission.header, value };
-        for (const q of this.consumers[o] as BoundedQueue<FlowMessage>[]) await q.put(message);
+        const consumers = this.consumers[o] as BoundedQueue<FlowMessage>[];
+        if (consumers.length > 1) markShared(value);
+        for (const q of consumers) await q.put(message);
       }
     }
   }

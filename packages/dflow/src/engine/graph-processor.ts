@@ -1,11 +1,19 @@
 import { readFile } from 'node:fs/promises';
-import type { Executor } from '@tsge/executor';
-import { buildModel, loadModel, parseModel } from '@tsge/ge';
+import { type Executor, loadModel } from '@tsge/executor';
 import { TsgeError, isHostTensor } from '@tsge/metadef';
 import { isRawBytes } from '../message.js';
 import type { FlowMessage } from '../message.js';
 import type { PointSpec } from '../spec.js';
 import { type Emission, type PointProcessor, type ProcessorContext, derivedHeader } from './processor.js';
+
+/** Parses and compiles a model file; @tsge/ge (parsers, compiler) is loaded only for this. */
+async function compileModelFile(
+  source: string | Uint8Array,
+  buildOptions: Extract<PointSpec, { kind: 'graph' }>['buildOptions'],
+): Promise<Uint8Array> {
+  const { buildModel, parseModel } = await import('@tsge/ge');
+  return buildModel(await parseModel(source), buildOptions);
+}
 
 const OM_MAGIC = [0x54, 0x53, 0x47, 0x45, 0x2e, 0x4f, 0x4d, 0x00]; // 'TSGE.OM\0'
 
@@ -25,7 +33,7 @@ export async function graphPointOm(
   }
   if (model.kind === 'bytes') {
     if (isOm(model.bytes)) return model.bytes;
-    return buildModel(await parseModel(model.bytes), point.buildOptions);
+    return compileModelFile(model.bytes, point.buildOptions);
   }
   let bytes: Uint8Array;
   try {
@@ -34,7 +42,7 @@ export async function graphPointOm(
     throw TsgeError.of('TSGE-E7003', { path: model.path }, { file: model.path }, e);
   }
   if (isOm(bytes)) return bytes;
-  return buildModel(await parseModel(model.path), point.buildOptions);
+  return compileModelFile(model.path, point.buildOptions);
 }
 
 /** Runs a model with tsge's executor; one executor per instance. */
