@@ -48,7 +48,7 @@ describe('placements', () => {
       for (const [id, value] of expected) {
         const v = got.get(id);
         if (typeof value === 'string') expect(v).toBe(value);
-        else (v as number[]).forEach((x, k) => expect(Math.abs(x - (value[k] as number))).toBeLessThan(1e-4));
+        else for (const [k, x] of (v as number[]).entries()) expect(Math.abs(x - (value[k] as number))).toBeLessThan(1e-4);
       }
     }
   }, 60000);
