@@ -41,3 +41,6 @@ export type {
   FunctionGroupSpec,
 } from './spec.js';
 export { saveFlowModel, loadFlowModel, type FlowModel, type LoadFlowModelOptions } from './flow-model.js';
+export { deployFlow, type DeployFlowOptions, type NatsFlowSession } from './nats/nats-session.js';
+export { runAgent, type AgentOptions } from './nats/agent.js';
+export type { DeploymentV1 } from './nats/deployment.js';
