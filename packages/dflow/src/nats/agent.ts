@@ -13,8 +13,8 @@ import type { AlignSpec, NodeSpec } from '../spec.js';
 import { groupsOf } from '../spec.js';
 import { decodeMessage } from './codec.js';
 import { type DeploymentV1, checkDeployment } from './deployment.js';
-import { publishTo } from './publish.js';
-import { KV_BUCKET, OBJECT_BUCKET, nodeInputEdge, targetsOf } from './topology.js';
+import { type Blobs, dropBlob, payloadOf, publishTo } from './publish.js';
+import { BLOB_BUCKET, HEADER_ROOM, KV_BUCKET, OBJECT_BUCKET, nodeInputEdge, targetsOf } from './topology.js';
 
 export interface AgentOptions {
   /** NATS server URL(s). */
@@ -48,6 +48,10 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   const js = jetstream(nc);
   const kv = await new Kvm(nc).create(KV_BUCKET);
   const objects = await new Objm(nc).create(OBJECT_BUCKET);
+  const blobs: Blobs = {
+    store: await new Objm(nc).create(BLOB_BUCKET),
+    maxPayload: nc.info ? nc.info.max_payload - HEADER_ROOM : 1_000_000,
+  };
   const running = new Map<string, { revision: string; stop(): Promise<void> }>();
   const stopAll = async (): Promise<void> => {
     for (const [name, r] of running) {
@@ -98,7 +102,7 @@ export async function runAgent(options: AgentOptions): Promise<void> {
       running.set(name, { revision: record.revision, stop: async () => void (await Promise.all(runners.map((r) => r.stop()))) });
       for (const p of deployment.placement.filter((p) => p.host === options.host)) {
         const index = model.spec.nodes.findIndex((n) => n.name === p.node);
-        const runner = new NodeRunner(js, model, deployment, index, p.instances ?? 1, log);
+        const runner = new NodeRunner(js, blobs, model, deployment, index, p.instances ?? 1, log);
         runners.push(runner);
         await runner.start();
       }
@@ -133,13 +137,14 @@ class NodeRunner {
   private free: PointProcessor[] = [];
   private waiters: ((p: PointProcessor) => void)[] = [];
   private readonly streams: ConsumerMessages[] = [];
-  private readonly raw = new WeakMap<FlowMessage, JsMsg>();
+  private readonly raw = new WeakMap<FlowMessage, { m: JsMsg; blob: string | undefined }>();
   private readonly groups: { aligner: Aligner }[];
   private readonly routes: { group: number; slot: number }[][];
   private stopped = false;
 
   constructor(
     private readonly js: JetStreamClient,
+    private readonly blobs: Blobs,
     private readonly model: FlowModel,
     private readonly deployment: DeploymentV1,
     private readonly index: number,
@@ -207,14 +212,17 @@ class NodeRunner {
     for await (const m of messages) {
       if (this.stopped) break;
       let message: FlowMessage;
+      let blob: string | undefined;
       try {
-        message = decodeMessage(m.headers, m.data);
+        const received = await payloadOf(m, this.blobs);
+        blob = received.blob;
+        message = decodeMessage(m.headers, received.payload);
       } catch (e) {
         this.log(`${this.node.name}: ${e instanceof Error ? e.message : String(e)}; message terminated`);
         m.term();
         continue;
       }
-      this.raw.set(message, m);
+      this.raw.set(message, { m, blob });
       for (const { group, slot } of this.routes[input] as { group: number; slot: number }[]) {
         const set = (this.groups[group] as { aligner: Aligner }).aligner.add(slot, message);
         if (!set) continue;
@@ -239,7 +247,7 @@ class NodeRunner {
         }
         if (emissions) await this.publishAll(emissions);
       }
-      for (const m of set) this.raw.get(m)?.ack();
+      this.acknowledge(set);
     } catch (e) {
       // not acknowledged: JetStream redelivers after ack_wait
       if (!this.stopped)
@@ -266,7 +274,12 @@ class NodeRunner {
 
   private async publish(source: { kind: 'node'; node: string; output: number }, message: FlowMessage): Promise<void> {
     for (const edge of targetsOf(this.model.spec, this.deployment.name, source))
-      await publishTo(this.js, edge, message, { whenFull: 'wait', deadline: Number.POSITIVE_INFINITY, stopped: () => this.stopped });
+      await publishTo(this.js, edge, message, {
+        whenFull: 'wait',
+        deadline: Number.POSITIVE_INFINITY,
+        stopped: () => this.stopped,
+        blobs: this.blobs,
+      });
   }
 
   private async missing(partial: readonly (FlowMessage | undefined)[]): Promise<void> {
@@ -281,6 +294,15 @@ class NodeRunner {
       });
       await this.publishError(derivedHeader(first.header, first.header.segment, first.header.segmentEnd), error).catch(() => {});
     }
-    for (const m of present) this.raw.get(m)?.ack();
+    this.acknowledge(present);
+  }
+
+  private acknowledge(messages: readonly FlowMessage[]): void {
+    for (const message of messages) {
+      const raw = this.raw.get(message);
+      if (!raw) continue;
+      raw.m.ack();
+      dropBlob(raw.blob, this.blobs);
+    }
   }
 }

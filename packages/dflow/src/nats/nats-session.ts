@@ -11,8 +11,8 @@ import { type FeedOptions, FeedHeaders, type FetchOptions, type FlowSession, typ
 import type { DeploymentRecord } from './agent.js';
 import { decodeMessage } from './codec.js';
 import { type DeploymentV1, checkDeployment } from './deployment.js';
-import { publishTo } from './publish.js';
-import { KV_BUCKET, OBJECT_BUCKET, createTopology, deleteTopology, outputEdge, targetsOf } from './topology.js';
+import { type Blobs, dropBlob, payloadOf, publishTo } from './publish.js';
+import { BLOB_BUCKET, HEADER_ROOM, KV_BUCKET, OBJECT_BUCKET, createTopology, deleteTopology, outputEdge, targetsOf } from './topology.js';
 
 export interface DeployFlowOptions extends SessionDefaults {
   readonly servers: string | readonly string[];
@@ -73,6 +73,10 @@ export async function deployFlow(options: DeployFlowOptions): Promise<NatsFlowSe
   const jsm = await jetstreamManager(nc);
   const kv = await new Kvm(nc).create(KV_BUCKET);
   const objects = await new Objm(nc).create(OBJECT_BUCKET);
+  const blobs: Blobs = {
+    store: await new Objm(nc).create(BLOB_BUCKET),
+    maxPayload: nc.info ? nc.info.max_payload - HEADER_ROOM : 1_000_000,
+  };
   const name = deployment.name;
   const hosts = [...new Set(deployment.placement.map((p) => p.host))];
   const revision = `${Date.now()}-${process.pid}`;
@@ -141,6 +145,7 @@ export async function deployFlow(options: DeployFlowOptions): Promise<NatsFlowSe
             input: spec.inputs[i]?.name ?? String(i),
             ...(deployment.maxMessages !== undefined ? { depth: deployment.maxMessages } : {}),
             stopped: () => closed,
+            blobs,
           });
       }
       return header.transactionId;
@@ -162,8 +167,12 @@ export async function deployFlow(options: DeployFlowOptions): Promise<NatsFlowSe
         }
         taken.push(m);
       }
-      const messages = taken.map((m) => decodeMessage(m.headers, m.data));
-      for (const m of taken) m.ack();
+      const received = await Promise.all(taken.map((m) => payloadOf(m, blobs)));
+      const messages = taken.map((m, i) => decodeMessage(m.headers, (received[i] as { payload: Uint8Array }).payload));
+      taken.forEach((m, i) => {
+        m.ack();
+        dropBlob(received[i]?.blob, blobs);
+      });
       return messages;
     },
     stats: () => ({}),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { HostTensor } from '@tsge/metadef';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Agent, type NatsServer, startAgent, startNatsServer } from './nats-server.fixture.js';
+import { type Agent, type NatsServer, startAgent, startNatsServer } from '../testing/nats.js';
 import { FlowData, FlowGraph, FlowNode, FunctionPp, deployFlow, saveFlowModel } from '../index.js';
 
 const fixtures = new URL('../../test/functions.fixture.ts', import.meta.url).href;

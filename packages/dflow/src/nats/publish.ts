@@ -1,4 +1,5 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { ObjectStore } from '@nats-io/obj';
 import { TsgeError } from '@tsge/metadef';
 import type { FlowMessage } from '../message.js';
 import { encodeMessage } from './codec.js';
@@ -17,9 +18,25 @@ export async function publishTo(
   js: JetStreamClient,
   edge: EdgeStream,
   message: FlowMessage,
-  options: { whenFull: 'wait' | 'reject'; deadline: number; input?: string; depth?: number | string; stopped?: () => boolean },
+  options: {
+    whenFull: 'wait' | 'reject';
+    deadline: number;
+    input?: string;
+    depth?: number | string;
+    stopped?: () => boolean;
+    blobs: Blobs;
+  },
 ): Promise<void> {
-  const { headers, payload } = encodeMessage(message);
+  const encoded = encodeMessage(message);
+  const { headers } = encoded;
+  let payload = encoded.payload;
+  if (payload.byteLength > options.blobs.maxPayload) {
+    // Claim check: a value larger than the server's max_payload travels through the object store.
+    const name = `${edge.stream}.${messageId(message)}`;
+    await options.blobs.store.putBlob({ name }, payload);
+    headers.set('Tsge-Blob', name);
+    payload = new Uint8Array(0);
+  }
   let backoff = 2;
   for (;;) {
     try {
@@ -42,4 +59,24 @@ export async function publishTo(
       backoff = Math.min(backoff * 2, 50);
     }
   }
+}
+
+/** The object store that carries values too large for one NATS message, and the size limit. */
+export interface Blobs {
+  readonly store: ObjectStore;
+  readonly maxPayload: number;
+}
+
+/** A received message's payload, fetched from the object store when it travelled there. */
+export async function payloadOf(m: JsMsg, blobs: Blobs): Promise<{ payload: Uint8Array; blob: string | undefined }> {
+  const blob = m.headers?.get('Tsge-Blob');
+  if (!blob) return { payload: m.data, blob: undefined };
+  const payload = await blobs.store.getBlob(blob);
+  if (!payload) throw TsgeError.of('TSGE-E8114', { reason: `the value of message ${m.seq} (${blob}) is missing from the object store` });
+  return { payload, blob };
+}
+
+/** Blobs of acknowledged messages are deleted. */
+export function dropBlob(blob: string | undefined, blobs: Blobs): void {
+  if (blob) void blobs.store.delete(blob).catch(() => {});
 }

@@ -12,6 +12,9 @@ export interface EdgeStream {
 
 export const KV_BUCKET = 'tsge-dflow';
 export const OBJECT_BUCKET = 'tsge-dflow-models';
+export const BLOB_BUCKET = 'tsge-dflow-values';
+/** Room left in a NATS message for headers. */
+export const HEADER_ROOM = 16 * 1024;
 
 export const nodeInputEdge = (deployment: string, node: number, input: number): EdgeStream => ({
   stream: `DFLOW_${deployment}_n${node}_i${input}`,

@@ -1,5 +1,5 @@
-// Starts a nats-server (JetStream, loopback, a free port, a temporary store) and host agents for
-// tests, and stops exactly the processes it started, by PID.
+// Test helpers for flows on NATS (@tsge/dflow/testing): start a nats-server (JetStream, loopback,
+// a free port, a temporary store) and host agents, and stop exactly the processes started here, by PID.
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -83,7 +83,7 @@ export interface Agent {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-const CLI = new URL('../cli/main.ts', import.meta.url);
+const CLI = new URL(`../cli/main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 /** Starts `tsge-dflow agent` as its own process. */
 export function startAgent(url: string, host: string): Agent {
