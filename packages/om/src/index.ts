@@ -18,5 +18,6 @@ export type {
 } from './types.js';
 export { writeOm } from './write-om.js';
 export { readOm, tasksCarryAttributes, type ReadOmOptions, type ReadOmResult } from './read-om.js';
+export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from './flow-om.js';
 export { omToJson } from './om-to-json.js';
 export { crc32 } from './crc32.js';

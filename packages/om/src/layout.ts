@@ -22,7 +22,12 @@ export const HEADER = {
   partitionCount: 32,
   modelName: 40,
   target: 40 + MODEL_NAME_BYTES,
+  /** u32: GE's model type (0: a standard model, 3: a flow model); zero in files from before it existed. */
+  modelType: 40 + MODEL_NAME_BYTES + TARGET_BYTES,
 } as const;
+
+/** GE's model types that tsge writes. */
+export const MODEL_TYPE_CODES = { standard: 0, flow: 3 } as const;
 
 export const FLAG_DYNAMIC = 1;
 export const FLAG_GEARS = 2;
@@ -33,8 +38,18 @@ export const PARTITION_CODES: Readonly<Record<PartitionType, number>> = {
   TASK_INFO: 2,
   KERNELS: 3,
   IO_INFO: 4,
+  FLOW_MODEL: 5,
+  FLOW_SUBMODEL: 6,
 };
-export const PARTITION_TYPES: readonly PartitionType[] = ['MODEL_DEF', 'WEIGHTS', 'TASK_INFO', 'KERNELS', 'IO_INFO'];
+export const PARTITION_TYPES: readonly PartitionType[] = [
+  'MODEL_DEF',
+  'WEIGHTS',
+  'TASK_INFO',
+  'KERNELS',
+  'IO_INFO',
+  'FLOW_MODEL',
+  'FLOW_SUBMODEL',
+];
 
 /** Limits the reader enforces before allocating anything. */
 export const LIMITS = {

@@ -8,6 +8,7 @@ import {
   LIMITS,
   MAX_PARTITIONS,
   MODEL_NAME_BYTES,
+  MODEL_TYPE_CODES,
   OM_FORMAT_VERSION,
   OM_HEADER_SIZE,
   OM_MAGIC,
@@ -36,7 +37,7 @@ export interface ReadOmResult {
 }
 
 /** Thrown inside the reader only; turned into a diagnostic at the boundary. */
-class OmProblem extends Error {
+export class OmProblem extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly args: Record<string, unknown>,
@@ -44,10 +45,10 @@ class OmProblem extends Error {
     super(code);
   }
 }
-function fail(code: ErrorCode, args: Record<string, unknown>): never {
+export function fail(code: ErrorCode, args: Record<string, unknown>): never {
   throw new OmProblem(code, { format: FORMAT, ...args });
 }
-const invalid = (reason: string): never => fail('TSGE-E2001', { reason });
+export const invalid = (reason: string): never => fail('TSGE-E2001', { reason });
 const problem = (reason: string): never => fail('TSGE-E2006', { reason });
 
 /** Whether every kernel task carries its attributes, so running the plans never needs MODEL_DEF. */
@@ -73,6 +74,7 @@ export function readOm(bytes: Uint8Array, options: ReadOmOptions = {}): ReadOmRe
 function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: string } | undefined): OmModel {
   if (!(bytes instanceof Uint8Array)) invalid('input is not a byte array');
   const header = readHeader(bytes);
+  if (header.modelType === 'flow') invalid('it is a flow model (GE model type 3): read it with readFlowOm, run it with @tsge/dflow');
   const partitions = readPartitionTable(bytes, header.partitionCount);
   const part = (type: PartitionType): Uint8Array => {
     const p = partitions.get(type);
@@ -114,7 +116,7 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
   return model as OmModel;
 }
 
-function readHeader(bytes: Uint8Array): OmHeader {
+export function readHeader(bytes: Uint8Array): OmHeader {
   if (bytes.length < OM_HEADER_SIZE) fail('TSGE-E2003', { reason: `${bytes.length} bytes, the header alone needs ${OM_HEADER_SIZE}` });
   for (let i = 0; i < OM_MAGIC.length; i++) if (bytes[i] !== OM_MAGIC.charCodeAt(i)) invalid('bad magic');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -133,7 +135,10 @@ function readHeader(bytes: Uint8Array): OmHeader {
   if (flagBits & ~(FLAG_DYNAMIC | FLAG_GEARS)) invalid(`unknown flags 0x${flagBits.toString(16)}`);
   const partitionCount = view.getUint32(HEADER.partitionCount, true);
   if (partitionCount > MAX_PARTITIONS) fail('TSGE-E2004', { what: 'partition count', actual: partitionCount, limit: MAX_PARTITIONS });
-  for (let i = HEADER.target + TARGET_BYTES; i < OM_HEADER_SIZE; i++) if (bytes[i] !== 0) invalid('reserved header bytes are not zero');
+  const modelTypeCode = view.getUint32(HEADER.modelType, true);
+  const modelType = modelTypeCode === MODEL_TYPE_CODES.flow ? 'flow' : modelTypeCode === MODEL_TYPE_CODES.standard ? 'standard' : undefined;
+  if (modelType === undefined) invalid(`unknown model type ${modelTypeCode}`);
+  for (let i = HEADER.modelType + 4; i < OM_HEADER_SIZE; i++) if (bytes[i] !== 0) invalid('reserved header bytes are not zero');
   return {
     formatVersion,
     headerSize,
@@ -143,10 +148,11 @@ function readHeader(bytes: Uint8Array): OmHeader {
     target: fixedString(bytes, HEADER.target, TARGET_BYTES, 'target'),
     flags: { dynamic: (flagBits & FLAG_DYNAMIC) !== 0, gears: (flagBits & FLAG_GEARS) !== 0 },
     partitionCount,
+    modelType: modelType as 'standard' | 'flow',
   };
 }
 
-function readPartitionTable(bytes: Uint8Array, count: number): Map<PartitionType, { offset: number; size: number }> {
+export function readPartitionTable(bytes: Uint8Array, count: number): Map<PartitionType, { offset: number; size: number }> {
   const tableEnd = OM_HEADER_SIZE + count * PARTITION_ENTRY_SIZE;
   if (tableEnd > bytes.length) fail('TSGE-E2003', { reason: `the partition table needs ${tableEnd} bytes, the file has ${bytes.length}` });
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -192,15 +198,16 @@ function readJson(bytes: Uint8Array, what: string, check: (v: unknown) => string
   return value;
 }
 
-function readKernels(bytes: Uint8Array): KernelModule[] {
+/** A KERNELS-style list of named byte blobs (KERNELS, FLOW_SUBMODEL). */
+export function readKernels(bytes: Uint8Array, partition: 'KERNELS' | 'FLOW_SUBMODEL' = 'KERNELS'): KernelModule[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 4) fail('TSGE-E2003', { reason: 'KERNELS partition has no module count' });
+  if (bytes.length < 4) fail('TSGE-E2003', { reason: `${partition} partition has no module count` });
   const count = view.getUint32(0, true);
   if (count > LIMITS.kernelModules) fail('TSGE-E2004', { what: 'kernel module count', actual: count, limit: LIMITS.kernelModules });
   const modules: KernelModule[] = [];
   let p = 4;
   const take = (n: number, what: string): Uint8Array => {
-    if (n > bytes.length - p) fail('TSGE-E2003', { reason: `KERNELS: ${what} runs past the partition` });
+    if (n > bytes.length - p) fail('TSGE-E2003', { reason: `${partition}: ${what} runs past the partition` });
     const out = bytes.subarray(p, p + n);
     p += n;
     return out;
@@ -222,7 +229,7 @@ function readKernels(bytes: Uint8Array): KernelModule[] {
     const size = u32(`module ${i} size`);
     modules.push({ name, bytes: take(size, `module ${i} bytes`) });
   }
-  if (p !== bytes.length) problem('KERNELS partition has trailing bytes');
+  if (p !== bytes.length) problem(`${partition} partition has trailing bytes`);
   return modules;
 }
 

@@ -1,7 +1,7 @@
 import type { DataType, Dim, Graph } from '@tsge/metadef';
 
 /** Partitions of an .om file (GE's ModelPartitionType, reduced to what tsge stores). */
-export type PartitionType = 'MODEL_DEF' | 'WEIGHTS' | 'TASK_INFO' | 'KERNELS' | 'IO_INFO';
+export type PartitionType = 'MODEL_DEF' | 'WEIGHTS' | 'TASK_INFO' | 'KERNELS' | 'IO_INFO' | 'FLOW_MODEL' | 'FLOW_SUBMODEL';
 
 export interface OmHeader {
   formatVersion: number;
@@ -14,6 +14,8 @@ export interface OmHeader {
   target: string;
   flags: { dynamic: boolean; gears: boolean };
   partitionCount: number;
+  /** GE's model type (the reader always sets it; absent means standard): 'standard' (0), or 'flow' (3: FLOW_MODEL + FLOW_SUBMODEL partitions, read by readFlowOm). */
+  modelType?: 'standard' | 'flow';
 }
 
 /** Where a tensor lives in device memory: byte offset within its region. */

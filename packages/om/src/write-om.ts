@@ -5,6 +5,7 @@ import {
   FLAG_GEARS,
   HEADER,
   MODEL_NAME_BYTES,
+  MODEL_TYPE_CODES,
   OM_FORMAT_VERSION,
   OM_HEADER_SIZE,
   OM_MAGIC,
@@ -26,6 +27,15 @@ export function writeOm(model: OmWriteInput): Uint8Array {
     ['KERNELS', encodeKernels(model.kernels)],
     ['IO_INFO', encoder.encode(JSON.stringify(model.ioInfo))],
   ];
+  const flags = (model.flags.dynamic ? FLAG_DYNAMIC : 0) | (model.flags.gears ? FLAG_GEARS : 0);
+  return assembleOm(parts, { modelName: model.modelName, target: model.target, flags, modelType: 'standard' });
+}
+
+/** Header, partition table and 64-byte aligned partitions, with the body's checksum. */
+export function assembleOm(
+  parts: readonly (readonly [PartitionType, Uint8Array])[],
+  meta: { modelName: string; target: string; flags: number; modelType: keyof typeof MODEL_TYPE_CODES },
+): Uint8Array {
   const tableEnd = OM_HEADER_SIZE + parts.length * PARTITION_ENTRY_SIZE;
   const offsets: number[] = [];
   let cursor = alignUp(tableEnd);
@@ -46,11 +56,12 @@ export function writeOm(model: OmWriteInput): Uint8Array {
   for (let i = 0; i < OM_MAGIC.length; i++) out[HEADER.magic + i] = OM_MAGIC.charCodeAt(i);
   view.setUint32(HEADER.headerSize, OM_HEADER_SIZE, true);
   view.setUint32(HEADER.formatVersion, OM_FORMAT_VERSION, true);
-  view.setUint32(HEADER.flags, (model.flags.dynamic ? FLAG_DYNAMIC : 0) | (model.flags.gears ? FLAG_GEARS : 0), true);
+  view.setUint32(HEADER.flags, meta.flags, true);
+  view.setUint32(HEADER.modelType, MODEL_TYPE_CODES[meta.modelType], true);
   view.setBigUint64(HEADER.bodyLength, BigInt(total - OM_HEADER_SIZE), true);
   view.setUint32(HEADER.partitionCount, parts.length, true);
-  out.set(fixedString(model.modelName, MODEL_NAME_BYTES), HEADER.modelName);
-  out.set(fixedString(model.target, TARGET_BYTES), HEADER.target);
+  out.set(fixedString(meta.modelName, MODEL_NAME_BYTES), HEADER.modelName);
+  out.set(fixedString(meta.target, TARGET_BYTES), HEADER.target);
   view.setUint32(HEADER.checksum, crc32(out.subarray(OM_HEADER_SIZE)), true);
   return out;
 }
@@ -66,8 +77,8 @@ function fixedString(value: string, size: number): Uint8Array {
   return bytes;
 }
 
-/** KERNELS: u32 count, then per module u32 name length, name (UTF-8), u32 byte length, bytes. */
-function encodeKernels(kernels: readonly KernelModule[]): Uint8Array {
+/** KERNELS (and FLOW_SUBMODEL): u32 count, then per module u32 name length, name (UTF-8), u32 byte length, bytes. */
+export function encodeKernels(kernels: readonly KernelModule[]): Uint8Array {
   const names = kernels.map((k) => encoder.encode(k.name));
   let size = 4;
   kernels.forEach((k, i) => {

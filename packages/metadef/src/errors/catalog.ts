@@ -132,6 +132,23 @@ export const ErrorCatalog = {
   'TSGE-E7070': '{tool}: {what} did not finish within {timeoutMs} ms (--timeout)',
   // adapters / dflow
   'TSGE-E8001': '{message}',
+  // dflow (@tsge/dflow): flow graphs, sessions, flow models, deployment
+  'TSGE-E8101': 'flow graph {graph} is invalid: {reason}',
+  'TSGE-E8102': 'flow node {node}: {reason}',
+  'TSGE-E8103': 'feed input {input}: {reason}',
+  'TSGE-E8104': 'feed rejected: the queue of input {input} is full ({depth} messages)',
+  'TSGE-E8105': 'feed timed out after {timeoutMs} ms waiting for room on input {input}',
+  'TSGE-E8106': 'fetch timed out after {timeoutMs} ms on output {output}',
+  'TSGE-E8107': 'the flow session is closed',
+  'TSGE-E8108': 'node {node} failed on transaction {transactionId}: {reason}',
+  'TSGE-E8109': 'node {node}: the inputs of transaction {transactionId} were not aligned within {timeoutMs} ms',
+  'TSGE-E8110': 'function {module}#{export} cannot be loaded: {reason}',
+  'TSGE-E8111': 'flow model {file} is invalid: {reason}',
+  'TSGE-E8112': 'flow option {option} is invalid: {reason}',
+  'TSGE-E8113': 'deployment {file} is invalid: {reason}',
+  'TSGE-E8114': 'NATS JetStream: {reason}',
+  'TSGE-E8115': 'the {where} running node {node} failed: {reason}',
+  'TSGE-E8116': 'node {node} cannot be deployed: {reason}',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCatalog;

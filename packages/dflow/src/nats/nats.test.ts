@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { HostTensor } from '@tsge/metadef';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Agent, type NatsServer, startAgent, startNatsServer } from '../testing/nats.js';
+import { FlowData, FlowGraph, FlowNode, FunctionPp, deployFlow, saveFlowModel } from '../index.js';
+
+const fixtures = new URL('../../test/functions.fixture.ts', import.meta.url).href;
+const f32 = (...values: number[]): HostTensor => ({ type: 'float32', dims: [values.length], data: Float32Array.from(values) });
+
+function fn(name: string, exportName: string, inputs: number, params = {}, queueDepth = 16): FlowNode {
+  const node = new FlowNode(inputs, 1, { name, queueDepth });
+  node.addProcessPoint(new FunctionPp({ module: fixtures, export: exportName, params, inputCount: inputs, outputCount: 1 }));
+  return node;
+}
+
+let server: NatsServer;
+let agents: Agent[] = [];
+let dir: string;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  agents = [startAgent(server.url, 'a'), startAgent(server.url, 'b')];
+  dir = mkdtempSync(path.join(os.tmpdir(), 'tsge-dflow-'));
+}, 30000);
+afterAll(async () => {
+  await Promise.all(agents.map((a) => a.stop()));
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function writeDeployment(
+  name: string,
+  graph: FlowGraph,
+  placement: { node: string; host: string; instances?: number }[],
+  extra = {},
+): Promise<string> {
+  writeFileSync(path.join(dir, `${name}.om`), await saveFlowModel(graph));
+  const file = path.join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ version: 1, name, model: `${name}.om`, placement, ...extra }));
+  return file;
+}
+
+describe('over NATS JetStream', () => {
+  it('runs a flow placed on two host agents: alignment, errors and bad feeds', async () => {
+    const x = new FlowData({ dtype: 'float32', shape: [-1] });
+    const [a] = fn('double', 'scale', 1, { factor: 2 }).call(x);
+    const [b] = fn('check', 'failOnNegative', 1).call(x);
+    const [sum] = fn('sum', 'add', 2).call(a!, b!);
+    const file = await writeDeployment('diamond', new FlowGraph([sum!]), [
+      { node: 'double', host: 'a' },
+      { node: 'check', host: 'b' },
+      { node: 'sum', host: 'b' },
+    ]);
+    const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 20000 });
+    try {
+      for (let i = 0; i < 10; i++) await session.feed([f32(i - 2, i)], { transactionId: i, userData: Uint8Array.of(i) });
+      const seen = new Map<number, unknown>();
+      for (let i = 0; i < 10; i++) {
+        const [m] = await session.fetch();
+        seen.set(m!.header.transactionId, m!.error ? m!.error.code : Array.from((m!.value as HostTensor).data as Float32Array));
+        expect(m!.header.userData).toEqual(Uint8Array.of(m!.header.transactionId));
+      }
+      for (let i = 0; i < 10; i++) expect(seen.get(i)).toEqual(i < 2 ? 'TSGE-E8108' : [3 * (i - 2), 3 * i]);
+      await expect(session.feed([f32(1)], { userData: new Uint8Array(999) })).rejects.toMatchObject({ code: 'TSGE-E8112' });
+      await expect(session.feed([{ type: 'int32', dims: [1], data: Int32Array.of(1) }])).rejects.toMatchObject({ code: 'TSGE-E8103' });
+      await expect(session.fetch(undefined, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'TSGE-E8106' });
+    } finally {
+      await session.close();
+    }
+  }, 60000);
+
+  it('rejects a bad deployment with coded errors', async () => {
+    const x = new FlowData();
+    const [y] = fn('only', 'scale', 1).call(x);
+    const file = await writeDeployment('bad', new FlowGraph([y!]), [{ node: 'missing', host: 'a' }]);
+    await expect(deployFlow({ servers: server.url, deployment: file })).rejects.toMatchObject({
+      code: 'TSGE-E8113',
+      message: expect.stringMatching(/node only is not placed/),
+    });
+    writeFileSync(path.join(dir, 'broken.json'), '{ nope');
+    await expect(deployFlow({ servers: server.url, deployment: path.join(dir, 'broken.json') })).rejects.toMatchObject({
+      code: 'TSGE-E8113',
+    });
+  });
+
+  it('bounds a full edge: feed rejects or times out while nothing reads it', async () => {
+    const x = new FlowData();
+    const [y] = fn('slowest', 'slowIdentity', 1, { delayMs: 20000 }, 3).call(x);
+    const file = await writeDeployment('full', new FlowGraph([y!]), [{ node: 'slowest', host: 'a' }], {
+      maxMessages: 3,
+      ackWaitMs: 120000,
+    });
+    const session = await deployFlow({ servers: server.url, deployment: file });
+    try {
+      let accepted = 0;
+      let error: unknown;
+      for (let i = 0; i < 20 && !error; i++) {
+        try {
+          await session.feed([f32(i)], { whenFull: 'reject' });
+          accepted++;
+        } catch (e) {
+          error = e;
+        }
+      }
+      expect(error).toMatchObject({ code: 'TSGE-E8104' });
+      expect(accepted).toBeLessThanOrEqual(3 + 2); // the stream, plus what the agent holds unacknowledged
+      await expect(session.feed([f32(1)], { timeoutMs: 50 })).rejects.toMatchObject({ code: 'TSGE-E8105' });
+    } finally {
+      await session.close();
+    }
+  }, 60000);
+
+  it('loses no transaction when an agent is killed mid-stream: all fetched exactly once', async () => {
+    const N = 200;
+    const x = new FlowData();
+    const [y] = fn('work', 'slowIdentity', 1, { delayMs: 4 }, 64).call(x);
+    const [z] = fn('tag', 'scale', 1, { factor: 1 }, 64).call(y!);
+    const file = await writeDeployment(
+      'fault',
+      new FlowGraph([z!]),
+      [
+        { node: 'work', host: 'a', instances: 2 },
+        { node: 'work', host: 'b', instances: 2 },
+        { node: 'tag', host: 'a' },
+        { node: 'tag', host: 'b' },
+      ],
+      { ackWaitMs: 1500, maxDeliver: 10 },
+    );
+    const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 30000 });
+    try {
+      const feeding = (async () => {
+        for (let i = 0; i < N; i++) {
+          await session.feed([f32(i)], { transactionId: i });
+        }
+      })();
+      const counts = new Map<number, number>();
+      for (let k = 0; k < N; k++) {
+        if (k === 40) await (agents[0] as Agent).stop('SIGKILL');
+        const [m] = await session.fetch();
+        expect(m!.error).toBeUndefined();
+        const id = m!.header.transactionId;
+        expect(((m!.value as HostTensor).data as Float32Array)[0]).toBe(id);
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      await feeding;
+      expect(counts.size).toBe(N);
+      expect([...counts.values()].every((c) => c === 1)).toBe(true);
+      await expect(session.fetch(undefined, { timeoutMs: 2500 })).rejects.toMatchObject({ code: 'TSGE-E8106' }); // no duplicates later
+    } finally {
+      await session.close();
+    }
+  }, 90000);
+});

@@ -1,0 +1,98 @@
+// Function modules the tests reference by specifier (as a flow model or a deployment would).
+import type { FlowFunctionV1, FlowValue, JsonValue } from '../src/index.js';
+
+function asFloat(value: FlowValue): Float32Array {
+  if (value instanceof Uint8Array) throw new Error('expected a tensor');
+  return value.data as Float32Array;
+}
+
+/** y = x * params.factor + bias set in init. */
+export const scale = (): FlowFunctionV1 => {
+  let factor = 1;
+  return {
+    specVersion: 'v1',
+    init(params: Readonly<Record<string, JsonValue>>) {
+      factor = Number(params.factor ?? 1);
+    },
+    proc([x]) {
+      const t = x as Exclude<FlowValue, Uint8Array>;
+      return [{ type: 'float32', dims: t.dims, data: asFloat(t).map((v) => v * factor) }];
+    },
+  };
+};
+
+/** Adds its two inputs. */
+export const add: FlowFunctionV1 = {
+  specVersion: 'v1',
+  proc([a, b]) {
+    const x = asFloat(a as FlowValue);
+    const y = asFloat(b as FlowValue);
+    const t = a as Exclude<FlowValue, Uint8Array>;
+    return [{ type: 'float32', dims: t.dims, data: x.map((v, i) => v + (y[i] as number)) }];
+  },
+};
+
+/** Throws on transactions whose first element is negative. */
+export const failOnNegative: FlowFunctionV1 = {
+  specVersion: 'v1',
+  proc([x], ctx) {
+    if ((asFloat(x as FlowValue)[0] as number) < 0) throw new Error(`negative input in transaction ${ctx.header.transactionId}`);
+    return [x];
+  },
+};
+
+/** Two functions in one point: `upper` takes input 0 (bytes → upper-case bytes), `negate` input 1. */
+export const multi: FlowFunctionV1 = {
+  specVersion: 'v1',
+  procs: {
+    upper([text]) {
+      return [new TextEncoder().encode(new TextDecoder().decode(text as Uint8Array).toUpperCase()), undefined];
+    },
+    negate([x]) {
+      const t = x as Exclude<FlowValue, Uint8Array>;
+      return [undefined, { type: 'float32', dims: t.dims, data: asFloat(t).map((v) => -v) }];
+    },
+  },
+};
+
+/** Splits a bytes message on spaces: one message per word. */
+export const splitWords: FlowFunctionV1 = {
+  specVersion: 'v1',
+  proc([text], ctx) {
+    for (const word of new TextDecoder().decode(text as Uint8Array).split(' ')) ctx.emit([new TextEncoder().encode(word)]);
+    return undefined;
+  },
+};
+
+/** Tags its output with which instance ran it (for balancing tests). */
+export const whoAmI = (): FlowFunctionV1 => {
+  let instance = -1;
+  return {
+    specVersion: 'v1',
+    init(_params, ctx) {
+      instance = ctx.instance;
+    },
+    async proc() {
+      await new Promise((r) => setTimeout(r, 1));
+      return [{ type: 'int32', dims: [1], data: Int32Array.of(instance) }];
+    },
+  };
+};
+
+/** Passes its input through, after params.delayMs. */
+export const slowIdentity = (): FlowFunctionV1 => {
+  let delay = 0;
+  return {
+    specVersion: 'v1',
+    init(params) {
+      delay = Number(params.delayMs ?? 0);
+    },
+    async proc([x]) {
+      await new Promise((r) => setTimeout(r, delay));
+      return [x];
+    },
+  };
+};
+
+/** Not a flow function. */
+export const notAFunction = { proc: 1 };
