@@ -21,11 +21,8 @@ export interface OcrGraphOptions {
 }
 
 function fn(name: string, exportName: string, inputs: number, outputs: number, params = {}, instances = 1): FlowNode {
-  const node = new FlowNode(inputs, outputs, {
-    name,
-    instances,
-    ...(inputs > 1 ? { align: { timeoutMs: 60_000, onMissing: 'error' as const } } : {}),
-  });
+  // Two-input nodes wait for their partner without a time limit: a backlog before det can be long.
+  const node = new FlowNode(inputs, outputs, { name, instances });
   node.addProcessPoint(new FunctionPp({ module: FUNCTIONS, export: exportName, params, inputCount: inputs, outputCount: outputs }));
   return node;
 }
