@@ -56,8 +56,12 @@ describe('@tsge/ge', () => {
     await expect(parseModel('/nonexistent/model.onnx')).rejects.toSatisfy(
       (e: unknown) => TsgeError.isInstance(e) && e.code === 'TSGE-E3001',
     );
-    await expect(parseModel(new Uint8Array([1, 2, 3]), { format: 'caffe' })).rejects.toSatisfy(
+    await expect(parseModel(new Uint8Array([1, 2, 3]), { format: 'no-such-format' })).rejects.toSatisfy(
       (e: unknown) => TsgeError.isInstance(e) && e.code === 'TSGE-E3005',
+    );
+    // the Caffe parser is discovered (a dev dependency here): garbage given to it is a coded syntax error
+    await expect(parseModel(new Uint8Array([1, 2, 3]), { format: 'caffe' })).rejects.toSatisfy(
+      (e: unknown) => TsgeError.isInstance(e) && e.code === 'TSGE-E3201',
     );
   });
 });

@@ -170,7 +170,8 @@ export function mapGeOps(graph: Graph, known?: (type: string, domain: string) =>
     const type = node.opDesc.type;
     const rewrite = GE_OP_REWRITES.get(type);
     const shared = SHARED_NAMES[type];
-    if (rewrite && (!shared || shared(node))) rewrite(node, graph);
+    // GE files carry no domain (they read as ai.onnx); nodes of other domains (tsge's own) stay
+    if (rewrite && node.opDesc.domain === ONNX_DOMAIN && (!shared || shared(node))) rewrite(node, graph);
     else if (known && !['Data', 'Const', 'NetOutput'].includes(type) && !known(type, node.opDesc.domain)) {
       throw TsgeError.of('TSGE-E3309', { op: type, node: node.name }, { node: node.name, opType: type });
     }
