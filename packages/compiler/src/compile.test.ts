@@ -1,11 +1,10 @@
 import { createTensor } from '@tsge/metadef';
 import { readOm } from '@tsge/om';
 import { createKernelRegistry, createKernelRegistryOf } from '@tsge/metadef';
-import { jsKernelLibrary } from '@tsge/kernels-js';
+import { jsKernelLibrary, interpretGraph } from '@tsge/kernels-js';
 import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { compile } from './compile.js';
-import { runGraphOnHost } from './host/run-graph.js';
 import { randomFloats, smallCnn } from './test-graphs.js';
 
 describe('compile', () => {
@@ -48,11 +47,11 @@ describe('compile', () => {
     const kernels = createKernelRegistryOf([jsKernelLibrary]);
     const graph = smallCnn(ops);
     const x = createTensor('float32', [1, 3, 8, 8], randomFloats(192, 9));
-    const before = runGraphOnHost(graph, { x }, kernels);
-    const expected = before.y as { data: Float32Array };
+    const before = interpretGraph(graph, { x }, { kernels });
+    const expected = before[0] as { data: Float32Array };
     for (const optLevel of [0, 1, 2, 3] as const) {
       const result = await compile(graph, { ops, kernels, optLevel, verify: true });
-      const after = runGraphOnHost(result.model.graph, { x }, kernels, { weights: result.model.weights }).y as { data: Float32Array };
+      const after = interpretGraph(result.model.graph, { x }, { kernels, weights: result.model.weights })[0] as { data: Float32Array };
       expect(after.data.length).toBe(10);
       for (let i = 0; i < 10; i++) expect(after.data[i]).toBeCloseTo(expected.data[i] as number, 4);
     }

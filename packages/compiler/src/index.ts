@@ -9,5 +9,4 @@ export { registerFusedOps } from './fusion/fused-ops.js';
 export { planMemory, type Buffer as MemoryBuffer, type MemoryPlan, type MemoryPlanInput } from './build/memory-plan.js';
 export { memoryBounds, type Lifetime } from './build/memory-bounds.js';
 export { planStreams, happensBefore, type StreamPlan, type SyncPoint } from './build/streams.js';
-export { runGraphOnHost } from './host/run-graph.js';
 export { defineNodePass, type NodePassSpec, MAX_VISITS_PER_NODE } from './node-pass.js';

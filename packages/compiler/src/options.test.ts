@@ -5,11 +5,10 @@ import type { Graph, GraphPassV1, HostTensor, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, TsgeError, attr, createTensor } from '@tsge/metadef';
 import { readOm } from '@tsge/om';
 import { createKernelRegistryOf } from '@tsge/metadef';
-import { jsKernelLibrary } from '@tsge/kernels-js';
+import { jsKernelLibrary, interpretGraph } from '@tsge/kernels-js';
 import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
 import { compile } from './compile.js';
-import { runGraphOnHost } from './host/run-graph.js';
 import { randomFloats, smallCnn } from './test-graphs.js';
 
 const ops: OpRegistry = createDefaultOpRegistry();
@@ -133,7 +132,7 @@ describe('compile options', () => {
     expect(fp16.summary.weightsBytes).toBeLessThan(0.6 * fp32.summary.weightsBytes);
     const conv = fp16.model.graph.nodes.find((n) => n.type === 'Conv');
     expect(conv?.opDesc.outputDescs[0]?.dtype).toBe('float16');
-    const run = (r: typeof fp32) => runGraphOnHost(r.model.graph, { x }, kernels, { weights: r.model.weights }).y as HostTensor;
+    const run = (r: typeof fp32) => interpretGraph(r.model.graph, { x }, { kernels, weights: r.model.weights })[0] as HostTensor;
     const a = run(fp32);
     const b = run(fp16);
     expect(b.type).toBe('float32');

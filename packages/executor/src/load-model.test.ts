@@ -65,4 +65,13 @@ describe('loadModel', () => {
     expect(error.code).toBe('TSGE-E7050');
     expect(error.message).toContain('not a regular file');
   });
+
+  it('rejects a kernel module without a kernelLibrary with TSGE-E6101 naming the module', async () => {
+    const module = path.join(folder, 'no-library.mjs');
+    writeFileSync(module, 'export const kernels = [];\n');
+    const error = await loadModel(omBytes(), { kernelModules: [new URL(`file://${module}`)], threads: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TsgeError);
+    expect((error as TsgeError).code).toBe('TSGE-E6101');
+    expect((error as Error).message).toContain('no-library.mjs');
+  });
 });

@@ -126,7 +126,7 @@ export type {
   ThreadWorkspaceV1,
   TileFunctionV1,
 } from './spi/kernel.js';
-export { createKernelRegistry, createKernelRegistryOf } from './ops/kernel-registry.js';
+export { createKernelRegistry, createKernelRegistryOf, type LibraryKernelRegistry } from './ops/kernel-registry.js';
 export type { DeviceV1, StreamHandle, EventHandle, LinearMemory } from './spi/device.js';
 
 // .air serialization (GE ge.proto.ModelDef)

@@ -1,10 +1,9 @@
 import type { FusionPassV1, Graph, HostTensor, OpRegistry } from '@tsge/metadef';
 import { GraphBuilder, attr, createOpDesc, createTensor } from '@tsge/metadef';
 import { createKernelRegistryOf } from '@tsge/metadef';
-import { jsKernelLibrary } from '@tsge/kernels-js';
+import { jsKernelLibrary, interpretGraph } from '@tsge/kernels-js';
 import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
-import { runGraphOnHost } from '../host/run-graph.js';
 import { PassManager } from '../pass-manager.js';
 import { dumpIr } from '../test-dump.js';
 import { randomFloats } from '../test-graphs.js';
@@ -30,14 +29,14 @@ const scalar = (v: number): HostTensor => createTensor('float32', [], Float32Arr
 /** Applies one fusion, checks the host outputs did not change, returns the applied count and dumps. */
 function fuse(graph: Graph, fusion: FusionPassV1, feeds: Record<string, HostTensor>, tolerance = 4) {
   const before = dumpIr(graph);
-  const expected = runGraphOnHost(graph, feeds, kernels);
+  const expected = interpretGraph(graph, feeds, { kernels });
   const manager = new PassManager({ ops, target: 'js', level: 3 });
   manager.run(graph, [fusionAsPass(fusion)], 'test');
   expect(manager.diagnostics).toEqual([]);
-  const actual = runGraphOnHost(graph, feeds, kernels);
-  for (const [name, value] of Object.entries(expected)) {
+  const actual = interpretGraph(graph, feeds, { kernels });
+  for (const [output, value] of expected.entries()) {
     const e = value as HostTensor;
-    const a = actual[name] as HostTensor;
+    const a = actual[output] as HostTensor;
     expect(a.dims).toEqual(e.dims);
     for (const [i, v] of (e.data as Float32Array).entries()) expect((a.data as Float32Array)[i]).toBeCloseTo(v, tolerance);
   }

@@ -1,6 +1,6 @@
 import type { Graph, HostTensor, KernelRegistry, Node, PassContext } from '@tsge/metadef';
 import { CONST, DATA, NET_OUTPUT, constValueOf, createTensor, isHostTensor, isStaticShape, topologicalSort } from '@tsge/metadef';
-import { runKernelOnHost } from '@tsge/kernels-js';
+import { runNodeOnHost } from '@tsge/kernels-js';
 import { addConst, descBytes } from '../graph-utils.js';
 import { definePass } from '../pass-manager.js';
 import { inferOne } from './infer-shapes.js';
@@ -64,16 +64,10 @@ function foldNode(graph: Graph, node: Node, kernels: KernelRegistry, ctx: PassCo
     const bytes = descBytes(d);
     if (bytes !== undefined && bytes > FOLD_LIMIT_BYTES) return false;
   }
-  const kernel = kernels.find(type, node.opDesc.domain, inputs[0]?.type, ['reference']);
-  if (!kernel) return false;
   let outputs: unknown[];
   try {
-    outputs = runKernelOnHost(kernel, inputs, {
-      opType: type,
-      nodeName: node.name,
-      attrs: node.opDesc.attrs,
-      outputCount: node.outData.length,
-    });
+    // the one host interpreter runs the node: the kernel the registry prefers ('reference'), the node's opset
+    outputs = runNodeOnHost(node, inputs, { kernels });
   } catch {
     return false;
   }

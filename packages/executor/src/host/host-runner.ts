@@ -10,6 +10,7 @@ import {
   shapeSize,
   shapeToString,
 } from '@tsge/metadef';
+import { formalInputCount, interpretSubgraph } from '@tsge/kernels-js';
 import type { CpuDevice } from '@tsge/runtime';
 import { createEventTable, runStreamsOnHost, viewOf } from '@tsge/runtime';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
@@ -19,7 +20,6 @@ import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js
 import type { Deadline } from '../run/deadline.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 import { runRefCall } from '../run/ref-call.js';
-import { formalInputCount, runSubgraph } from './subgraph.js';
 
 export interface HostModel {
   readonly graph: Graph;
@@ -78,7 +78,20 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     if (offset?.kind !== 'int' || !desc || count === undefined) return undefined;
     return { type: desc.dtype, dims: desc.shape as number[], data: viewOf(buffer(), desc.dtype, bases.weights + offset.value, count) };
   };
-  const environment = { root: graph, registry: model.registry, constValue, ...(deadline ? { deadline } : {}) };
+  // subgraph bodies run on the one host interpreter: JS values freed by the garbage collector, so a
+  // long Loop does not hold device memory; the deadline is checked before every body node
+  const subgraphs = {
+    kernels: model.registry,
+    constValue,
+    kernelError: (node: Node, error: unknown) => kernelFailure({ node: node.name, opType: node.type, domain: node.opDesc.domain }, error),
+    ...(deadline
+      ? {
+          beforeNode: (node: Node, sub: Graph) => {
+            if (deadline.expired()) throw deadline.error(`in subgraph ${sub.name}, before node ${node.name}`);
+          },
+        }
+      : {}),
+  };
 
   const inputValue = (node: Node, index: number): RuntimeValue | undefined => {
     const peer = node.inData[index]?.peer;
@@ -175,7 +188,8 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
       setOutput(i, value) {
         values.set(key(node, i), settle(call, i, value));
       },
-      runSubgraph: (attrName, subInputs) => runSubgraph(environment, { owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }),
+      runSubgraph: (attrName, subInputs) =>
+        interpretSubgraph({ owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }, subgraphs),
     };
     const start = observe ? performance.now() : 0;
     try {

@@ -1,4 +1,4 @@
-import type { KernelLibraryV1, KernelRegistry, KernelV1, LinearMemory, ThreadWorkspaceV1, TileFunctionV1 } from '@tsge/metadef';
+import type { KernelLibraryV1, KernelRegistry, KernelV1, LibraryKernelRegistry, LinearMemory, ThreadWorkspaceV1 } from '@tsge/metadef';
 import { TsgeError, createKernelRegistryOf } from '@tsge/metadef';
 import type { WasmMemory, WasmModule } from '@tsge/runtime';
 import { wasm } from '@tsge/runtime';
@@ -51,13 +51,11 @@ async function importLibrary(specifier: string): Promise<KernelLibraryV1> {
   return module.kernelLibrary;
 }
 
-/** Tile functions by name, an earlier library's first. */
-function tileRunnerOf(libraries: readonly KernelLibraryV1[]): TileRunner | undefined {
-  const byName = new Map<string, TileFunctionV1>();
-  for (const library of libraries) for (const tile of library.tiles) if (!byName.has(tile.name)) byName.set(tile.name, tile);
-  if (byName.size === 0) return undefined;
+/** Runs a tile function of the libraries by name (the registry keeps their precedence). */
+function tileRunnerOf(registry: LibraryKernelRegistry, libraries: readonly KernelLibraryV1[]): TileRunner | undefined {
+  if (!libraries.some((library) => library.tiles.length > 0)) return undefined;
   return (memory, name, args) => {
-    const tile = byName.get(name);
+    const tile = registry.tile(name);
     if (!tile) throw TsgeError.of('TSGE-E6102', { tile: name });
     tile.run(memory, args);
   };
@@ -84,7 +82,8 @@ function workspaceOf(libraries: readonly KernelLibraryV1[]): ThreadWorkspace | u
 }
 
 function kernelSetOf(libraries: readonly KernelLibraryV1[]): KernelSet {
-  return { registry: createKernelRegistryOf(libraries), runTile: tileRunnerOf(libraries), workspace: workspaceOf(libraries) };
+  const registry = createKernelRegistryOf(libraries);
+  return { registry, runTile: tileRunnerOf(registry, libraries), workspace: workspaceOf(libraries) };
 }
 
 async function loadDefaultLibraries(): Promise<readonly KernelLibraryV1[]> {

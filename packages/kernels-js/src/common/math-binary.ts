@@ -2,7 +2,8 @@
 import { type DataType, type HostTensor, type KernelContextV1, isBigIntType } from '@tsge/metadef';
 import { type BroadcastRows, broadcastStaticDims, planBroadcastRows } from './math-broadcast-rows.js';
 import type { NumberArray, NumberRow, BinaryImpl } from '@tsge/ops/kernel-support';
-import { kernelError, numberOutput, numbersOf, requireTensor } from './math-values.js';
+import { numberOutput, numbersOf } from './math-values.js';
+import { kernelError, requireTensor } from './kernel-inputs.js';
 
 export function broadcastOrThrow(ctx: KernelContextV1, tensors: readonly HostTensor[]): number[] {
   const dims = broadcastStaticDims(tensors.map((t) => t.dims));

@@ -7,7 +7,6 @@ import {
   type DataType,
   type HostTensor,
   type KernelContextV1,
-  TsgeError,
   bfloat16ToNumber,
   float16ToNumber,
   numberToBfloat16,
@@ -15,6 +14,7 @@ import {
 } from '@tsge/metadef';
 import { encodeSmallFloat, isSmallFloatType, smallFloatDecodeTable } from './math-float8.js';
 import type { NumberArray } from '@tsge/ops/kernel-support';
+import { kernelError, requireTensor } from './kernel-inputs.js';
 
 /** Whether a dtype's host storage holds its values directly as JS numbers. */
 export function isDirectNumberType(dtype: DataType): boolean {
@@ -128,21 +128,9 @@ export function numberOutput(ctx: KernelContextV1, index: number, dims: readonly
   return { tensor, values, commit: () => storeNumbers(tensor, values) };
 }
 
-/** Input i as a tensor, or a kernel error naming the node. */
-export function requireTensor(ctx: KernelContextV1, index: number): HostTensor {
-  const t = ctx.tensor(index);
-  if (!t) throw kernelError(ctx, `input ${index} is required`);
-  return t;
-}
-
 /** Input i as a tensor of one of `dtypes`, or a kernel error. */
 export function requireTensorOf(ctx: KernelContextV1, index: number, dtypes: readonly DataType[]): HostTensor {
   const t = requireTensor(ctx, index);
   if (!dtypes.includes(t.type)) throw kernelError(ctx, `input ${index} has dtype ${t.type}; allowed: ${dtypes.join(', ')}`);
   return t;
-}
-
-/** A kernel failure caused by the model or its inputs (TSGE-E4003). */
-export function kernelError(ctx: KernelContextV1, reason: string): TsgeError {
-  return TsgeError.of('TSGE-E4003', { reason: `${ctx.opType} ${ctx.nodeName}: ${reason}` });
 }

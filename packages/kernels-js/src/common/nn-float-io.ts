@@ -84,18 +84,6 @@ export function writeFloatsInto(tensor: HostTensor, values: ArrayLike<number>): 
   }
 }
 
-/** Input i as a tensor, or a kernel error naming it. */
-export function requireTensor(ctx: KernelContextV1, index: number): HostTensor {
-  const t = ctx.tensor(index);
-  if (!t) throw TsgeError.of('TSGE-E4003', { reason: `${ctx.opType} ${ctx.nodeName}: input ${index} is required` });
-  return t;
-}
-
-/** A kernel error with the node named. */
-export function kernelError(ctx: KernelContextV1, reason: string): TsgeError {
-  return TsgeError.of('TSGE-E4003', { reason: `${ctx.opType} ${ctx.nodeName}: ${reason}` });
-}
-
 /** Whether input i is present (not omitted, not an empty optional name). */
 export function hasInput(ctx: { input(index: number): unknown; inputCount: number }, index: number): boolean {
   return index < ctx.inputCount && ctx.input(index) !== undefined;

@@ -2,7 +2,7 @@
 import type { KernelV1 } from '@tsge/metadef';
 import { type BinaryImpl, bitwiseIMPLS as IMPLS } from '@tsge/ops/kernel-support';
 import { computeBinary } from '../common/math-binary.js';
-import { kernelError, requireTensor } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 // results are stored into the input's typed array, which wraps them to its width
 const shiftLeft: BinaryImpl = {

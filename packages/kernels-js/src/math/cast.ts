@@ -1,7 +1,8 @@
 /** Cast, CastLike and BitCast: conversions between every tensor dtype. */
 import { type DataType, type HostTensor, type KernelContextV1, type KernelV1, isBigIntType } from '@tsge/metadef';
 import { isSmallFloatType } from '../common/math-float8.js';
-import { kernelError, numbersOf, requireTensor, storeNumbers } from '../common/math-values.js';
+import { numbersOf, storeNumbers } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { roundHalfEven, readTargetType } from '@tsge/ops/kernel-support';
 

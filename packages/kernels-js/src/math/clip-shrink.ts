@@ -1,6 +1,7 @@
 /** Clip (min/max as optional inputs) and Shrink. */
 import { type HostTensor, type KernelV1, readNumber } from '@tsge/metadef';
-import { numberOutput, numbersOf, requireTensor, toBigInt } from '../common/math-values.js';
+import { numberOutput, numbersOf, toBigInt } from '../common/math-values.js';
+import { requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 /** A bound's first element as a BigInt, whatever dtype a (possibly malformed) model gave it. */

@@ -3,7 +3,8 @@
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { broadcastOrThrow, computeBinary } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
-import { requireTensor, requireTensorOf } from '../common/math-values.js';
+import { requireTensorOf } from '../common/math-values.js';
+import { requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { comparisonIMPLS as IMPLS } from '@tsge/ops/kernel-support';
 

@@ -1,6 +1,7 @@
 /** CumSum and CumProd along an axis given as input, with exclusive and reverse modes. */
 import { type KernelContextV1, type KernelV1, toNumberArray } from '@tsge/metadef';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 function computeCumulative(ctx: KernelContextV1, product: boolean): void {

@@ -1,7 +1,8 @@
 /** Einsum (explicit and implicit output, ellipsis, repeated labels/diagonals, broadcasting) and Det. */
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { type NumberArray, type EinsumPlan, parseEinsum } from '@tsge/ops/kernel-support';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 function labelSizes(plan: EinsumPlan, dims: readonly (readonly number[])[]): Map<string, number> | string {

@@ -1,6 +1,7 @@
 /** Range, EyeLike and Bernoulli: ops that generate values rather than transform them. */
 import { type KernelV1, readNumber } from '@tsge/metadef';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { readTargetType, rangeCount } from '@tsge/ops/kernel-support';
 

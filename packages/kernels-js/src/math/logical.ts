@@ -1,7 +1,7 @@
 /** And, Or, Xor (broadcasting) and Not on bool tensors. */
 import type { KernelV1 } from '@tsge/metadef';
 import { computeBinary } from '../common/math-binary.js';
-import { requireTensor } from '../common/math-values.js';
+import { requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { logicalIMPLS as IMPLS } from '@tsge/ops/kernel-support';
 

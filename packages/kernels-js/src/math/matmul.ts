@@ -4,7 +4,8 @@ import { broadcastIndexMap } from '../common/broadcast.js';
 import { broadcastStaticDims } from '../common/math-broadcast-rows.js';
 import { gemmFloat32, gemmInto, transposeMatrix } from '../common/math-gemm.js';
 import type { NumberArray } from '@tsge/ops/kernel-support';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 interface MatmulPlan {

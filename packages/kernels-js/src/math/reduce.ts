@@ -3,7 +3,8 @@ import { type KernelContextV1, type KernelV1, toNumberArray } from '@tsge/metade
 import { broadcastIndexMap } from '../common/broadcast.js';
 import { mathReduceAxesNormalizeAxes as normalizeAxes, type Kind, REDUCE } from '@tsge/ops/kernel-support';
 import { reduceDims } from '../common/math-reduce-axes.js';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 function initial(kind: Kind): number {

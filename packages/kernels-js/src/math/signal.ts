@@ -1,7 +1,8 @@
 /** Signal ops: DFT, STFT, Hann/Hamming/Blackman windows and MelWeightMatrix. */
 import { type KernelContextV1, type KernelV1, readNumber } from '@tsge/metadef';
 import { fftInPlace, isPowerOfTwo } from '../common/math-fft.js';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { readTargetType } from '@tsge/ops/kernel-support';
 

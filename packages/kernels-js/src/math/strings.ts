@@ -2,7 +2,8 @@
 import type { KernelV1 } from '@tsge/metadef';
 import { broadcastOrThrow } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
-import { kernelError, requireTensorOf } from '../common/math-values.js';
+import { requireTensorOf } from '../common/math-values.js';
+import { kernelError } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { compileFullMatch } from '@tsge/ops/kernel-support';
 

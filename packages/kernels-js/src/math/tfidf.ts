@@ -1,6 +1,6 @@
 /** TfIdfVectorizer: counts n-grams (with skips) from a pool and weighs them as TF, IDF or TFIDF. */
 import type { KernelV1 } from '@tsge/metadef';
-import { kernelError, requireTensor } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { outputWidth } from '@tsge/ops/kernel-support';
 

@@ -1,6 +1,7 @@
 /** TopK (largest/smallest, sorted, ties broken by lower index) and Hardmax. */
 import { type KernelV1, toNumberArray } from '@tsge/metadef';
-import { kernelError, numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { normalizeAxis } from '@tsge/ops/kernel-support';
 

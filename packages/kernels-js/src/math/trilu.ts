@@ -1,6 +1,6 @@
 /** Trilu: keep the upper or lower triangle of the last two dims, offset by k. */
 import { type KernelV1, toNumberArray } from '@tsge/metadef';
-import { kernelError, requireTensor } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 type Storage = { [index: number]: unknown };

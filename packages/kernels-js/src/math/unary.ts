@@ -1,6 +1,7 @@
 /** Elementwise unary math: Abs, Neg, Sign, Reciprocal, Floor, Ceil, Round, Sqrt, Exp, Log, Erf, trigonometry, IsNaN, IsInf. */
 import { type KernelContextV1, type KernelV1, isBigIntType } from '@tsge/metadef';
-import { numberOutput, numbersOf, requireTensor } from '../common/math-values.js';
+import { numberOutput, numbersOf } from '../common/math-values.js';
+import { requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { FLOATS, type UnaryDef, UNARY } from '@tsge/ops/kernel-support';
 

@@ -2,7 +2,7 @@
 import type { KernelV1 } from '@tsge/metadef';
 import { broadcastOrThrow } from '../common/math-binary.js';
 import { planBroadcastRows } from '../common/math-broadcast-rows.js';
-import { kernelError, requireTensor } from '../common/math-values.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 type Storage = { [index: number]: unknown };

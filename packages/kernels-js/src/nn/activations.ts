@@ -1,6 +1,7 @@
 /** Elementwise activations (ONNX latest): one hand-written loop per op keeps each hot loop monomorphic. */
 import type { KernelV1 } from '@tsge/metadef';
-import { floatOutput, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, readFloats } from '../common/nn-float-io.js';
+import { requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { ACTIVATIONS } from '@tsge/ops/kernel-support';
 

@@ -1,7 +1,7 @@
 /** CenterCropPad: crops or zero-pads each listed axis symmetrically to the requested size. */
 import { type KernelV1, toNumberArray } from '@tsge/metadef';
 import { dimProduct } from '@tsge/ops/kernel-support';
-import { kernelError, requireTensor } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 export const centerCropPadKernels: readonly KernelV1[] = [

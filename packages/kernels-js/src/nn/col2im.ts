@@ -2,7 +2,8 @@
 import { type KernelV1, toNumberArray } from '@tsge/metadef';
 import { windowGatherTable, windowGeometry } from '../common/nn-conv-geometry.js';
 import { dimProduct } from '@tsge/ops/kernel-support';
-import { floatOutput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 export const col2imKernels: readonly KernelV1[] = [

@@ -1,7 +1,8 @@
 /** ConvTranspose: per group, col = Wᵀ·X by GEMM, then col2im scatter-add into the output. */
 import type { KernelV1 } from '@tsge/metadef';
 import { dimProduct, type TransposeAttrs, type TransposeGeometry, readTransposeAttrs, transposeGeometry } from '@tsge/ops/kernel-support';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { gemmAccumulate } from '../common/nn-gemm.js';
 import { defineKernel } from '../define.js';
 

@@ -2,7 +2,8 @@
 import type { HostTensor, KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { type WindowGeometry, windowGatherTable, windowGeometry } from '../common/nn-conv-geometry.js';
 import { readWindowAttrs, type FloatArray, dimProduct } from '@tsge/ops/kernel-support';
-import { floatOutput, hasInput, kernelError, readFloat64, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloat64, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { gemmAccumulate } from '../common/nn-gemm.js';
 import { integerRange, roundHalfEven } from '../common/nn-quant.js';
 import { defineKernel } from '../define.js';

@@ -5,7 +5,8 @@
 import type { KernelV1 } from '@tsge/metadef';
 import { readWindowAttrs } from '@tsge/ops/kernel-support';
 import { windowGeometry } from '../common/nn-conv-geometry.js';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { gemmAccumulate } from '../common/nn-gemm.js';
 import { defineKernel } from '../define.js';
 

@@ -1,7 +1,8 @@
 /** Dropout: identity with an all-true mask in inference; seeded Bernoulli masking in training. */
 import type { KernelV1 } from '@tsge/metadef';
 import { numpyRandomSample } from '../common/nn-mt19937.js';
-import { floatOutput, hasInput, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 export const dropoutKernels: readonly KernelV1[] = [

@@ -1,7 +1,8 @@
 /** GridSample (N-D, nearest/linear/cubic, zeros/border/reflection padding) and AffineGrid. */
 import { type KernelV1, toNumberArray } from '@tsge/metadef';
 import { dimProduct } from '@tsge/ops/kernel-support';
-import { floatOutput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 const CUBIC_A = -0.75;

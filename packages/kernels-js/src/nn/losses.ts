@@ -1,7 +1,8 @@
 /** NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss with reduction, weights and ignore_index. */
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { type FloatArray, dimProduct } from '@tsge/ops/kernel-support';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 /** Loss from log-probabilities laid out [N, C, inner]; writes output 0. */

@@ -1,7 +1,8 @@
 /** MaxUnpool: scatters pooled values back to the flat positions MaxPool's Indices recorded. */
 import { type KernelV1, toNumberArray } from '@tsge/metadef';
 import { dimProduct, unpoolDims } from '@tsge/ops/kernel-support';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 /** Flat index in `from` → the same coordinates flattened in `to` (-1 when they fall outside). */

@@ -1,6 +1,7 @@
 /** NonMaxSuppression: greedy per (batch, class) selection by score with IoU suppression. */
 import { type KernelV1, createTensor } from '@tsge/metadef';
-import { hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 function iou(boxes: ArrayLike<number>, a: number, b: number, centerPoint: boolean): number {

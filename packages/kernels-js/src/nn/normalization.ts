@@ -6,7 +6,8 @@
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { broadcastIndexMap } from '../common/broadcast.js';
 import { dimProduct, stashType } from '@tsge/ops/kernel-support';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 /** Mean and variance of [outer, size] rows; returns mean and 1/sqrt(var+eps). */

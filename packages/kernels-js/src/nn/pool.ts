@@ -2,7 +2,8 @@
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { OUTSIDE_PADDING, windowGatherTable, windowGeometry } from '../common/nn-conv-geometry.js';
 import { readWindowAttrs, dimProduct } from '@tsge/ops/kernel-support';
-import { floatOutput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 type PoolKind = 'avg' | 'max' | 'lp';

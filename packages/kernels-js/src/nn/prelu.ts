@@ -1,7 +1,8 @@
 /** PRelu: y = x < 0 ? slope * x : x, slope broadcast unidirectionally to x. */
 import type { KernelV1 } from '@tsge/metadef';
 import { broadcastDims, broadcastIndexMap } from '../common/broadcast.js';
-import { floatOutput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 export const preluKernels: readonly KernelV1[] = [

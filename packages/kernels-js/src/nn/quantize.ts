@@ -6,7 +6,8 @@ import { type HostTensor, type KernelContextV1, type KernelV1, dataTypeFromOnnx 
 import { broadcastDims, broadcastIndexMap } from '../common/broadcast.js';
 import { encodeSmallFloat, isSmallFloatType, smallFloatDecodeTable } from '../common/math-float8.js';
 import { dimProduct, quantizedOutputType } from '@tsge/ops/kernel-support';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor, writeFloatsInto } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats, writeFloatsInto } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { integerRange, roundHalfEven } from '../common/nn-quant.js';
 import { defineKernel } from '../define.js';
 

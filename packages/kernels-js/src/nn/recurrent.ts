@@ -4,7 +4,8 @@
  * sequence_lens. State math runs in float64; one batch row is advanced at a time.
  */
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 type CellKind = 'RNN' | 'GRU' | 'LSTM';

@@ -6,7 +6,8 @@
  */
 import { type HostTensor, type KernelContextV1, type KernelV1, toNumberArray } from '@tsge/metadef';
 import { dimProduct, resizeNormalizeAxes as normalizeAxes, planResize } from '@tsge/ops/kernel-support';
-import { hasInput, kernelError, readFloats, requireTensor, writeFloatsInto } from '../common/nn-float-io.js';
+import { hasInput, readFloats, writeFloatsInto } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 interface Taps {

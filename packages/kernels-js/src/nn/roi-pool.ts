@@ -1,6 +1,7 @@
 /** RoiAlign (avg/max, half_pixel or output_half_pixel) and MaxRoiPool over NCHW feature maps. */
 import type { KernelV1 } from '@tsge/metadef';
-import { floatOutput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 export const roiPoolKernels: readonly KernelV1[] = [

@@ -1,7 +1,8 @@
 /** Softmax and LogSoftmax along one axis (opset 13); older opsets flatten at `axis` first. */
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { dimProduct } from '@tsge/ops/kernel-support';
-import { floatOutput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 type Mode = 'softmax' | 'log';

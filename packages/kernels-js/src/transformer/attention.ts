@@ -5,7 +5,8 @@
  */
 import type { HostTensor, KernelContextV1, KernelV1 } from '@tsge/metadef';
 import type { FloatArray } from '@tsge/ops/kernel-support';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 /** A Q/K/V operand viewed as [batch, heads, seq, head]. */

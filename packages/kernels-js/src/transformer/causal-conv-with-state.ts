@@ -3,7 +3,8 @@
  * with past_state (or zeros), with optional SiLU, returning the last k-1 positions as state.
  */
 import type { KernelV1 } from '@tsge/metadef';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 export const causalConvKernels: readonly KernelV1[] = [

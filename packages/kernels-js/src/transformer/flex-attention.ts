@@ -3,7 +3,8 @@
  * pass through optional `score_mod` / `prob_mod` subgraphs applied to the whole [B, H, L, S] tensor.
  */
 import { type HostTensor, type KernelV1, createTensor, isHostTensor } from '@tsge/metadef';
-import { floatOutput, kernelError, readFloats, requireTensor, writeFloatsInto } from '../common/nn-float-io.js';
+import { floatOutput, readFloats, writeFloatsInto } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { PREVIEW_DOMAIN } from '@tsge/ops/kernel-support';
 

@@ -3,7 +3,8 @@
  * (B, H_kv, d_k, d_v) state and the linear / gated / delta / gated_delta update rules.
  */
 import type { KernelV1 } from '@tsge/metadef';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 const RULES = ['linear', 'gated', 'delta', 'gated_delta'] as const;

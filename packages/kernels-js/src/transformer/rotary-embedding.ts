@@ -1,6 +1,7 @@
 /** RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features of each head. */
 import type { KernelV1 } from '@tsge/metadef';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
 export const rotaryEmbeddingKernels: readonly KernelV1[] = [

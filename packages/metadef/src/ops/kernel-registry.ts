@@ -1,5 +1,5 @@
 import type { DataType } from '../types/dtype.js';
-import type { KernelLibraryV1, KernelRegistry, KernelV1 } from '../spi/kernel.js';
+import type { KernelLibraryV1, KernelRegistry, KernelV1, TileFunctionV1 } from '../spi/kernel.js';
 import { TsgeError } from '../errors/tsge-error.js';
 import { normalizeDomain } from '../graph/op-desc.js';
 
@@ -39,17 +39,26 @@ export function createKernelRegistry(kernels: Iterable<KernelV1> = []): KernelRe
   return registry;
 }
 
+/** The registry of a set of kernel libraries: their kernels, and their tile functions by name. */
+export interface LibraryKernelRegistry extends KernelRegistry {
+  /** The tile function of this name (an earlier library's first), for the executor's helper threads. */
+  tile(name: string): TileFunctionV1 | undefined;
+}
+
 /**
- * A registry over kernel libraries in precedence order: a kernel of an earlier library shadows the
- * kernel of a later one with the same op, domain and implementation name (user libraries are listed
- * before the defaults, so they replace a default kernel by registering its name).
+ * A registry over kernel libraries in precedence order: a kernel (or tile function) of an earlier
+ * library shadows the one of a later library with the same op, domain and implementation name (or
+ * tile name). User libraries are listed before the defaults, so they replace a default kernel by
+ * registering its name.
  */
-export function createKernelRegistryOf(libraries: readonly Pick<KernelLibraryV1, 'kernels'>[]): KernelRegistry {
+export function createKernelRegistryOf(libraries: readonly Pick<KernelLibraryV1, 'kernels' | 'tiles'>[]): LibraryKernelRegistry {
   const registry = createKernelRegistry();
+  const tiles = new Map<string, TileFunctionV1>();
   for (const library of libraries) {
     for (const kernel of library.kernels) {
       if (!registry.has(kernel.opType, kernel.domain, kernel.name)) registry.register(kernel);
     }
+    for (const tile of library.tiles) if (!tiles.has(tile.name)) tiles.set(tile.name, tile);
   }
-  return registry;
+  return { ...registry, tile: (name) => tiles.get(name) };
 }
