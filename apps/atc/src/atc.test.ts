@@ -202,5 +202,15 @@ describe('atc', () => {
     expect(under.err).toContain('TSGE-E7050');
     expect(under.err).toContain(`cannot write ${join(file, 'model.om')}`);
     expect(under.err).not.toMatch(/internal error/);
+    // a graph-dump folder under a regular file
+    const dump = await run([
+      `--model=${join(testdata, 'models/onnx/mnist.onnx')}`,
+      `--output=${join(dir, 'dumped')}`,
+      '--dump_graph_after=all',
+      `--dump_dir=${join(file, 'dumps')}`,
+      '--log=error',
+    ]);
+    expect(dump.code).toBe(1);
+    expect(dump.err).toContain(`TSGE-E7050 error: cannot write the graph dump ${join(file, 'dumps')}`);
   });
 });

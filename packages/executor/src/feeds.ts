@@ -1,4 +1,4 @@
-import type { DataType, HostTensor, RuntimeValue, TensorStorage } from '@tsge/metadef';
+import type { DataType, HostTensor, RuntimeValue, SequenceValue, TensorStorage } from '@tsge/metadef';
 import {
   DTYPE_BYTES,
   TsgeError,
@@ -36,6 +36,32 @@ export function checkFeeds(feeds: Readonly<Record<string, Feed>>, inputs: readon
 
 const notATensor = (input: string, reason: string): TsgeError => TsgeError.of('TSGE-E6050', { input, reason }, { input });
 
+/** A sequence's items (or an optional's value) are checked as tensors too; their sizes add up. */
+function checkContainer(name: string, value: RuntimeValue, maxBytes: number): RuntimeValue {
+  if (isOptionalValue(value)) {
+    const inner = value.value;
+    if (inner === undefined || inner === null) return { kind: 'optional', value: undefined };
+    if (typeof inner !== 'object') throw notATensor(name, `its optional value is ${describe(inner)}`);
+    return { kind: 'optional', value: isSequenceValue(inner) ? checkSequence(name, inner, maxBytes) : toHostTensor(name, inner, maxBytes) };
+  }
+  return checkSequence(name, value as SequenceValue, maxBytes);
+}
+
+function checkSequence(name: string, sequence: SequenceValue, maxBytes: number): SequenceValue {
+  if (!Array.isArray(sequence.items)) throw notATensor(name, 'its sequence has no items array');
+  if (!isDataType(sequence.elementType)) throw notATensor(name, `its sequence has element type ${describe(sequence.elementType)}`);
+  let left = maxBytes;
+  const items = sequence.items.map((item: unknown, i) => {
+    if (typeof item !== 'object' || item === null) throw notATensor(name, `sequence item ${i} is ${describe(item)}`);
+    const tensor = toHostTensor(name, item as Feed, left);
+    if (tensor.type !== sequence.elementType)
+      throw TsgeError.of('TSGE-E6003', { input: `${name}[${i}]`, actual: tensor.type, expected: sequence.elementType }, { input: name });
+    left -= tensor.data.length * DTYPE_BYTES[tensor.type];
+    return tensor;
+  });
+  return { kind: 'sequence', elementType: sequence.elementType, items };
+}
+
 function checkFeed(info: IoTensorInfo, feed: Feed, maxBytes: number): RuntimeValue {
   if (typeof feed !== 'object' || Array.isArray(feed) || ArrayBuffer.isView(feed))
     throw notATensor(info.name, `got ${describe(feed)}; pass { type, dims, data }`);
@@ -43,7 +69,7 @@ function checkFeed(info: IoTensorInfo, feed: Feed, maxBytes: number): RuntimeVal
   if (isSequenceValue(feed as RuntimeValue) || isOptionalValue(feed as RuntimeValue)) {
     const actual = (feed as { kind: string }).kind;
     if (actual !== kind) throw TsgeError.of('TSGE-E6003', { input: info.name, actual: actual, expected: kind }, { input: info.name });
-    return feed as RuntimeValue;
+    return checkContainer(info.name, feed as RuntimeValue, maxBytes);
   }
   if (kind !== 'tensor' && kind !== 'optional')
     throw TsgeError.of('TSGE-E6003', { input: info.name, actual: 'tensor', expected: kind }, { input: info.name });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,5 +53,16 @@ describe('loadModel', () => {
   it('reports a missing file with TSGE-E7003', async () => {
     const error = await loadModel(path.join(folder, 'absent.om')).catch((e: unknown) => e);
     expect((error as TsgeError).code).toBe('TSGE-E7003');
+  });
+
+  it('reports a directory and a FIFO as TSGE-E7050 naming the path, without waiting on the FIFO', async () => {
+    const dir = (await loadModel(folder).catch((e: unknown) => e)) as TsgeError;
+    expect(dir.code).toBe('TSGE-E7050');
+    expect(dir.message).toContain(`cannot read ${folder}: it is a directory`);
+    const fifo = path.join(folder, 'model.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const error = (await loadModel(fifo).catch((e: unknown) => e)) as TsgeError;
+    expect(error.code).toBe('TSGE-E7050');
+    expect(error.message).toContain('not a regular file');
   });
 });

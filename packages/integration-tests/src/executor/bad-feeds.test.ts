@@ -85,3 +85,29 @@ describe('a huge input to a dynamic model', () => {
     }
   });
 });
+
+describe('sequence feeds', () => {
+  it('items that are not tensors, or of another dtype, are coded errors naming the input', async () => {
+    const file = path.resolve(process.cwd(), '../shared/testdata/onnx-backend/node/test_sequence_map_identity_1_sequence/model.onnx');
+    const model = await loadModel((await compileModel(await parseModel(file))).om, { threads: 1 });
+    try {
+      const name = model.inputNames[0] as string;
+      const item = { type: 'float32', dims: [2], data: new Float32Array([1, 2]) };
+      const ok = await model.run({ [name]: { kind: 'sequence', elementType: 'float32', items: [item] } } as never);
+      expect(Object.keys(ok)).toEqual(model.outputNames);
+      for (const items of [[3], [{ ...item, data: ['a', 'b'] }], 'items']) {
+        const error = await failure(model.run({ [name]: { kind: 'sequence', elementType: 'float32', items } } as never));
+        expect(error.code).toBe('TSGE-E6050');
+        expect(error.message).toContain(name);
+      }
+      const other = await failure(
+        model.run({
+          [name]: { kind: 'sequence', elementType: 'float32', items: [{ type: 'int32', dims: [1], data: new Int32Array(1) }] },
+        } as never),
+      );
+      expect(other.code).toBe('TSGE-E6003');
+    } finally {
+      await model.release();
+    }
+  });
+});
