@@ -146,7 +146,9 @@ export async function fuzzMain(
     const seen = new Set(reports.flatMap((r) => r.failures.map((f) => f.signature)));
     for (const signature of known)
       if (!seen.has(signature))
-        io.out(`fuzz: known defect not seen in this run (fixed? then remove it from ${values.known}): ${signature}`);
+        io.out(
+          `fuzz: known defect not seen in this run (fixed, or beyond these cases; once fixed remove it from ${values.known}): ${signature}`,
+        );
     const fresh = reports.flatMap((r) => r.failures.filter((f) => !known.has(f.signature)).map((f) => ({ campaign: r.campaign, f })));
     const knownSeen = [...known].filter((s) => seen.has(s)).length;
     if (knownSeen > 0) io.out(`fuzz: ${knownSeen} known defect signature(s) seen (listed in ${values.known})`);
