@@ -2,10 +2,10 @@
 // definitions (not from tsge's graph): QUANTIZE → UNIDIRECTIONAL_SEQUENCE_LSTM → RESHAPE →
 // FULLY_CONNECTED → SOFTMAX → QUANTIZE, with each tensor rounded to its own quantization as TFLite
 // stores it.
-import { type TfliteTensor, readTfliteModel } from '@tsge/parser-tflite';
+import { type TfliteTensor, decodeTflite } from '@tsge/parser-tflite';
 
 export function lstmClassifierReference(bytes: Uint8Array, image: Uint8Array): Float64Array {
-  const model = readTfliteModel(bytes);
+  const model = decodeTflite(bytes);
   const graph = model.subgraphs[0];
   if (!graph) throw new Error('no subgraph');
   const op = (name: string) => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTflite, tfliteParser } from './index.js';
+import { TsgeError } from '@tsge/metadef';
+import { parseTflite, tfliteIo, tfliteParser } from './index.js';
 
 const coral = path.resolve(process.cwd(), '../shared/testdata/models/tflite/coral');
 
@@ -49,6 +50,11 @@ describe('fuzz: mutated TFLite models never throw', () => {
       if (result.diagnostics.length) withDiagnostics++;
       for (const d of result.diagnostics) expect(d.code).toMatch(/^TSGE-E\d{4}$/);
       expect(() => tfliteParser.sniff(bytes)).not.toThrow();
+      try {
+        tfliteIo(bytes);
+      } catch (error) {
+        expect(TsgeError.isInstance(error), String(error)).toBe(true);
+      }
     }
     expect(withDiagnostics).toBeGreaterThan(50);
   });

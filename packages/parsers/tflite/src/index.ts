@@ -2,15 +2,14 @@
 export { tfliteParser, TFLITE_FRAMEWORK } from './parser.js';
 export { parseTflite, type TfliteParseExtra } from './parse-model.js';
 export { sniffTflite } from './sniff.js';
-export { tfliteIo, type TfliteIoInfo } from './io-info.js';
-export {
-  readTfliteModel,
-  type TfliteModel,
-  type TfliteSubgraph,
-  type TfliteTensor,
-  type TfliteOperator,
-  type TfliteOpcode,
-  type TfliteQuantization,
-  type TfliteType,
-  type OptionsTable,
+export { tfliteIo, decodeTflite, type TfliteIoInfo } from './io-info.js';
+export type {
+  TfliteModel,
+  TfliteSubgraph,
+  TfliteTensor,
+  TfliteOperator,
+  TfliteOpcode,
+  TfliteQuantization,
+  TfliteType,
+  OptionsTable,
 } from './schema/model.js';

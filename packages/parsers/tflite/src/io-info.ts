@@ -1,5 +1,5 @@
 import { TsgeError } from '@tsge/metadef';
-import { type TfliteTensor, readTfliteModel } from './schema/model.js';
+import { type TfliteModel, type TfliteTensor, readTfliteModel } from './schema/model.js';
 import { FlatbufferError } from './schema/table.js';
 
 /** A model input or output as TFLite declares it: what a caller needs to prepare or read it. */
@@ -11,15 +11,22 @@ export interface TfliteIoInfo {
   readonly quantization?: { readonly scale: number; readonly zeroPoint: number };
 }
 
-/** The inputs and outputs of a .tflite model's main subgraph, with their quantization. */
-export function tfliteIo(bytes: Uint8Array, file?: string): { inputs: TfliteIoInfo[]; outputs: TfliteIoInfo[] } {
-  let model: ReturnType<typeof readTfliteModel>;
+/**
+ * Decodes a .tflite file into plain typed objects (tensors, operators, buffers as views into the
+ * file). A malformed file throws a TsgeError with code TSGE-E3401.
+ */
+export function decodeTflite(bytes: Uint8Array, file?: string): TfliteModel {
   try {
-    model = readTfliteModel(bytes);
+    return readTfliteModel(bytes);
   } catch (error) {
     const reason = error instanceof FlatbufferError ? error.message : String(error);
     throw TsgeError.of('TSGE-E3401', { reason }, file ? { file } : undefined);
   }
+}
+
+/** The inputs and outputs of a .tflite model's main subgraph, with their quantization. */
+export function tfliteIo(bytes: Uint8Array, file?: string): { inputs: TfliteIoInfo[]; outputs: TfliteIoInfo[] } {
+  const model = decodeTflite(bytes, file);
   const main = model.subgraphs[0];
   if (!main) throw TsgeError.of('TSGE-E3401', { reason: 'the model has no subgraph' }, file ? { file } : undefined);
   const info = (index: number): TfliteIoInfo => {
