@@ -170,7 +170,8 @@ function compute(ctx: KernelContextV1): void {
       const kvBase = (b * kvHeads + Math.floor(n / group)) * T * H;
       for (let s = 0; s < seq; s++) {
         const causal = (pastLens[b] as number) + s + 1;
-        const lo = window > 0 && causal > window + 1 ? causal - window - 1 : 0;
+        // the window holds local_window_size keys, the current one included (onnxruntime 1.30)
+        const lo = window > 0 && causal > window ? causal - window : 0;
         const qAt = ((b * seq + s) * numHeads + n) * H;
         let max = sink ? (sink[n] as number) : smooth ? 0 : Number.NEGATIVE_INFINITY;
         for (let j = lo; j < causal; j++) {
