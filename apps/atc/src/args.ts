@@ -5,7 +5,7 @@ import { diagnostic } from '@tsge/metadef';
 export const OPTIONS = {
   model: 'model file (.onnx)',
   weight: 'weights file (Caffe .caffemodel)',
-  framework: '0 Caffe, 1 MindSpore, 3 TensorFlow, 5 ONNX (inferred when omitted)',
+  framework: '0 Caffe, 1 MindSpore, 3 TensorFlow, 5 ONNX, tfjs TensorFlow.js (inferred when omitted)',
   output: 'output .om path (".om" is appended when missing)',
   soc_version: 'target: wasm-simd (default) or js',
   input_shape: '"name:1,3,-1,-1;name2:..." input shapes (-1 or a symbol keeps a dim dynamic)',

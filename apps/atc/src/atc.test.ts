@@ -77,8 +77,12 @@ describe('atc', () => {
     const g = await run([`--model=${garbage}`, `--output=${join(dir, 'g')}`]);
     expect(g.code).toBe(1);
     expect(g.err).toMatch(/TSGE-E\d{4}/);
+    // framework 3 reads the bytes as a GraphDef and says they are not one
     const tf = await run([`--model=${garbage}`, '--framework=3', `--output=${join(dir, 'g')}`]);
-    expect(tf.err).toContain('TSGE-E3005');
+    expect(tf.code).toBe(1);
+    expect(tf.err).toContain('TSGE-E3101');
+    const mindspore = await run([`--model=${garbage}`, '--framework=1', `--output=${join(dir, 'g')}`]);
+    expect(mindspore.err).toContain('TSGE-E3005');
     const shape = await run([
       `--model=${join(testdata, 'models/onnx/mnist.onnx')}`,
       `--output=${join(dir, 'm')}`,

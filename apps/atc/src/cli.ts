@@ -5,6 +5,7 @@ import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/meta
 import { type BuildOptions, compileModel } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { onnxParser } from '@tsge/parser-onnx';
+import { tensorflowParser } from '@tsge/parser-tensorflow';
 import {
   OPTIONS,
   type OptionName,
@@ -25,8 +26,14 @@ export interface CliIo {
 
 const LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'null'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
-const FRAMEWORKS: Readonly<Record<string, string>> = { '0': 'Caffe', '1': 'MindSpore', '3': 'TensorFlow', '5': 'ONNX' };
-const PARSERS: readonly ParserV1[] = [onnxParser];
+const FRAMEWORKS: Readonly<Record<string, string>> = {
+  '0': 'Caffe',
+  '1': 'MindSpore',
+  '3': 'TensorFlow',
+  '5': 'ONNX',
+  tfjs: 'TensorFlow.js',
+};
+const PARSERS: readonly ParserV1[] = [onnxParser, tensorflowParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
 class Stop extends Error {
@@ -94,15 +101,33 @@ async function readInput(path: string): Promise<Uint8Array> {
   }
 }
 
-async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: LogLevel) => boolean, io: CliIo): Promise<Graph> {
+// TensorFlow output names are TF tensor names (`node`, `node:1`) that only the parser knows
+// (Identity nodes vanish in the canonical graph): these parsers apply --out_nodes themselves.
+const PARSERS_SELECTING_OUTPUTS = new Set(['tensorflow', 'tfjs']);
+
+async function loadGraph(
+  values: Partial<Record<OptionName, string>>,
+  at: (l: LogLevel) => boolean,
+  io: CliIo,
+  build?: BuildOptions,
+): Promise<{ graph: Graph; selectedOutputs: boolean }> {
   const path = required(values, 'model');
   const bytes = await readInput(path);
   const framework = values.framework;
-  if (framework !== undefined && !(framework in FRAMEWORKS)) stop(invalidOption('framework', framework, 'expected 0, 1, 3 or 5'));
-  const parser = framework !== undefined ? PARSERS.find((p) => String(p.framework) === framework) : pickParser(bytes, path);
+  if (framework !== undefined && !(framework in FRAMEWORKS)) stop(invalidOption('framework', framework, 'expected 0, 1, 3, 5 or tfjs'));
+  const parser =
+    framework !== undefined
+      ? pickParser(
+          bytes,
+          path,
+          PARSERS.filter((p) => p.name === framework || String(p.framework) === framework),
+        )
+      : pickParser(bytes, path, PARSERS);
   if (!parser) {
     const reason =
-      framework !== undefined ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build` : 'it is not an ONNX model';
+      framework !== undefined
+        ? `framework ${framework} (${FRAMEWORKS[framework]}) has no parser in this build`
+        : 'it is not an ONNX or TensorFlow model';
     return stop(diagnostic('TSGE-E3005', { reason }, { file: path }));
   }
   const folder = resolve(dirname(path));
@@ -112,21 +137,32 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
     return new Uint8Array(await readFile(target));
   };
   if (at('info')) io.stderr(`[atc] parse ${path} (${parser.name})\n`);
-  const result = await parser.parse({ bytes, path, readRelative });
+  const selectedOutputs = PARSERS_SELECTING_OUTPUTS.has((parser as ParserV1).name) && (build?.outNodes?.length ?? 0) > 0;
+  const result = await (parser as ParserV1).parse(
+    { bytes, path, readRelative },
+    {
+      ...(build?.inputShapes && PARSERS_SELECTING_OUTPUTS.has((parser as ParserV1).name)
+        ? { inputShapes: new Map(Object.entries(build.inputShapes)) }
+        : {}),
+      ...(selectedOutputs ? { outputNodes: build?.outNodes } : {}),
+    },
+  );
   for (const d of result.diagnostics) if (d.severity !== 'error' && at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length || !result.graph)
     stop(...(errors.length ? errors : [diagnostic('TSGE-E3003', { reason: 'no graph' }, { file: path })]));
-  return result.graph as Graph;
+  return { graph: result.graph as Graph, selectedOutputs };
 }
 
-function pickParser(bytes: Uint8Array, path: string): ParserV1 | undefined {
+/** The parser among `parsers` that sniffs the bytes best (the extension decides between equals). */
+function pickParser(bytes: Uint8Array, path: string, parsers: readonly ParserV1[]): ParserV1 | undefined {
+  if (parsers.length === 1) return parsers[0];
   const ext = extname(path).toLowerCase();
-  const byExtension = PARSERS.find((p) => p.extensions.includes(ext));
-  if (byExtension) return byExtension;
+  const byExtension = parsers.filter((p) => p.extensions.includes(ext));
+  if (byExtension.length === 1) return byExtension[0];
   let best: ParserV1 | undefined;
   let score = 0;
-  for (const p of PARSERS) {
+  for (const p of byExtension.length ? byExtension : parsers) {
     const s = p.sniff(bytes, path);
     if (s > score) {
       score = s;
@@ -205,7 +241,8 @@ async function compileCommand(values: Partial<Record<OptionName, string>>, io: C
   const options = compileOptions(values);
   let output = required(values, 'output');
   if (!output.endsWith('.om')) output += '.om';
-  const graph = await loadGraph(values, at, io);
+  const { graph, selectedOutputs } = await loadGraph(values, at, io, options);
+  if (selectedOutputs) delete options.outNodes;
   const started = performance.now();
   // through @tsge/ge, which holds the default op and kernel registries
   const result = await compileModel(graph, {
@@ -241,7 +278,7 @@ async function toJson(values: Partial<Record<OptionName, string>>, io: CliIo, at
     const { model, diagnostics } = readOm(bytes, { fileName: values.om });
     if (!model) return stop(...diagnostics);
     json = omToJson(model);
-  } else if (values.model !== undefined) json = graphToJson(await loadGraph(values, at, io));
+  } else if (values.model !== undefined) json = graphToJson((await loadGraph(values, at, io)).graph);
   else return stop(diagnostic('TSGE-E7004', { option: '--om or --model' }, { option: 'om' }));
   const text = `${JSON.stringify(json, null, 2)}\n`;
   if (values.json !== undefined) await writeFile(values.json, text);
