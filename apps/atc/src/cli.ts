@@ -5,7 +5,7 @@ import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/meta
 import { type BuildOptions, compileModel } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { onnxParser } from '@tsge/parser-onnx';
-import { tensorflowParser } from '@tsge/parser-tensorflow';
+import { tensorflowParser, tfjsParser } from '@tsge/parser-tensorflow';
 import {
   OPTIONS,
   type OptionName,
@@ -33,7 +33,7 @@ const FRAMEWORKS: Readonly<Record<string, string>> = {
   '5': 'ONNX',
   tfjs: 'TensorFlow.js',
 };
-const PARSERS: readonly ParserV1[] = [onnxParser, tensorflowParser];
+const PARSERS: readonly ParserV1[] = [onnxParser, tensorflowParser, tfjsParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
 class Stop extends Error {

@@ -1,6 +1,7 @@
 // The independent reference for TensorFlow models: TensorFlow.js 4.22.0 on its wasm backend.
 // A frozen GraphDef is converted in memory to the tfjs graph-model form (GraphDef as JSON, Const
 // values moved into a weights buffer), as tfjs's converter does offline.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { HostTensor } from '@tsge/metadef';
@@ -135,6 +136,59 @@ export async function runTfjsGraph(
     t.dispose();
   }
   for (const t of Object.values(inputs)) t.dispose();
+  model.dispose();
+  return out;
+}
+
+/** An IOHandler over a model.json and its shards on disk (tfjs-node's file:// is not available here). */
+export function folderHandler(modelJson: string): tf.io.IOHandler {
+  return {
+    load: async () => {
+      const json = JSON.parse(readFileSync(modelJson, 'utf8')) as {
+        modelTopology: object;
+        format?: string;
+        weightsManifest: { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
+        signature?: object;
+        userDefinedMetadata?: { signature?: object };
+      };
+      const specs: tf.io.WeightsManifestEntry[] = [];
+      const parts: Uint8Array[] = [];
+      for (const group of json.weightsManifest) {
+        specs.push(...group.weights);
+        for (const p of group.paths) parts.push(new Uint8Array(readFileSync(path.join(path.dirname(modelJson), p))));
+      }
+      const data = new Uint8Array(parts.reduce((a, b) => a + b.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        data.set(p, at);
+        at += p.length;
+      }
+      return {
+        modelTopology: json.modelTopology,
+        ...(json.format ? { format: json.format } : {}),
+        weightSpecs: specs,
+        weightData: data.buffer,
+        ...(json.signature || json.userDefinedMetadata?.signature
+          ? { signature: json.signature ?? json.userDefinedMetadata?.signature }
+          : {}),
+      };
+    },
+  };
+}
+
+/** Runs a tfjs layers model on one input; its outputs in order. */
+export async function runTfjsLayers(handler: tf.io.IOHandler, input: HostTensor): Promise<HostTensor[]> {
+  const tfjs = await tfjsWasm();
+  const model = await tfjs.loadLayersModel(handler);
+  const x = toTf(input);
+  const result = model.predict(x);
+  const list = Array.isArray(result) ? result : [result];
+  const out: HostTensor[] = [];
+  for (const t of list) {
+    out.push({ type: 'float32', dims: [...t.shape], data: (await t.data()) as Float32Array } as HostTensor);
+    t.dispose();
+  }
+  x.dispose();
   model.dispose();
   return out;
 }

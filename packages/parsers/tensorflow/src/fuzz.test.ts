@@ -41,7 +41,9 @@ node { name: "y" op: "Softmax" input: "s" }
 
 describe('fuzz: mutated GraphDefs never throw', () => {
   it('parses 300 mutated binary GraphDefs into a graph or diagnostics', async () => {
-    const sources = ['ae0.frozen.pb', 'fc-layers.frozen.pb', 'gru.frozen.pb'].map((f) => new Uint8Array(readFileSync(path.join(testdata, f))));
+    const sources = ['ae0.frozen.pb', 'fc-layers.frozen.pb', 'gru.frozen.pb'].map(
+      (f) => new Uint8Array(readFileSync(path.join(testdata, f))),
+    );
     const next = random(4321);
     let withDiagnostics = 0;
     for (let i = 0; i < 300; i++) {

@@ -11,6 +11,7 @@ import {
   diagnostic,
 } from '@tsge/metadef';
 import { converters } from '../ops/index.js';
+import type { ConverterTable } from '../ops/registry.js';
 import { LIMITS, TfProblem, problemToDiagnostic } from '../internal/problem.js';
 import { NodeFactory } from './builder.js';
 import { ConvertContext, type ValueInfo } from './context.js';
@@ -35,6 +36,8 @@ export interface ImportOptions {
   readonly inputNames?: ReadonlyMap<string, string>;
   /** Constants known by node name (TensorFlow.js weights, SavedModel variables). */
   readonly weights?: ReadonlyMap<string, HostTensor>;
+  /** Converters for synthetic ops a front end writes (Keras recurrent layers). */
+  readonly extraConverters?: ConverterTable;
 }
 
 export interface ImportResult {
@@ -138,7 +141,7 @@ export function importNodes(list: readonly TfNode[], options: ImportOptions): Im
   // every unsupported op type at once, with its count and first node
   const unsupported = new Map<string, { count: number; first: string }>();
   for (const n of order) {
-    if (SPECIAL.has(n.op) || converters[n.op] || (n.op === 'Const' && options.weights?.has(n.name))) continue;
+    if (SPECIAL.has(n.op) || converters[n.op] || options.extraConverters?.[n.op]) continue;
     const u = unsupported.get(n.op);
     if (u) u.count++;
     else unsupported.set(n.op, { count: 1, first: n.name });
@@ -234,7 +237,7 @@ function convertNode(
     const p = ctx.op1('Expand', [ctx.cast(ctx.input(0), 'float32'), ctx.toInt64(ctx.input(1))]);
     return [ctx.note(ctx.op1('Bernoulli', [p], { dtype: attr.int(ONNX_DTYPE[type]) }), { dtype: type })];
   }
-  const converter = converters[n.op];
+  const converter = converters[n.op] ?? options.extraConverters?.[n.op];
   if (!converter) throw ctx.problem('no converter');
   const results = converter(ctx);
   const first = results[0]?.node;
