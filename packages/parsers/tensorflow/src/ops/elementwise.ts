@@ -209,6 +209,18 @@ export const elementwiseConverters: ConverterTable = {
     const inputs = [ctx.input(0), ctx.input(1), ctx.input(2)];
     return [elementwise(ctx, ctx.op1('Where', inputs), inputs, ctx.dtypeOf(ctx.input(1)))];
   },
+  Atan2: (ctx) => {
+    // atan(y / x), moved by ±pi where x < 0; 0 where both are 0 (as TF)
+    const y = ctx.input(0);
+    const x = ctx.input(1);
+    const type = ctx.dtypeOf(y) ?? 'float32';
+    const zero = ctx.scalar(0, type);
+    const base = ctx.op1('Atan', [ctx.op1('Div', [y, x])]);
+    const turn = ctx.op1('Where', [ctx.op1('GreaterOrEqual', [y, zero]), ctx.scalar(Math.PI, type), ctx.scalar(-Math.PI, type)]);
+    const moved = ctx.op1('Add', [base, ctx.op1('Where', [ctx.op1('Less', [x, zero]), turn, zero])]);
+    const origin = ctx.op1('And', [ctx.op1('Equal', [x, zero]), ctx.op1('Equal', [y, zero])]);
+    return [elementwise(ctx, ctx.op1('Where', [origin, zero, moved]), [y, x])];
+  },
   ClipByValue: (ctx) => {
     const x = ctx.input(0);
     return [elementwise(ctx, ctx.op1('Min', [ctx.op1('Max', [x, ctx.input(1)]), ctx.input(2)]), [x])];

@@ -1,4 +1,4 @@
-import { type AttrValue, type Value, attr } from '@tsge/metadef';
+import { type AttrValue, type Value, attr, toNumberArray } from '@tsge/metadef';
 import type { ConvertContext } from '../import/context.js';
 import { elementwise } from './elementwise.js';
 import type { ConverterTable } from './registry.js';
@@ -162,7 +162,8 @@ function batchMatmul(ctx: ConvertContext): Value {
   let b = ctx.input(1);
   const swap = (v: Value): Value => {
     const rank = ctx.rankOf(v);
-    if (rank === undefined) throw ctx.problem('adjoint operands need a known rank');
+    // rank unknown at parse time: swap the last two axes whatever the rank
+    if (rank === undefined) return ctx.op1('Einsum', [v], { equation: attr.string('...ij->...ji') });
     const perm = Array.from({ length: rank }, (_, i) => i);
     perm[rank - 1] = rank - 2;
     perm[rank - 2] = rank - 1;
@@ -193,14 +194,17 @@ function resize(ctx: ConvertContext, mode: 'linear' | 'nearest'): Value {
 /** Conv2DBackpropInput as ConvTranspose with the forward conv's pads, computed from input_sizes. */
 function convBackpropInput(ctx: ConvertContext): Value {
   const nchw = isNchw(ctx);
-  const sizes = ctx.constNumbers(0, 'input_sizes');
+  const known = ctx.constantOf(0);
   const dims = ctx.constantOf(1)?.dims;
-  if (sizes.length !== 4 || !dims || dims.length !== 4) throw ctx.problem('input_sizes and the filter must be constants of rank 4');
-  const out = nchw ? [sizes[2] as number, sizes[3] as number] : [sizes[1] as number, sizes[2] as number];
+  if (dims?.length !== 4) throw ctx.problem('the filter must be a constant of rank 4');
   const strides = spatial(ctx, ctx.attrs.ints('strides'), nchw, 'strides');
   const dilations = spatial(ctx, ctx.attrs.ints('dilations', [1, 1, 1, 1]), nchw, 'dilations');
   const padding = ctx.attrs.string('padding');
   const kernel = [dims[0] as number, dims[1] as number];
+  if (!known) return convBackpropInputDynamic(ctx, nchw, kernel, strides, dilations, padding);
+  const sizes = toNumberArray(known);
+  if (sizes.length !== 4) throw ctx.problem('input_sizes must have 4 entries');
+  const out = nchw ? [sizes[2] as number, sizes[3] as number] : [sizes[1] as number, sizes[2] as number];
   const begin: number[] = [];
   const end: number[] = [];
   const outputPadding: number[] = [];
@@ -227,6 +231,47 @@ function convBackpropInput(ctx: ConvertContext): Value {
     begin.push(pb);
     end.push(pe);
     outputPadding.push(size - ((forward - 1) * s + k - pb - pe));
+  }
+  const weight = ctx.transpose(ctx.input(1), HWIO_TO_OIHW);
+  const dy = ctx.input(2);
+  const y = ctx.op1('ConvTranspose', [layoutIn(ctx, dy, nchw), weight], {
+    strides: attr.ints(strides),
+    dilations: attr.ints(dilations),
+    pads: attr.ints([...begin, ...end]),
+    output_padding: attr.ints(outputPadding),
+  });
+  return layoutOut(ctx, y, nchw, dy);
+}
+
+/**
+ * input_sizes computed at run time (Keras Conv2DTranspose): the output size is then the one Keras
+ * computes, in * stride for SAME and (in - 1) * stride + k for VALID, for which the pads do not
+ * depend on the input size.
+ */
+function convBackpropInputDynamic(
+  ctx: ConvertContext,
+  nchw: boolean,
+  kernel: readonly number[],
+  strides: readonly number[],
+  dilations: readonly number[],
+  padding: string,
+): Value {
+  const begin: number[] = [];
+  const end: number[] = [];
+  const outputPadding: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const s = strides[i] as number;
+    const k = ((kernel[i] as number) - 1) * (dilations[i] as number) + 1;
+    if (padding === 'SAME') {
+      const total = Math.max(k - s, 0);
+      begin.push(Math.floor(total / 2));
+      end.push(total - Math.floor(total / 2));
+      outputPadding.push(Math.max(s - k, 0));
+    } else if (padding === 'VALID') {
+      begin.push(0);
+      end.push(0);
+      outputPadding.push(0);
+    } else throw ctx.problem(`padding ${padding} needs constant input_sizes`);
   }
   const weight = ctx.transpose(ctx.input(1), HWIO_TO_OIHW);
   const dy = ctx.input(2);
