@@ -23,6 +23,8 @@ export interface ModelResult {
   /** Why the model stopped before `match` (or what did not match). */
   readonly reason: string;
   readonly maxAbsError?: number;
+  /** The runtime the outputs were compared with. */
+  readonly reference?: string;
   readonly seconds: number;
 }
 
@@ -123,29 +125,47 @@ function reasonOf(error: unknown): string {
   return `uncaught: ${error instanceof Error ? error.message : String(error)}`.slice(0, 600);
 }
 
-/** max |a - e| / (atol + rtol |e|) over all elements (≤ 1 passes); NaN in both places matches. */
-function compare(
-  actual: HostTensor,
-  expected: { data: ArrayLike<number>; shape: number[] },
-  rtol: number,
-  atol: number,
-): { ok: boolean; maxAbs: number; reason: string } {
+/**
+ * An output matches when max |a - e| ≤ atol + rtol · max |e| (the tolerance scales with the
+ * output, as @tsge/run's comparisons do): two float32 backends that sum in different orders differ
+ * element by element far beyond rtol on values near zero (tfjs's own cpu and wasm backends differ
+ * by 4e-4 on posenet's offsets of magnitude 100). NaN in both places matches.
+ */
+function compare(actual: HostTensor, expected: { data: ArrayLike<number>; shape: number[] }, rtol: number, atol: number): { ok: boolean; maxAbs: number; reason: string } {
   const dims = actual.dims;
   if (dims.length !== expected.shape.length || dims.some((d, i) => d !== expected.shape[i]))
     return { ok: false, maxAbs: Number.POSITIVE_INFINITY, reason: `shape [${dims.join(',')}] vs tfjs [${expected.shape.join(',')}]` };
   let maxAbs = 0;
-  let worst = 0;
+  let scale = 0;
+  let mismatchedNaN = 0;
   const a = actual.data as ArrayLike<number | bigint>;
   for (let i = 0; i < expected.data.length; i++) {
     const e = Number(expected.data[i]);
     const v = Number(a[i]);
-    if (Number.isNaN(e) && Number.isNaN(v)) continue;
-    const diff = Math.abs(v - e);
-    if (!(diff <= atol + rtol * Math.abs(e)))
-      worst = Math.max(worst, Number.isNaN(diff) ? Number.POSITIVE_INFINITY : diff / (atol + rtol * Math.abs(e)));
-    if (!Number.isNaN(diff)) maxAbs = Math.max(maxAbs, diff);
+    if (Number.isNaN(e) || Number.isNaN(v)) {
+      if (Number.isNaN(e) !== Number.isNaN(v)) mismatchedNaN++;
+      continue;
+    }
+    maxAbs = Math.max(maxAbs, Math.abs(v - e));
+    scale = Math.max(scale, Math.abs(e));
   }
-  return { ok: worst === 0, maxAbs, reason: worst ? `max |Δ| ${maxAbs.toExponential(2)} (${worst.toFixed(1)}× the tolerance)` : '' };
+  const limit = atol + rtol * scale;
+  if (mismatchedNaN) return { ok: false, maxAbs, reason: `${mismatchedNaN} elements are NaN on one side only` };
+  const ok = maxAbs <= limit;
+  return { ok, maxAbs, reason: ok ? '' : `max |Δ| ${maxAbs.toExponential(2)} > ${limit.toExponential(2)} (max |y| ${scale.toPrecision(3)})` };
+}
+
+async function runTfjs(file: string, json: ModelJson, feeds: Record<string, HostTensor>, names: string[]): Promise<tf.Tensor[]> {
+  const model = await tf.loadGraphModel(handler(file, json));
+  const tfFeeds: Record<string, tf.Tensor> = {};
+  try {
+    for (const [k, v] of Object.entries(feeds)) tfFeeds[k] = toTf(v);
+    const out = await model.executeAsync(tfFeeds, names);
+    return Array.isArray(out) ? out : [out];
+  } finally {
+    for (const t of Object.values(tfFeeds)) t.dispose();
+    model.dispose();
+  }
 }
 
 async function runOne(file: string, options: HumanModelsOptions): Promise<ModelResult> {
@@ -190,17 +210,20 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
   await tfjsWasm();
   const names = Object.keys(got);
   let expected: tf.Tensor[];
-  const model = await tf.loadGraphModel(handler(file, json));
-  const tfFeeds: Record<string, tf.Tensor> = {};
+  let reference = 'tfjs-wasm';
   try {
-    for (const [k, v] of Object.entries(feeds)) tfFeeds[k] = toTf(v);
-    const out = await model.executeAsync(tfFeeds, names);
-    expected = Array.isArray(out) ? out : [out];
-  } catch (error) {
-    return done({ parse: true, compile: true, run: true, match: false, reason: `tfjs failed: ${reasonOf(error)}` });
-  } finally {
-    for (const t of Object.values(tfFeeds)) t.dispose();
-    model.dispose();
+    expected = await runTfjs(file, json, feeds, names);
+  } catch (wasmError) {
+    // tfjs-wasm lacks some kernels (int32 BatchMatMul); tfjs's cpu backend is the same library's other reference
+    try {
+      await tf.setBackend('cpu');
+      expected = await runTfjs(file, json, feeds, names);
+      reference = `tfjs-cpu (tfjs-wasm failed: ${reasonOf(wasmError).replace(/^uncaught: /, '')})`;
+    } catch (error) {
+      return done({ parse: true, compile: true, run: true, match: false, reason: `tfjs failed: ${reasonOf(error)}`, reference: 'none' });
+    } finally {
+      await tf.setBackend('wasm');
+    }
   }
   let ok = true;
   let maxAbs = 0;
@@ -215,7 +238,31 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
       reasons.push(`${n}: ${c.reason}`);
     }
   }
-  return done({ parse: true, compile: true, run: true, match: ok, reason: reasons.join('; '), maxAbsError: maxAbs });
+  if (!ok && reference === 'tfjs-wasm') {
+    // name the noise floor: how far tfjs's own cpu backend is from its wasm backend on these outputs
+    try {
+      await tf.setBackend('cpu');
+      const cpu = await runTfjs(file, json, feeds, names);
+      await tf.setBackend('wasm');
+      const wasm = await runTfjs(file, json, feeds, names).catch(() => [] as tf.Tensor[]);
+      let spread = 0;
+      for (const [i, c] of cpu.entries()) {
+        const w = wasm[i];
+        if (w) {
+          const [cd, wd] = [await c.data(), await w.data()];
+          for (let k = 0; k < cd.length; k++) spread = Math.max(spread, Math.abs(Number(cd[k]) - Number(wd[k])));
+        }
+        c.dispose();
+      }
+      for (const w of wasm) w.dispose();
+      reasons.push(`tfjs-cpu and tfjs-wasm themselves differ by max |Δ| ${spread.toExponential(2)}`);
+    } catch {
+      // no second opinion
+    } finally {
+      await tf.setBackend('wasm');
+    }
+  }
+  return done({ parse: true, compile: true, run: true, match: ok, reason: reasons.join('; '), maxAbsError: maxAbs, reference });
 }
 
 /** Runs every (filtered) human-models graph model in turn. */
