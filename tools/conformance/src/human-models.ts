@@ -131,7 +131,12 @@ function reasonOf(error: unknown): string {
  * element by element far beyond rtol on values near zero (tfjs's own cpu and wasm backends differ
  * by 4e-4 on posenet's offsets of magnitude 100). NaN in both places matches.
  */
-function compare(actual: HostTensor, expected: { data: ArrayLike<number>; shape: number[] }, rtol: number, atol: number): { ok: boolean; maxAbs: number; reason: string } {
+function compare(
+  actual: HostTensor,
+  expected: { data: ArrayLike<number>; shape: number[] },
+  rtol: number,
+  atol: number,
+): { ok: boolean; maxAbs: number; reason: string } {
   const dims = actual.dims;
   if (dims.length !== expected.shape.length || dims.some((d, i) => d !== expected.shape[i]))
     return { ok: false, maxAbs: Number.POSITIVE_INFINITY, reason: `shape [${dims.join(',')}] vs tfjs [${expected.shape.join(',')}]` };
@@ -152,7 +157,11 @@ function compare(actual: HostTensor, expected: { data: ArrayLike<number>; shape:
   const limit = atol + rtol * scale;
   if (mismatchedNaN) return { ok: false, maxAbs, reason: `${mismatchedNaN} elements are NaN on one side only` };
   const ok = maxAbs <= limit;
-  return { ok, maxAbs, reason: ok ? '' : `max |Δ| ${maxAbs.toExponential(2)} > ${limit.toExponential(2)} (max |y| ${scale.toPrecision(3)})` };
+  return {
+    ok,
+    maxAbs,
+    reason: ok ? '' : `max |Δ| ${maxAbs.toExponential(2)} > ${limit.toExponential(2)} (max |y| ${scale.toPrecision(3)})`,
+  };
 }
 
 async function runTfjs(file: string, json: ModelJson, feeds: Record<string, HostTensor>, names: string[]): Promise<tf.Tensor[]> {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTensorflow, tensorflowParser } from './index.js';
+import { parseTensorflow, parseTfjs, tensorflowParser, tfjsParser } from './index.js';
 
 const testdata = path.resolve(process.cwd(), '../shared/testdata/models/tensorflow/tf2onnx');
+const tfjsData = path.resolve(process.cwd(), '../shared/testdata/models/tfjs');
 
 /** A small deterministic PRNG so failures reproduce. */
 function random(seed: number): () => number {
@@ -69,6 +70,30 @@ describe('fuzz: mutated GraphDefs never throw', () => {
       for (const d of result.diagnostics) expect(d.code).toMatch(/^TSGE-E\d{4}$/);
     }
     expect(withDiagnostics).toBeGreaterThan(100);
+  });
+
+  it('parses 300 mutated model.json files and weight shards into a graph or diagnostics', async () => {
+    const models = ['dense_model', 'graph_model', 'layers_model'].map((d) => ({
+      json: new Uint8Array(readFileSync(path.join(tfjsData, d, 'model.json'))),
+      dir: path.join(tfjsData, d),
+    }));
+    const next = random(2024);
+    let withDiagnostics = 0;
+    for (let i = 0; i < 300; i++) {
+      const m = models[i % models.length] as (typeof models)[number];
+      const mutateShards = i % 2 === 0;
+      const bytes = mutateShards ? m.json : mutate(m.json, next);
+      const readRelative = async (p: string) => {
+        const shard = new Uint8Array(readFileSync(path.join(m.dir, path.basename(p))));
+        return mutateShards ? mutate(shard, next) : shard;
+      };
+      const result = await parseTfjs({ bytes, path: 'model.json', readRelative });
+      expect(result.graph !== undefined || result.diagnostics.length > 0).toBe(true);
+      if (result.diagnostics.length) withDiagnostics++;
+      for (const d of result.diagnostics) expect(d.code).toMatch(/^TSGE-E\d{4}$/);
+      expect(() => tfjsParser.sniff(bytes, 'model.json')).not.toThrow();
+    }
+    expect(withDiagnostics).toBeGreaterThan(50);
   });
 
   it('rejects deeply nested text without overflowing the stack', async () => {
