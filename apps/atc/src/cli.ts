@@ -121,8 +121,9 @@ async function loadGraph(
           bytes,
           path,
           PARSERS.filter((p) => p.name === framework || String(p.framework) === framework),
+          true,
         )
-      : pickParser(bytes, path, PARSERS);
+      : pickParser(bytes, path, PARSERS, false);
   if (!parser) {
     const reason =
       framework !== undefined
@@ -154,8 +155,12 @@ async function loadGraph(
   return { graph: result.graph as Graph, selectedOutputs };
 }
 
-/** The parser among `parsers` that sniffs the bytes best (the extension decides between equals). */
-function pickParser(bytes: Uint8Array, path: string, parsers: readonly ParserV1[]): ParserV1 | undefined {
+/**
+ * The parser among `parsers` that sniffs the bytes best (the extension decides between equals).
+ * With a framework named on the command line, its first parser reads bytes that no parser claims
+ * (and reports why they are not its format).
+ */
+function pickParser(bytes: Uint8Array, path: string, parsers: readonly ParserV1[], named: boolean): ParserV1 | undefined {
   if (parsers.length === 1) return parsers[0];
   const ext = extname(path).toLowerCase();
   const byExtension = parsers.filter((p) => p.extensions.includes(ext));
@@ -169,7 +174,7 @@ function pickParser(bytes: Uint8Array, path: string, parsers: readonly ParserV1[
       best = p;
     }
   }
-  return best;
+  return best ?? (named ? parsers[0] : undefined);
 }
 
 function compileOptions(values: Partial<Record<OptionName, string>>): BuildOptions {
