@@ -3,10 +3,10 @@ import { diagnostic } from '@tsge/metadef';
 
 /** Options atc understands (GE's names); value-less ones are flags. */
 export const OPTIONS = {
-  model: 'model file (.onnx, .prototxt, .caffemodel, .mindir, .air)',
+  model: 'model file (.onnx, .pb, .pbtxt, model.json, .prototxt, .caffemodel, .mindir, .air, .tflite)',
   weight: 'weights file (Caffe .caffemodel)',
   init_weights: 'Caffe without --weight: initialise the weights from the prototxt fillers with this seed (structure checks only)',
-  framework: '0 Caffe, 1 MindSpore, 3 TensorFlow, 5 ONNX, 20 TFLite (inferred when omitted)',
+  framework: '0 Caffe, 1 MindSpore, 3 TensorFlow, 5 ONNX, 20 TFLite, tfjs TensorFlow.js (inferred when omitted)',
   output: 'output .om path (".om" is appended when missing)',
   soc_version: 'target: wasm-simd (default) or js',
   input_shape: '"name:1,3,-1,-1;name2:..." input shapes (-1 or a symbol keeps a dim dynamic)',

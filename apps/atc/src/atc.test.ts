@@ -25,6 +25,36 @@ describe('atc', () => {
     expect(r.out).toContain('--dynamic_batch_size');
   });
 
+  it('compiles TensorFlow GraphDefs (--framework=3) and TensorFlow.js models (--framework=tfjs) with TF output names', async () => {
+    const lstm = join(dir, 'lstm');
+    const r = await run([
+      `--model=${join(testdata, 'models/tensorflow/tf2onnx/lstm.frozen.pb')}`,
+      '--framework=3',
+      `--output=${lstm}`,
+      '--input_shape=X:2,784;keep_prob:',
+      '--out_nodes=output',
+    ]);
+    expect(r.err).toContain('(tensorflow)');
+    expect(r.code).toBe(0);
+    expect(readOm(new Uint8Array(readFileSync(`${lstm}.om`))).model?.ioInfo.outputs.map((o) => o.name)).toEqual(['output']);
+    const dense = join(dir, 'dense');
+    const t = await run([
+      `--model=${join(testdata, 'models/tfjs/dense_model/model.json')}`,
+      '--framework=tfjs',
+      `--output=${dense}`,
+      '--input_shape=dense_dense1_input:4,1',
+    ]);
+    expect(t.err).toContain('(tfjs)');
+    expect(t.code).toBe(0);
+    const bad = await run([
+      `--model=${join(testdata, 'models/tensorflow/tf2onnx/ae0.frozen.pb')}`,
+      `--output=${join(dir, 'ae')}`,
+      '--out_nodes=nope',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('TSGE-E3114');
+  });
+
   it('compiles mnist with --opt value and --opt=value forms and prints a summary', async () => {
     const output = join(dir, 'mnist');
     const r = await run([
@@ -77,8 +107,12 @@ describe('atc', () => {
     const g = await run([`--model=${garbage}`, `--output=${join(dir, 'g')}`]);
     expect(g.code).toBe(1);
     expect(g.err).toMatch(/TSGE-E\d{4}/);
+    // framework 3 reads the bytes as a GraphDef and says they are not one
     const tf = await run([`--model=${garbage}`, '--framework=3', `--output=${join(dir, 'g')}`]);
-    expect(tf.err).toContain('TSGE-E3005');
+    expect(tf.code).toBe(1);
+    expect(tf.err).toContain('TSGE-E3101');
+    const mindspore = await run([`--model=${garbage}`, '--framework=1', `--output=${join(dir, 'g')}`]);
+    expect(mindspore.err).toContain('TSGE-E3005');
     const shape = await run([
       `--model=${join(testdata, 'models/onnx/mnist.onnx')}`,
       `--output=${join(dir, 'm')}`,

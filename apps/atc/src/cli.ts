@@ -7,6 +7,7 @@ import { omToJson, readOm } from '@tsge/om';
 import { caffeParser } from '@tsge/parser-caffe';
 import { mindsporeParser } from '@tsge/parser-mindspore';
 import { onnxParser } from '@tsge/parser-onnx';
+import { tensorflowParser, tfjsParser } from '@tsge/parser-tensorflow';
 import { TFLITE_FRAMEWORK, tfliteParser } from '@tsge/parser-tflite';
 import {
   OPTIONS,
@@ -35,8 +36,9 @@ const FRAMEWORKS: Readonly<Record<string, string>> = {
   '3': 'TensorFlow',
   '5': 'ONNX',
   [TFLITE_FRAMEWORK]: 'TFLite',
+  tfjs: 'TensorFlow.js',
 };
-const PARSERS: readonly ParserV1[] = [onnxParser, caffeParser, mindsporeParser, tfliteParser];
+const PARSERS: readonly ParserV1[] = [onnxParser, tensorflowParser, tfjsParser, caffeParser, mindsporeParser, tfliteParser];
 
 /** A problem that ends the command with these diagnostics and exit code 1. */
 class Stop extends Error {
@@ -118,13 +120,30 @@ async function writeOutput(path: string, data: Uint8Array | string, option: Opti
   }
 }
 
-async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: LogLevel) => boolean, io: CliIo): Promise<Graph> {
+// TensorFlow output names are TF tensor names (`node`, `node:1`) that only the parser knows
+// (Identity nodes vanish in the canonical graph): these parsers apply --out_nodes themselves.
+const PARSERS_SELECTING_OUTPUTS = new Set(['tensorflow', 'tfjs']);
+
+async function loadGraph(
+  values: Partial<Record<OptionName, string>>,
+  at: (l: LogLevel) => boolean,
+  io: CliIo,
+  build?: BuildOptions,
+): Promise<{ graph: Graph; selectedOutputs: boolean }> {
   const path = required(values, 'model');
   const bytes = await readInput(path);
   const framework = values.framework;
   if (framework !== undefined && !(framework in FRAMEWORKS))
-    stop(invalidOption('framework', framework, `expected 0, 1, 3, 5 or ${TFLITE_FRAMEWORK} (TFLite)`));
-  const parser = framework !== undefined ? PARSERS.find((p) => String(p.framework) === framework) : pickParser(bytes, path);
+    stop(invalidOption('framework', framework, `expected 0, 1, 3, 5, ${TFLITE_FRAMEWORK} (TFLite) or tfjs`));
+  const parser =
+    framework !== undefined
+      ? pickParser(
+          bytes,
+          path,
+          PARSERS.filter((p) => p.name === framework || String(p.framework) === framework),
+          true,
+        )
+      : pickParser(bytes, path, PARSERS, false);
   if (!parser) {
     const reason =
       framework !== undefined
@@ -137,15 +156,20 @@ async function loadGraph(values: Partial<Record<OptionName, string>>, at: (l: Lo
   if (at('info')) io.stderr(`[atc] parse ${path} (${parser.name})\n`);
   const shapeProblems: Diagnostic[] = [];
   const shapes = values.input_shape !== undefined ? parseInputShapes(values.input_shape, shapeProblems) : undefined;
+  const selectedOutputs = PARSERS_SELECTING_OUTPUTS.has(parser.name) && (build?.outNodes?.length ?? 0) > 0;
   const result = await parser.parse(
     { bytes, path, readRelative, readRange },
-    { extra: await parserExtra(values, parser), ...(shapes ? { inputShapes: new Map(Object.entries(shapes)) } : {}) },
+    {
+      extra: await parserExtra(values, parser),
+      ...(shapes ? { inputShapes: new Map(Object.entries(shapes)) } : {}),
+      ...(selectedOutputs ? { outputNodes: build?.outNodes } : {}),
+    },
   );
   for (const d of result.diagnostics) if (d.severity !== 'error' && at('warning')) io.stderr(`[atc] ${formatDiagnostic(d)}\n`);
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length || !result.graph)
     stop(...(errors.length ? errors : [diagnostic('TSGE-E3003', { reason: 'no graph' }, { file: path })]));
-  return result.graph as Graph;
+  return { graph: result.graph as Graph, selectedOutputs };
 }
 
 /** `--weight` and `--init_weights`, which only the Caffe parser takes. */
@@ -170,20 +194,26 @@ async function parserExtra(values: Partial<Record<OptionName, string>>, parser: 
   return extra;
 }
 
-function pickParser(bytes: Uint8Array, path: string): ParserV1 | undefined {
+/**
+ * The parser among `parsers` that sniffs the bytes best (the extension decides between equals).
+ * With a framework named on the command line, its first parser reads bytes that no parser claims
+ * (and reports why they are not its format).
+ */
+function pickParser(bytes: Uint8Array, path: string, parsers: readonly ParserV1[], named: boolean): ParserV1 | undefined {
+  if (parsers.length === 1) return parsers[0];
   const ext = extname(path).toLowerCase();
-  const byExtension = PARSERS.find((p) => p.extensions.includes(ext));
-  if (byExtension) return byExtension;
+  const byExtension = parsers.filter((p) => p.extensions.includes(ext));
+  if (byExtension.length === 1) return byExtension[0];
   let best: ParserV1 | undefined;
   let score = 0;
-  for (const p of PARSERS) {
+  for (const p of byExtension.length ? byExtension : parsers) {
     const s = p.sniff(bytes, path);
     if (s > score) {
       score = s;
       best = p;
     }
   }
-  return best;
+  return best ?? (named ? parsers[0] : undefined);
 }
 
 function compileOptions(values: Partial<Record<OptionName, string>>): BuildOptions {
@@ -255,7 +285,8 @@ async function compileCommand(values: Partial<Record<OptionName, string>>, io: C
   const options = compileOptions(values);
   let output = required(values, 'output');
   if (!output.endsWith('.om')) output += '.om';
-  const graph = await loadGraph(values, at, io);
+  const { graph, selectedOutputs } = await loadGraph(values, at, io, options);
+  if (selectedOutputs) delete options.outNodes;
   const started = performance.now();
   // through @tsge/ge, which holds the default op and kernel registries
   const result = await compileModel(graph, {
@@ -281,7 +312,7 @@ async function toJson(values: Partial<Record<OptionName, string>>, io: CliIo, at
     const { model, diagnostics } = readOm(bytes, { fileName: values.om });
     if (!model) return stop(...diagnostics);
     json = omToJson(model);
-  } else if (values.model !== undefined) json = graphToJson(await loadGraph(values, at, io));
+  } else if (values.model !== undefined) json = graphToJson((await loadGraph(values, at, io)).graph);
   else return stop(diagnostic('TSGE-E7004', { option: '--om or --model' }, { option: 'om' }));
   const text = `${JSON.stringify(json, null, 2)}\n`;
   if (values.json !== undefined) await writeOutput(values.json, text, 'json');

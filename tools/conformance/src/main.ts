@@ -216,8 +216,41 @@ function shardOf<T>(items: readonly T[], [k, n]: [number, number]): T[] {
   return items.slice((k - 1) * size, k * size);
 }
 
+/** `--suite human-models`: per-model parse / compile / run / match against TensorFlow.js (wasm). */
+async function humanModels(options: Options): Promise<void> {
+  const { runHumanModels } = await import('./human-models.js');
+  // the issue's tolerance for TensorFlow models, unless given
+  const defaults = options.rtol === DEFAULT_TOLERANCE.rtol && options.atol === DEFAULT_TOLERANCE.atol;
+  const rtol = defaults ? 1e-4 : options.rtol;
+  const atol = defaults ? 1e-5 : options.atol;
+  const results = await runHumanModels({
+    filters: options.filters,
+    rtol,
+    atol,
+    onResult: (r) => {
+      const stage = r.match ? 'match' : r.run ? 'run' : r.compile ? 'compile' : r.parse ? 'parse' : 'none';
+      console.log(`${r.match ? 'PASS' : 'FAIL'} ${r.name} (reached ${stage}, ${r.seconds.toFixed(1)} s)${r.reason ? `: ${r.reason}` : ''}`);
+    },
+  });
+  const count = (key: 'parse' | 'compile' | 'run' | 'match') => results.filter((r) => r[key]).length;
+  if (options.json)
+    writeFileSync(
+      options.json,
+      `${JSON.stringify({ suite: 'human-models', total: results.length, parse: count('parse'), compile: count('compile'), run: count('run'), match: count('match'), rtol, atol, models: results }, null, 2)}\n`,
+    );
+  const passed = count('match');
+  console.log(`${passed} passed, ${results.length - passed} failed`);
+  if (options.ci && options.expectedFailures) {
+    const known = readExpectedFailures(path.resolve(options.expectedFailures));
+    const regressions = results.filter((r) => !r.match && !known.has(r.name));
+    for (const r of regressions) console.log(`REGRESSION ${r.name}: ${r.reason}`);
+    if (regressions.length) process.exitCode = 1;
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  if (options.suite === 'human-models') return humanModels(options);
   const all = discoverTests(options.suite);
   const filtered = options.filters.length ? all.filter((t) => options.filters.some((f) => t.name.includes(f))) : all;
   const tests = options.shard ? shardOf(filtered, options.shard) : filtered;

