@@ -65,6 +65,18 @@ export interface ParseModelOptions {
 
 /** Reads and parses a model file with whichever installed parser recognises it. */
 export async function parseModel(source: string | Uint8Array, options: ParseModelOptions = {}): Promise<Graph> {
+  return (await parseModelReading(source, options)).graph;
+}
+
+/** A parse and the side files (external data) the parser read, relative to the model's folder. */
+export interface ParsedModel {
+  readonly graph: Graph;
+  readonly bytes: Uint8Array;
+  readonly sideFiles: readonly { readonly path: string; readonly bytes: Uint8Array }[];
+}
+
+/** `parseModel`, also returning what it read, so the compile cache can key side files. */
+export async function parseModelReading(source: string | Uint8Array, options: ParseModelOptions = {}): Promise<ParsedModel> {
   await discoverParsers();
   const filePath = typeof source === 'string' ? source : options.fileName;
   let bytes: Uint8Array;
@@ -82,10 +94,20 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
   } else bytes = source;
 
   const parser = pickParser(bytes, filePath, options.format);
+  const sideFiles: { path: string; bytes: Uint8Array }[] = [];
+  const reader = typeof source === 'string' ? confinedReader(path.dirname(path.resolve(source))) : undefined;
   const input: ParseInput = {
     bytes,
     ...(filePath ? { path: filePath } : {}),
-    ...(typeof source === 'string' ? { readRelative: confinedReader(path.dirname(path.resolve(source))) } : {}),
+    ...(reader
+      ? {
+          readRelative: async (relativePath: string) => {
+            const read = await reader(relativePath);
+            sideFiles.push({ path: relativePath, bytes: read });
+            return read;
+          },
+        }
+      : {}),
   };
   const result = await parser.parse(input, {
     ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),
@@ -107,7 +129,7 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
           ],
     );
   }
-  return result.graph;
+  return { graph: result.graph, bytes, sideFiles };
 }
 
 function pickParser(bytes: Uint8Array, filePath: string | undefined, format: string | number | undefined): ParserV1 {

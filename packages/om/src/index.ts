@@ -20,3 +20,30 @@ export { writeOm } from './write-om.js';
 export { readOm, tasksCarryAttributes, type ReadOmOptions, type ReadOmResult } from './read-om.js';
 export { omToJson } from './om-to-json.js';
 export { crc32 } from './crc32.js';
+// Types this API names, so users can spell every signature by importing @tsge/om alone.
+export type {
+  AttrMap,
+  AttrValue,
+  DATA_TYPES,
+  DataType,
+  Diagnostic,
+  DiagnosticLocation,
+  Dim,
+  DimRange,
+  FORMATS,
+  Format,
+  Graph,
+  HostTensor,
+  InControlAnchor,
+  InDataAnchor,
+  NamedAttrs,
+  Node,
+  OpDesc,
+  OutControlAnchor,
+  OutDataAnchor,
+  Severity,
+  Shape,
+  TensorDesc,
+  TensorStorage,
+  TypedArray,
+} from '@tsge/metadef';

@@ -75,6 +75,11 @@ export const ErrorCatalog = {
   'TSGE-E6007': 'kernel {op} failed at node {node}: {reason}',
   'TSGE-E6008': 'no gear matches the input shapes {actual}; gears are {expected}',
   'TSGE-E6009': 'worker thread {worker} failed: {reason}',
+  // front door (@tsge/ge InferenceSession and its compile cache)
+  'TSGE-E6150': "fetches name unknown output {output}; the model's outputs are {expected}",
+  'TSGE-E6151': 'session option {option}: {reason}',
+  'TSGE-E6152': 'compile cache {directory}: {reason}',
+  'TSGE-E6153': 'the session was released',
   // CLI / options
   'TSGE-E7001': 'unknown option {option}',
   'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',
@@ -82,6 +87,15 @@ export const ErrorCatalog = {
   'TSGE-E7004': 'missing required option {option}',
   // adapters / dflow
   'TSGE-E8001': '{message}',
+  // onnxruntime adapter (@tsge/adapter-onnxruntime)
+  'TSGE-E8201': 'session option {option} is not supported by tsge: {reason}',
+  'TSGE-E8202': 'session option {option} has an invalid value {value}: {reason}',
+  'TSGE-E8203': 'run option {option}: {reason}',
+  'TSGE-E8204': 'input {input}: {reason}',
+  'TSGE-E8205': 'preallocated output {output}: {reason}',
+  'TSGE-E8206': 'output {output}: {reason}',
+  'TSGE-E8207': 'the session was released',
+  'TSGE-E8208': 'profiling: {reason}',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCatalog;
