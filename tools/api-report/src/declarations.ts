@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import type { PublicPackage } from './packages.js';
@@ -22,6 +23,7 @@ export function emitDeclarations(root: string, packages: readonly PublicPackage[
     noCheck: true,
     declarationMap: false,
     sourceMap: false,
+    inlineSources: false,
     noEmit: false,
     incremental: false,
     composite: false,
@@ -35,6 +37,15 @@ export function emitDeclarations(root: string, packages: readonly PublicPackage[
     throw new Error(
       ts.formatDiagnostics(errors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' }),
     );
+  }
+  // Third-party imports in the declarations resolve as from the package itself: each emitted
+  // package folder gets a link to the package's node_modules (and the root to the root's).
+  for (const folder of [root, ...packages.map((p) => p.directory)]) {
+    const modules = path.join(folder, 'node_modules');
+    const emitted = path.join(outDir, path.relative(root, folder));
+    if (!existsSync(modules)) continue;
+    mkdirSync(emitted, { recursive: true });
+    symlinkSync(modules, path.join(emitted, 'node_modules'), 'dir');
   }
   const entries = new Map<string, string>();
   for (const p of packages) {

@@ -94,7 +94,7 @@ export const ErrorCatalog = {
   'TSGE-E8204': 'input {input}: {reason}',
   'TSGE-E8205': 'preallocated output {output}: {reason}',
   'TSGE-E8206': 'output {output}: {reason}',
-  'TSGE-E8207': 'the session was released',
+  'TSGE-E8207': 'Session already disposed (the session was released)',
   'TSGE-E8208': 'profiling: {reason}',
 } as const;
 
