@@ -16,7 +16,14 @@ function workspace(userIndex: string): string {
   roots.push(root);
   const files: Record<string, string> = {
     'tsconfig.base.json': JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, customConditions: ['@tsge/source'], types: [] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        customConditions: ['@tsge/source'],
+        types: [],
+      },
     }),
     'packages/base/package.json': manifest('@x/base'),
     'packages/base/src/index.ts': 'export interface Value {\n  readonly n: number;\n}\n',
@@ -36,7 +43,12 @@ function workspace(userIndex: string): string {
 }
 
 function manifest(name: string): string {
-  return JSON.stringify({ name, version: '1.0.0', type: 'module', exports: { '.': { '@tsge/source': './src/index.ts', types: './dist/index.d.ts' } } });
+  return JSON.stringify({
+    name,
+    version: '1.0.0',
+    type: 'module',
+    exports: { '.': { '@tsge/source': './src/index.ts', types: './dist/index.d.ts' } },
+  });
 }
 
 const NAMES_VALUE = "import type { Value } from '@x/base';\nexport function read(value: Value): number {\n  return value.n;\n}\n";

@@ -1,8 +1,9 @@
 // Runs in a scratch project outside the workspace that installed only the packed tarballs: the
-// front door on an ONNX file (compiled in process) and on an .om, printing the outputs as JSON.
+// front door on an ONNX file (compiled in process) and on an .om, and (--adapter) the onnxruntime
+// adapter on the ONNX file, printing the outputs as JSON.
 import { InferenceSession, createTensor } from '@tsge/ge';
 
-const [onnxFile, omFile] = process.argv.slice(2);
+const [onnxFile, omFile] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 /** The same deterministic digit-like input the checker feeds onnxruntime-node. */
 function input() {
@@ -23,5 +24,30 @@ async function runFrontDoor(file) {
   }
 }
 
+/** The same model through the onnxruntime-node drop-in and through onnxruntime-common's backend. */
+async function runAdapter(file, viaCommon) {
+  const ort = await import('@tsge/adapter-onnxruntime');
+  let session;
+  if (viaCommon) {
+    await import('@tsge/adapter-onnxruntime/register');
+    const common = await import('onnxruntime-common');
+    session = await common.InferenceSession.create(file, { executionProviders: ['tsge'] });
+  } else {
+    session = await ort.InferenceSession.create(file, { intraOpNumThreads: 2 });
+  }
+  try {
+    const outputs = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', input(), [1, 1, 28, 28]) });
+    const result = {};
+    for (const [name, value] of Object.entries(outputs)) result[name] = { dims: [...value.dims], data: [...value.data] };
+    return { origin: viaCommon ? 'onnxruntime-common backend' : 'onnxruntime drop-in', outputs: result };
+  } finally {
+    await session.release();
+  }
+}
+
 const report = { onnx: await runFrontDoor(onnxFile), om: await runFrontDoor(omFile) };
+if (process.argv.includes('--adapter')) {
+  report.adapter = await runAdapter(onnxFile, false);
+  report.adapterBackend = await runAdapter(onnxFile, true);
+}
 process.stdout.write(`${JSON.stringify(report)}\n`);

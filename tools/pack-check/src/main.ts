@@ -2,7 +2,7 @@
 // `pnpm pack:check`: builds once (`pnpm build`), `pnpm pack`s every public package, checks each
 // tarball (inspect-package.ts), installs them in a scratch project outside the workspace and runs
 // mnist.onnx and an .om through @tsge/ge's InferenceSession there, comparing with onnxruntime-node.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -53,19 +53,32 @@ try {
   }
   console.log(`pack-check: packed ${packed.length} packages: ${packed.map((p) => path.basename(p.tarball)).join(', ')}`);
 
+  // third-party peers of the packages (onnxruntime-common for the adapter), at their pinned versions
+  const peers: Record<string, string> = {};
+  for (const p of packages) {
+    const manifest = JSON.parse(readFileSync(path.join(p.directory, 'package.json'), 'utf8')) as {
+      peerDependencies?: Record<string, string>;
+    };
+    for (const [name, range] of Object.entries(manifest.peerDependencies ?? {})) if (!name.startsWith('@tsge/')) peers[name] = range;
+  }
   const scratch = path.join(temp, 'scratch');
-  createScratchProject(scratch, packed, {});
+  createScratchProject(scratch, packed, peers);
   run('pnpm', ['install', '--reporter=append-only', '--config.confirmModulesPurge=false'], scratch);
   const omFile = path.join(temp, 'mnist.om');
   writeFileSync(omFile, await buildModel(await parseModel(mnist)));
-  const report = JSON.parse(run('node', ['run-models.mjs', mnist, omFile], scratch).trim().split('\n').at(-1) as string) as Record<
-    string,
-    { origin: string; outputs: Record<string, { dims: number[]; data: number[] }> }
-  >;
+  const adapter = packed.some((p) => p.name === '@tsge/adapter-onnxruntime') ? ['--adapter'] : [];
+  const report = JSON.parse(
+    run('node', ['run-models.mjs', mnist, omFile, ...adapter], scratch)
+      .trim()
+      .split('\n')
+      .at(-1) as string,
+  ) as Record<string, { origin: string; outputs: Record<string, { dims: number[]; data: number[] }> }>;
   const expected = await onnxRuntimeOutputs(mnist);
   for (const [what, result] of Object.entries(report)) {
     failures.push(...compare(`scratch ${what} (${result.origin})`, result.outputs, expected));
-    console.log(`pack-check: scratch project ran ${what === 'om' ? 'mnist.om' : 'mnist.onnx'} through InferenceSession (${result.origin})`);
+    console.log(
+      `pack-check: scratch project ran ${what === 'om' ? 'mnist.om' : 'mnist.onnx'} through ${what.startsWith('adapter') ? '' : 'InferenceSession '}(${result.origin})`,
+    );
   }
 } catch (error) {
   failures.push(String(error instanceof Error ? (error.stack ?? error.message) : error));

@@ -46,7 +46,9 @@ export function toFeed(name: string, value: OrtTensor): Feed {
   }
   const dims = [...value.dims];
   if (value.type === 'int4' || value.type === 'uint4') {
-    return { type: value.type, dims, data: unpackNibbles(value.data as Uint8Array | Int8Array, elementCount(dims), value.type === 'int4') };
+    const packed = value.data as Uint8Array | Int8Array;
+    const bytes = new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength);
+    return { type: value.type, dims, data: unpackNibbles(bytes, elementCount(dims), value.type === 'int4') };
   }
   return { type: value.type, dims, data: value.data as HostTensor['data'] };
 }
@@ -64,7 +66,7 @@ export function toOrtTensor(name: string, value: RuntimeValue | undefined): OrtT
   }
   const dims = [...value.dims];
   if (value.type === 'int4' || value.type === 'uint4') {
-    return new Tensor(value.type, packNibbles(value.data as Uint8Array | Int8Array, value.type === 'int4'), dims);
+    return new Tensor(value.type, packNibbles(value.data as Uint8Array | Int8Array), dims);
   }
   return new Tensor(value.type as 'float32', value.data as Float32Array, dims);
 }
@@ -113,7 +115,7 @@ function elementCount(dims: readonly number[]): number {
   return dims.reduce((a, b) => a * b, 1);
 }
 
-function unpackNibbles(packed: Uint8Array | Int8Array, count: number, signed: boolean): Uint8Array | Int8Array {
+function unpackNibbles(packed: Uint8Array, count: number, signed: boolean): Uint8Array | Int8Array {
   const out = signed ? new Int8Array(count) : new Uint8Array(count);
   for (let i = 0; i < count; i++) {
     const nibble = ((packed[i >> 1] as number) >> ((i & 1) * 4)) & 0xf;
@@ -122,9 +124,9 @@ function unpackNibbles(packed: Uint8Array | Int8Array, count: number, signed: bo
   return out;
 }
 
-function packNibbles(values: Uint8Array | Int8Array, signed: boolean): Uint8Array | Int8Array {
-  const out = signed ? new Int8Array((values.length + 1) >> 1) : new Uint8Array((values.length + 1) >> 1);
-  const bytes = new Uint8Array(out.buffer);
-  for (let i = 0; i < values.length; i++) bytes[i >> 1] = (bytes[i >> 1] as number) | (((values[i] as number) & 0xf) << ((i & 1) * 4));
+/** Two 4-bit elements per byte, the first in the low nibble; onnxruntime-common wants a Uint8Array for int4 too. */
+function packNibbles(values: Uint8Array | Int8Array): Uint8Array {
+  const out = new Uint8Array((values.length + 1) >> 1);
+  for (let i = 0; i < values.length; i++) out[i >> 1] = (out[i >> 1] as number) | (((values[i] as number) & 0xf) << ((i & 1) * 4));
   return out;
 }
