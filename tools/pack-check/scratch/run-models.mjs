@@ -18,7 +18,12 @@ async function runFrontDoor(file) {
     const outputs = await session.run({ [session.inputNames[0]]: createTensor('float32', [1, 1, 28, 28], input()) });
     const result = {};
     for (const [name, value] of Object.entries(outputs)) result[name] = { dims: [...value.dims], data: [...value.data] };
-    return { origin: session.origin, inputNames: session.inputNames, outputNames: session.outputNames, outputs: result };
+    return {
+      origin: `InferenceSession, ${session.origin}`,
+      inputNames: session.inputNames,
+      outputNames: session.outputNames,
+      outputs: result,
+    };
   } finally {
     await session.release();
   }
@@ -39,7 +44,7 @@ async function runAdapter(file, viaCommon) {
     const outputs = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', input(), [1, 1, 28, 28]) });
     const result = {};
     for (const [name, value] of Object.entries(outputs)) result[name] = { dims: [...value.dims], data: [...value.data] };
-    return { origin: viaCommon ? 'onnxruntime-common backend' : 'onnxruntime drop-in', outputs: result };
+    return { origin: viaCommon ? 'adapter as onnxruntime-common backend' : 'adapter as onnxruntime-node drop-in', outputs: result };
   } finally {
     await session.release();
   }
