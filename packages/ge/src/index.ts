@@ -1,4 +1,12 @@
-// @tsge/ge: the user-facing API (GE's api/): parse, compile, load, run.
+// @tsge/ge: the user-facing API (GE's api/): the front door (InferenceSession), and parse,
+// compile, load and run as separate steps.
+export {
+  InferenceSession,
+  type InferenceSessionOptions,
+  type ModelSource,
+  type SessionOrigin,
+} from './inference-session.js';
+export type { CompileCacheOptions } from './compile-cache.js';
 export { initialize, finalize, type GeOptions } from './initialize.js';
 export { parseModel, registerParser, listParsers, discoverParsers, type ParseModelOptions } from './parsers.js';
 export { buildModel, compileModel, loadModel, type BuildOptions } from './model.js';
@@ -7,3 +15,91 @@ export { defaultRegistries, type Registries } from './registries.js';
 export { type ConfinedReader, MAX_FILE_BYTES, confinedReader, describeFileError, fileError, readRegularFile } from './files.js';
 // Flow models (GE model type 3) are read and written here for @tsge/dflow, which sits above ge.
 export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from '@tsge/om';
+// What a user handles with the front door, so @tsge/ge is the one import they need.
+export { TsgeError, createTensor, type HostTensor as Tensor } from '@tsge/metadef';
+// Types this API names, so users can spell every signature by importing @tsge/ge alone.
+export type { CompileOptions, CompileProgress, CompileResult, CompileSummary, CompileTarget, PassTiming } from '@tsge/compiler';
+export type {
+  ChromeTrace,
+  ExecutionMode,
+  Executor,
+  Feed,
+  LoadModelOptions,
+  RunOptions,
+  TensorLike,
+  TensorMetadata,
+  TraceEvent,
+  TraceMetadata,
+} from '@tsge/executor';
+export type {
+  AttrKind,
+  AttrMap,
+  AttrReader,
+  AttrSpec,
+  AttrValue,
+  DATA_TYPES,
+  DataType,
+  Diagnostic,
+  DiagnosticLocation,
+  Dim,
+  DimRange,
+  ErrorCatalog,
+  ErrorCode,
+  FORMATS,
+  Format,
+  FusionMatch,
+  FusionPassV1,
+  FusionPattern,
+  Graph,
+  GraphPassV1,
+  InControlAnchor,
+  InDataAnchor,
+  InferenceContextV1,
+  KernelContextV1,
+  KernelRegistry,
+  KernelV1,
+  LinearMemory,
+  NamedAttrs,
+  Node,
+  OpDefinitionV1,
+  OpDesc,
+  OpRegistry,
+  OptLevel,
+  OptionalValue,
+  OutControlAnchor,
+  OutDataAnchor,
+  ParallelRunnerV1,
+  ParamOption,
+  ParamSpec,
+  ParseInput,
+  ParseOptions,
+  ParseResult,
+  ParserV1,
+  PassContext,
+  PassResult,
+  PassStage,
+  RuntimeValue,
+  SequenceValue,
+  Severity,
+  Shape,
+  TensorDesc,
+  TensorStorage,
+  TypeConstraint,
+  TypedArray,
+  ValueInfo,
+} from '@tsge/metadef';
+export type {
+  ExecutionPlan,
+  IoInfo,
+  IoTensorInfo,
+  KernelModule,
+  MemoryReport,
+  OmHeader,
+  OmModel,
+  OmWriteInput,
+  PlainAttr,
+  StreamInfo,
+  Task,
+  TaskInfo,
+  TensorRef,
+} from '@tsge/om';

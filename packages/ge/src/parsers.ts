@@ -73,6 +73,26 @@ export interface ParseModelOptions {
 
 /** Reads and parses a model file with whichever installed parser recognises it. */
 export async function parseModel(source: string | Uint8Array, options: ParseModelOptions = {}): Promise<Graph> {
+  return (await parseModelReading(source, options)).graph;
+}
+
+/** A parse and the side files (external data) the parser read, relative to the model's folder. */
+export interface ParsedModel {
+  readonly graph: Graph;
+  readonly bytes: Uint8Array;
+  readonly sideFiles: readonly SideFileRead[];
+}
+
+/** One read of a side file: the whole file, or `length` bytes at `offset`. */
+export interface SideFileRead {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+  readonly offset?: number;
+  readonly length?: number;
+}
+
+/** `parseModel`, also returning what it read, so the compile cache can key side files. */
+export async function parseModelReading(source: string | Uint8Array, options: ParseModelOptions = {}): Promise<ParsedModel> {
   await discoverParsers();
   const filePath = typeof source === 'string' ? source : options.fileName;
   let bytes: Uint8Array;
@@ -80,12 +100,27 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
   else bytes = source;
 
   const parser = pickParser(bytes, filePath, options.format);
-  const sideFiles = typeof source === 'string' ? confinedReader(path.dirname(path.resolve(source))) : undefined;
   const weights = options.weightsPath !== undefined ? await readRegularFile(options.weightsPath, { code: 'TSGE-E3001' }) : undefined;
+  // what the parser reads is recorded, so the compile cache can tell when a side file changed
+  const sideFiles: SideFileRead[] = [];
+  const reader = typeof source === 'string' ? confinedReader(path.dirname(path.resolve(source))) : undefined;
   const input: ParseInput = {
     bytes,
     ...(filePath ? { path: filePath } : {}),
-    ...(sideFiles ? { readRelative: sideFiles.readRelative, readRange: sideFiles.readRange } : {}),
+    ...(reader
+      ? {
+          readRelative: async (relativePath: string) => {
+            const read = await reader.readRelative(relativePath);
+            sideFiles.push({ path: relativePath, bytes: read });
+            return read;
+          },
+          readRange: async (relativePath: string, offset: number, length: number) => {
+            const read = await reader.readRange(relativePath, offset, length);
+            sideFiles.push({ path: relativePath, bytes: read, offset, length });
+            return read;
+          },
+        }
+      : {}),
   };
   const result = await parser.parse(input, {
     ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),
@@ -111,7 +146,7 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
           ],
     );
   }
-  return result.graph;
+  return { graph: result.graph, bytes, sideFiles };
 }
 
 function pickParser(bytes: Uint8Array, filePath: string | undefined, format: string | number | undefined): ParserV1 {

@@ -16,6 +16,7 @@ export {
   dataTypeFromGe,
   DTYPE_BYTES,
   type TypedArray,
+  type TypedArrayConstructor,
   type TensorStorage,
   storageConstructor,
   storageLanes,

@@ -21,3 +21,30 @@ export { readOm, tasksCarryAttributes, type ReadOmOptions, type ReadOmResult } f
 export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from './flow-om.js';
 export { omToJson } from './om-to-json.js';
 export { crc32 } from './crc32.js';
+// Types this API names, so users can spell every signature by importing @tsge/om alone.
+export type {
+  AttrMap,
+  AttrValue,
+  DATA_TYPES,
+  DataType,
+  Diagnostic,
+  DiagnosticLocation,
+  Dim,
+  DimRange,
+  FORMATS,
+  Format,
+  Graph,
+  HostTensor,
+  InControlAnchor,
+  InDataAnchor,
+  NamedAttrs,
+  Node,
+  OpDesc,
+  OutControlAnchor,
+  OutDataAnchor,
+  Severity,
+  Shape,
+  TensorDesc,
+  TensorStorage,
+  TypedArray,
+} from '@tsge/metadef';

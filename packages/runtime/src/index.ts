@@ -25,3 +25,6 @@ export { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './wor
 export type { WorkerContext, WorkerHandlerModule } from './worker/protocol.js';
 export { type WasmMemory, type WasmModule, type WasmInstance, wasm, atomicsWaitAsync } from './wasm.js';
 export { enableEagerWasmTierUp } from './wasm-tier-up.js';
+export type { WasmApi, WaitAsyncResult } from './wasm.js';
+// Types this API names, so users can spell every signature by importing @tsge/runtime alone.
+export type { DATA_TYPES, DataType, DeviceV1, EventHandle, LinearMemory, StreamHandle, TypedArray } from '@tsge/metadef';

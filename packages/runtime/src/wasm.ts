@@ -13,7 +13,7 @@ export interface WasmInstance {
   readonly exports: Readonly<Record<string, unknown>>;
 }
 
-interface WasmApi {
+export interface WasmApi {
   Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
   compile(bytes: Uint8Array): Promise<WasmModule>;
   instantiate(module: WasmModule, imports?: Readonly<Record<string, Readonly<Record<string, unknown>>>>): Promise<WasmInstance>;
@@ -21,7 +21,7 @@ interface WasmApi {
 
 export const wasm: WasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+export type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
 
 /** `Atomics.waitAsync` when the runtime has it (Node 16+). */
 export const atomicsWaitAsync: ((array: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult) | undefined = (

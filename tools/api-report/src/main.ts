@@ -1,29 +1,23 @@
 #!/usr/bin/env node
-// `pnpm api:update` writes etc/<name>.api.md for every public package; `pnpm api:check` (--check)
-// regenerates them in memory and exits 1 when a checked-in report is missing or differs.
+// `pnpm api:update` writes etc/<name>.api.md for every public package with api-extractor;
+// `pnpm api:check` (--check) compares them with the code and exits 1 when a report is missing or
+// stale, or when api-extractor reports an error (a forgotten export is one).
 import path from 'node:path';
-import { generateReports, summarizeDifference, writeReports } from './api-report.js';
+import { parseArgs } from 'node:util';
+import { runReports } from './api-report.js';
 
-const args = process.argv.slice(2);
-const check = args.includes('--check');
-const root = path.resolve(args.find((arg) => !arg.startsWith('--')) ?? process.cwd());
-const results = generateReports(root);
-
-if (check) {
-  const stale = results.filter((result) => result.actual !== result.expected);
-  for (const result of stale) {
-    if (result.actual === undefined) console.error(`${result.reportFile}: missing (${result.packageName})`);
-    else
-      console.error(
-        `${result.reportFile}: differs from the code of ${result.packageName}\n${summarizeDifference(result.actual, result.expected)}`,
-      );
-  }
-  console.log(
-    `api-report: ${results.length} packages, ${stale.length} stale report(s)${stale.length ? ': run `pnpm api:update`, review and commit etc/*.api.md' : ''}`,
-  );
-  process.exitCode = stale.length > 0 ? 1 : 0;
-} else {
-  const written = writeReports(root, results);
-  for (const file of written) console.log(`wrote ${file}`);
-  console.log(`api-report: ${results.length} packages, ${written.length} report(s) updated`);
-}
+const { values, positionals } = parseArgs({ options: { check: { type: 'boolean', default: false } }, allowPositionals: true });
+const root = path.resolve(positionals[0] ?? process.cwd());
+const started = performance.now();
+const results = runReports(root, { update: !values.check });
+const errors = results.flatMap((r) => r.errors);
+for (const error of errors) console.error(error);
+const changed = results.filter((r) => r.changed);
+for (const r of changed)
+  console.log(values.check ? `${r.reportFile}: missing or differs from the code of ${r.packageName}` : `wrote ${r.reportFile}`);
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+console.log(
+  `api-report: ${results.length} packages, ${changed.length} ${values.check ? 'stale' : 'updated'} report(s), ${errors.length} error(s) in ${seconds} s` +
+    (values.check && changed.length ? ': run `pnpm api:update`, review and commit etc/*.api.md' : ''),
+);
+process.exitCode = errors.length > 0 || (values.check && changed.length > 0) ? 1 : 0;

@@ -1,4 +1,4 @@
-// pnpm conformance --suite <dir> [--filter s] [--json f] [--engine pipeline|pipeline-host|interpreter]
+// pnpm conformance --suite <dir> [--filter s] [--json f] [--engine pipeline|pipeline-host|interpreter|ort-adapter]
 //   [--expected-failures f] [--update-expected] [--ci] [--timeout ms] [--jobs n] [--in-process]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,7 +31,7 @@ interface Options {
 function usage(message: string): never {
   console.error(`${message}
 usage: pnpm conformance --suite <dir> [--filter <substring>[,<substring>...]] [--json <file>]
-       [--engine pipeline|pipeline-host|interpreter] [--expected-failures <file>] [--update-expected] [--ci]
+       [--engine pipeline|pipeline-host|interpreter|ort-adapter] [--expected-failures <file>] [--update-expected] [--ci]
        [--timeout <ms>] [--jobs <n>] [--shard <k>/<n>] [--in-process] [--rtol <x>] [--atol <x>]`);
   process.exit(2);
 }

@@ -136,6 +136,11 @@ export const ErrorCatalog = {
   // kernel libraries and devices (issue 10: KernelLibraryV1, DeviceV1)
   'TSGE-E6101': 'kernel module {module} does not export a kernelLibrary (a KernelLibraryV1 with specVersion v1, kernels and tiles)',
   'TSGE-E6102': 'no loaded kernel library has the tile function {tile}',
+  // front door (@tsge/ge InferenceSession and its compile cache)
+  'TSGE-E6150': "fetches name unknown output {output}; the model's outputs are {expected}",
+  'TSGE-E6151': 'session option {option}: {reason}',
+  'TSGE-E6152': 'compile cache {directory}: {reason}',
+  'TSGE-E6153': 'the session was released',
   // CLI / options
   'TSGE-E7001': 'unknown option {option}',
   'TSGE-E7002': 'option {option} has an invalid value {value}: {reason}',
@@ -164,6 +169,15 @@ export const ErrorCatalog = {
   'TSGE-E8114': 'NATS JetStream: {reason}',
   'TSGE-E8115': 'the {where} running node {node} failed: {reason}',
   'TSGE-E8116': 'node {node} cannot be deployed: {reason}',
+  // onnxruntime adapter (@tsge/adapter-onnxruntime)
+  'TSGE-E8201': 'session option {option} is not supported by tsge: {reason}',
+  'TSGE-E8202': 'session option {option} has an invalid value {value}: {reason}',
+  'TSGE-E8203': 'run option {option}: {reason}',
+  'TSGE-E8204': 'input {input}: {reason}',
+  'TSGE-E8205': 'preallocated output {output}: {reason}',
+  'TSGE-E8206': 'output {output}: {reason}',
+  'TSGE-E8207': 'Session already disposed (the session was released)',
+  'TSGE-E8208': 'profiling: {reason}',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCatalog;

@@ -149,7 +149,7 @@ export type TypedArray =
 
 export type TensorStorage = TypedArray | string[];
 
-type TypedArrayConstructor = {
+export type TypedArrayConstructor = {
   new (length: number): TypedArray;
   new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): TypedArray;
   readonly BYTES_PER_ELEMENT: number;

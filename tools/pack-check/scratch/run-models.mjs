@@ -1,0 +1,58 @@
+// Runs in a scratch project outside the workspace that installed only the packed tarballs: the
+// front door on an ONNX file (compiled in process) and on an .om, and (--adapter) the onnxruntime
+// adapter on the ONNX file, printing the outputs as JSON.
+import { InferenceSession, createTensor } from '@tsge/ge';
+
+const [onnxFile, omFile] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+
+/** The same deterministic digit-like input the checker feeds onnxruntime-node. */
+function input() {
+  const data = new Float32Array(28 * 28);
+  for (let i = 0; i < data.length; i++) data[i] = ((i * 37) % 255) / 255;
+  return data;
+}
+
+async function runFrontDoor(file) {
+  const session = await InferenceSession.create(file, { load: { threads: 2 } });
+  try {
+    const outputs = await session.run({ [session.inputNames[0]]: createTensor('float32', [1, 1, 28, 28], input()) });
+    const result = {};
+    for (const [name, value] of Object.entries(outputs)) result[name] = { dims: [...value.dims], data: [...value.data] };
+    return {
+      origin: `InferenceSession, ${session.origin}`,
+      inputNames: session.inputNames,
+      outputNames: session.outputNames,
+      outputs: result,
+    };
+  } finally {
+    await session.release();
+  }
+}
+
+/** The same model through the onnxruntime-node drop-in and through onnxruntime-common's backend. */
+async function runAdapter(file, viaCommon) {
+  const ort = await import('@tsge/adapter-onnxruntime');
+  let session;
+  if (viaCommon) {
+    await import('@tsge/adapter-onnxruntime/register');
+    const common = await import('onnxruntime-common');
+    session = await common.InferenceSession.create(file, { executionProviders: ['tsge'] });
+  } else {
+    session = await ort.InferenceSession.create(file, { intraOpNumThreads: 2 });
+  }
+  try {
+    const outputs = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', input(), [1, 1, 28, 28]) });
+    const result = {};
+    for (const [name, value] of Object.entries(outputs)) result[name] = { dims: [...value.dims], data: [...value.data] };
+    return { origin: viaCommon ? 'adapter as onnxruntime-common backend' : 'adapter as onnxruntime-node drop-in', outputs: result };
+  } finally {
+    await session.release();
+  }
+}
+
+const report = { onnx: await runFrontDoor(onnxFile), om: await runFrontDoor(omFile) };
+if (process.argv.includes('--adapter')) {
+  report.adapter = await runAdapter(onnxFile, false);
+  report.adapterBackend = await runAdapter(onnxFile, true);
+}
+process.stdout.write(`${JSON.stringify(report)}\n`);
