@@ -5,7 +5,8 @@
  * buffer is max(total, past length) long, zero past the valid rows. Scores are accumulated in float64.
  */
 import type { HostTensor, KernelContextV1, KernelV1 } from '@tsge/metadef';
-import { floatOutput, hasInput, kernelError, readFloats, requireTensor } from '../common/nn-float-io.js';
+import { kernelError, requireTensor } from '../common/kernel-inputs.js';
+import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
 import { defineKernel } from '../define.js';
 
 function intsOf(t: HostTensor): number[] {
