@@ -1,7 +1,7 @@
 import type { Diagnostic, Graph, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
 import { CONST, DATA, NET_OUTPUT, TsgeError, createTensorDesc, diagnostic, isStaticShape, verifyGraph } from '@tsge/metadef';
 import type { ExecutionPlan, IoInfo, IoTensorInfo, OmWriteInput } from '@tsge/om';
-import { writeOm } from '@tsge/om';
+import { checkPlanIo, writeOm } from '@tsge/om';
 import { createKernelRegistryOf } from '@tsge/metadef';
 import { jsKernelLibrary } from '@tsge/kernels-js';
 import { createDefaultOpRegistry } from '@tsge/ops';
@@ -189,6 +189,12 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
     (graph.inputNodes().some((d) => !isStaticShape(d.opDesc.outputDescs[0]?.shape ?? [-2])) ||
       graph.nodes.some((n) => n.type !== DATA && n.type !== CONST && n.type !== NET_OUTPUT && isDynamicNode(n)));
   const ioInfo = ioInfoOf(graph);
+  // the reader's rule, applied where the plan is made: a graph output left without a place (say, by
+  // a node with more outputs than its op has) is the compiler's error, not a load-time surprise
+  for (const [index, plan] of plans.entries()) {
+    const problem = checkPlanIo(plan, ioInfo, index);
+    if (problem) throw TsgeError.of('TSGE-E5003', { reason: problem });
+  }
   stripConstValues(graph, weights.slots);
   leave('build');
 
