@@ -22,7 +22,7 @@ export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOm
 export { omToJson } from './om-to-json.js';
 export { crc32 } from './crc32.js';
 // the reader's plan/IO_INFO agreement rule, so the compiler never writes a file the reader refuses
-export { checkPlanIo } from './validate-json.js';
+export { checkPlanIo, type Check } from './validate-json.js';
 // Types this API names, so users can spell every signature by importing @tsge/om alone.
 export type {
   AttrMap,

@@ -5,7 +5,8 @@ import type { ExecutionPlan, IoInfo, IoTensorInfo, StreamInfo, Task, TaskInfo, T
  * Structural checks of the JSON partitions. Each returns the first problem as a sentence, or
  * undefined when the value has exactly the shape the executor relies on.
  */
-type Check = string | undefined;
+/** A problem found, as a sentence, or undefined when the value is fine. */
+export type Check = string | undefined;
 
 const REGIONS = new Set(['arena', 'weights', 'dynamic', 'none']);
 const VALUE_KINDS = new Set(['tensor', 'sequence', 'optional']);
