@@ -14,10 +14,13 @@ import { type Problem, inspectPackage } from './inspect-package.js';
 import { type PackedPackage, createScratchProject, run } from './scratch-project.js';
 
 /**
- * Problems tolerated for now, by package and file: @tsge/ops ships its test helpers until it is
- * split (issue 10). An entry that no longer occurs is an error, so the list only shrinks.
+ * Problems tolerated, by package and file. An entry that no longer occurs is an error, so the list
+ * only shrinks. @tsge/dflow/testing starts nats-server and agents for users' own tests: public on
+ * purpose, but named like test code.
  */
-const PENDING_PROBLEMS: Readonly<Record<string, readonly string[]>> = {};
+const PENDING_PROBLEMS: Readonly<Record<string, readonly string[]>> = {
+  '@tsge/dflow': ['dist/testing/nats.d.ts', 'dist/testing/nats.js', 'dist/testing/nats.js.map'],
+};
 
 const { values } = parseArgs({
   options: {
