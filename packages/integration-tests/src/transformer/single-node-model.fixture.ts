@@ -4,9 +4,9 @@ import protobuf from 'protobufjs/minimal.js';
 
 const { Writer } = protobuf;
 
-export const ELEM = { float32: 1, int32: 6, int64: 7, float16: 10 } as const;
+export const ELEM = { float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, float16: 10 } as const;
 
-export type Attr = { name: string; int: number } | { name: string; float: number };
+export type Attr = { name: string; int: number } | { name: string; float: number } | { name: string; ints: readonly number[] };
 
 export interface Operand {
   readonly name: string;
@@ -36,10 +36,48 @@ const attribute = (a: Attr): Uint8Array =>
   message((w) => {
     w.uint32(10).string(a.name);
     if ('int' in a) w.uint32(24).int64(a.int).uint32(160).int32(2);
-    else w.uint32(21).float(a.float).uint32(160).int32(1);
+    else if ('ints' in a) {
+      for (const v of a.ints) w.uint32(64).int64(v);
+      w.uint32(160).int32(7);
+    } else w.uint32(21).float(a.float).uint32(160).int32(1);
   });
 
-/** A model of one `domain::opType` node; an empty input name skips an optional operand. */
+/** One node of a model built by `onnxModel`; an empty input name skips an optional operand. */
+export interface NodeSpec {
+  readonly opType: string;
+  readonly domain: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  readonly attrs?: readonly Attr[];
+}
+
+/** A model of several nodes (every graph input declared by `inputs`), ONNX opset 21 + com.microsoft 1. */
+export function onnxModel(nodes: readonly NodeSpec[], inputs: readonly Operand[], outputs: readonly Operand[]): Uint8Array {
+  const encoded = nodes.map((n, index) =>
+    message((w) => {
+      for (const i of n.inputs) w.uint32(10).string(i);
+      for (const o of n.outputs) w.uint32(18).string(o);
+      w.uint32(26).string(`${n.opType}_${index}`).uint32(34).string(n.opType);
+      for (const a of n.attrs ?? []) w.uint32(42).bytes(attribute(a));
+      w.uint32(58).string(n.domain);
+    }),
+  );
+  const graph = message((w) => {
+    for (const n of encoded) w.uint32(10).bytes(n);
+    w.uint32(18).string('graph');
+    for (const i of inputs) w.uint32(90).bytes(valueInfo(i));
+    for (const o of outputs) w.uint32(98).bytes(valueInfo(o));
+  });
+  const domains = new Set(nodes.map((n) => n.domain).filter((d) => d !== '' && d !== 'ai.onnx'));
+  return message((w) => {
+    w.uint32(8).int64(10);
+    w.uint32(66).bytes(message((o) => o.uint32(10).string('').uint32(16).int64(21)));
+    for (const d of domains) w.uint32(66).bytes(message((o) => o.uint32(10).string(d).uint32(16).int64(1)));
+    w.uint32(58).bytes(graph);
+  });
+}
+
+/** A model of one `domain::opType` node; an undefined input skips an optional operand. */
 export function singleNodeModel(
   opType: string,
   domain: string,
@@ -47,22 +85,9 @@ export function singleNodeModel(
   outputs: readonly Operand[],
   attrs: readonly Attr[],
 ): Uint8Array {
-  const node = message((w) => {
-    for (const i of inputs) w.uint32(10).string(i?.name ?? '');
-    for (const o of outputs) w.uint32(18).string(o.name);
-    w.uint32(26).string(opType).uint32(34).string(opType);
-    for (const a of attrs) w.uint32(42).bytes(attribute(a));
-    w.uint32(58).string(domain);
-  });
-  const graph = message((w) => {
-    w.uint32(10).bytes(node).uint32(18).string(opType);
-    for (const i of inputs) if (i) w.uint32(90).bytes(valueInfo(i));
-    for (const o of outputs) w.uint32(98).bytes(valueInfo(o));
-  });
-  return message((w) => {
-    w.uint32(8).int64(10);
-    w.uint32(66).bytes(message((o) => o.uint32(10).string('').uint32(16).int64(21)));
-    w.uint32(66).bytes(message((o) => o.uint32(10).string(domain).uint32(16).int64(1)));
-    w.uint32(58).bytes(graph);
-  });
+  return onnxModel(
+    [{ opType, domain, inputs: inputs.map((i) => i?.name ?? ''), outputs: outputs.map((o) => o.name), attrs }],
+    inputs.filter((i): i is Operand => i !== undefined),
+    outputs,
+  );
 }

@@ -2,6 +2,9 @@ import type { KernelV1 } from '@tsge/metadef';
 import { centerCropPadKernels } from './center-crop-pad.js';
 import { col2imKernels } from './col2im.js';
 import { deformConvKernels } from './deform-conv.js';
+import { dynamicQuantizeMatMulKernels } from './dynamic-quantize-matmul.js';
+import { gatherBlockQuantizedKernels } from './gather-block-quantized.js';
+import { matMulNBitsKernels } from './matmul-nbits.js';
 import { gridSampleKernels } from './grid-sample.js';
 import { maxUnpoolKernels } from './max-unpool.js';
 import { roiPoolKernels } from './roi-pool.js';
@@ -37,6 +40,9 @@ export const nnKernels: readonly KernelV1[] = [
   ...maxUnpoolKernels,
   ...gridSampleKernels,
   ...deformConvKernels,
+  ...matMulNBitsKernels,
+  ...gatherBlockQuantizedKernels,
+  ...dynamicQuantizeMatMulKernels,
   ...col2imKernels,
   ...centerCropPadKernels,
 ];

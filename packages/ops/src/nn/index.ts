@@ -1,6 +1,9 @@
 import type { OpDefinitionV1 } from '@tsge/metadef';
 import { centerCropPadOps } from './center-crop-pad.js';
 import { col2imOps } from './col2im.js';
+import { dynamicQuantizeMatMulOps } from './dynamic-quantize-matmul.js';
+import { gatherBlockQuantizedOps } from './gather-block-quantized.js';
+import { matMulNBitsOps } from './matmul-nbits.js';
 import { deformConvOps } from './deform-conv.js';
 import { gridSampleOps } from './grid-sample.js';
 import { maxUnpoolOps } from './max-unpool.js';
@@ -38,6 +41,9 @@ export const nnOps: readonly OpDefinitionV1[] = [
   ...maxUnpoolOps,
   ...gridSampleOps,
   ...deformConvOps,
+  ...matMulNBitsOps,
+  ...gatherBlockQuantizedOps,
+  ...dynamicQuantizeMatMulOps,
   ...col2imOps,
   ...centerCropPadOps,
 ];

@@ -56,4 +56,21 @@ describe('com.microsoft contrib ops', () => {
     expect(g.nodesOfType('Sigmoid')).toHaveLength(1);
     expect(g.nodesOfType('Attention')[0]?.opDesc.domain).toBe(ms);
   });
+
+  it('keeps contrib ops without a rewrite in their domain with their attributes', async () => {
+    const g = await parse(
+      [
+        node('MatMulNBits', ['x', 'b', 's'], ['m'], [a.int('K', 4), a.int('N', 2), a.int('block_size', 16), a.int('bits', 4)], ms),
+        node('SkipSimplifiedLayerNormalization', ['m', 'x', 'g'], ['n'], [a.float('epsilon', 1e-6)], ms),
+        node('SimplifiedLayerNormalization', ['n', 'g'], ['y'], [a.int('axis', -1)]),
+      ],
+      ['x', 'b', 's', 'g'],
+      ['y'],
+    );
+    const nbits = g.nodesOfType('MatMulNBits')[0] as Node;
+    expect(nbits.opDesc.domain).toBe(ms);
+    expect(nbits.opDesc.attrs.get('block_size')).toEqual({ kind: 'int', value: 16 });
+    expect(g.nodesOfType('SkipSimplifiedLayerNormalization')[0]?.opDesc.domain).toBe(ms);
+    expect(g.nodesOfType('SimplifiedLayerNormalization')[0]?.opDesc.domain).toBe('ai.onnx');
+  });
 });

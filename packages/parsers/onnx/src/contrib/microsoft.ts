@@ -5,8 +5,10 @@ import { float32Scalar } from '../upgrade/tensors.js';
 import type { UpgradeContext, UpgradeRule } from '../upgrade/upgrade-context.js';
 
 /**
- * onnxruntime's `com.microsoft` contrib ops expressed with canonical ops. Ops not listed here
- * (Attention, QAttention, ...) stay as they are and are reported as unsupported.
+ * onnxruntime's `com.microsoft` contrib ops expressed with canonical ops. Ops not listed here stay
+ * as they are, in their domain: those the op registry defines (Attention, MultiHeadAttention,
+ * GroupQueryAttention, MatMulNBits, ...) run as themselves, the rest (QAttention, ...) are
+ * reported as unsupported by the support check.
  */
 const MS = 'com.microsoft';
 
