@@ -185,6 +185,7 @@ describe('normalization contrib ops vs onnxruntime-node', () => {
     positions: 'offset' | 'ids';
     half: number;
     rotaryDim?: number;
+    scale?: number;
   }
   const rotaryCases: RotaryCase[] = [
     { name: '3-D, half split, position ids', dims: [2, 3, 32], numHeads: 2, interleaved: false, positions: 'ids', half: 8 },
@@ -192,6 +193,7 @@ describe('normalization contrib ops vs onnxruntime-node', () => {
     { name: '4-D BNSH, interleaved, position ids', dims: [1, 2, 4, 16], interleaved: true, positions: 'ids', half: 8 },
     { name: '3-D, partial rotary', dims: [1, 4, 64], numHeads: 2, interleaved: false, positions: 'offset', half: 8, rotaryDim: 16 },
     { name: '3-D without num_heads (head = rotary dim)', dims: [1, 3, 32], interleaved: false, positions: 'ids', half: 8 },
+    { name: 'scale 0.5', dims: [1, 3, 32], numHeads: 2, interleaved: false, positions: 'ids', half: 8, scale: 0.5 },
   ];
   for (const c of rotaryCases)
     it(`com.microsoft RotaryEmbedding: ${c.name}`, async () => {
@@ -211,6 +213,7 @@ describe('normalization contrib ops vs onnxruntime-node', () => {
       const attrs: Attr[] = [{ name: 'interleaved', int: c.interleaved ? 1 : 0 }];
       if (c.numHeads) attrs.push({ name: 'num_heads', int: c.numHeads });
       if (c.rotaryDim) attrs.push({ name: 'rotary_embedding_dim', int: c.rotaryDim });
+      if (c.scale) attrs.push({ name: 'scale', float: c.scale });
       await expectLikeOrt({
         label: `RotaryEmbedding ${c.name}`,
         bytes: singleNodeModel(

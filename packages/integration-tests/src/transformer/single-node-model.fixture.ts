@@ -4,7 +4,7 @@ import protobuf from 'protobufjs/minimal.js';
 
 const { Writer } = protobuf;
 
-export const ELEM = { float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, float16: 10 } as const;
+export const ELEM = { float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float16: 10 } as const;
 
 export type Attr = { name: string; int: number } | { name: string; float: number } | { name: string; ints: readonly number[] };
 
@@ -51,8 +51,8 @@ export interface NodeSpec {
   readonly attrs?: readonly Attr[];
 }
 
-/** A model of several nodes (every graph input declared by `inputs`), ONNX opset 21 + com.microsoft 1. */
-export function onnxModel(nodes: readonly NodeSpec[], inputs: readonly Operand[], outputs: readonly Operand[]): Uint8Array {
+/** A model of several nodes (every graph input declared by `inputs`), ONNX `opset` (21) + com.microsoft 1. */
+export function onnxModel(nodes: readonly NodeSpec[], inputs: readonly Operand[], outputs: readonly Operand[], opset = 21): Uint8Array {
   const encoded = nodes.map((n, index) =>
     message((w) => {
       for (const i of n.inputs) w.uint32(10).string(i);
@@ -71,7 +71,7 @@ export function onnxModel(nodes: readonly NodeSpec[], inputs: readonly Operand[]
   const domains = new Set(nodes.map((n) => n.domain).filter((d) => d !== '' && d !== 'ai.onnx'));
   return message((w) => {
     w.uint32(8).int64(10);
-    w.uint32(66).bytes(message((o) => o.uint32(10).string('').uint32(16).int64(21)));
+    w.uint32(66).bytes(message((o) => o.uint32(10).string('').uint32(16).int64(opset)));
     for (const d of domains) w.uint32(66).bytes(message((o) => o.uint32(10).string(d).uint32(16).int64(1)));
     w.uint32(58).bytes(graph);
   });
