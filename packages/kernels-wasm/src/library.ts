@@ -11,6 +11,7 @@ import { wasmSimdKernels } from './simd-kernels.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { lrnTile } from './simd-lrn.js';
 import { gemmRowsTile } from './simd-matmul.js';
+import { matMulNBitsTile } from './simd-matmul-nbits.js';
 import { poolPlanesTile } from './simd-pool.js';
 import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.js';
 
@@ -26,6 +27,7 @@ export const WASM_TILE_FUNCTIONS = [
   lrnTile,
   layerNormTile,
   transposeTile,
+  matMulNBitsTile,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {

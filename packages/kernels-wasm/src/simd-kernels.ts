@@ -6,6 +6,7 @@ import { simdConvTransposeKernel } from './simd-conv-transpose.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdGemmKernel } from './simd-gemm.js';
 import { simdMatMulKernel } from './simd-matmul.js';
+import { simdMatMulNBitsKernel } from './simd-matmul-nbits.js';
 import { simdPoolKernels } from './simd-pool.js';
 import { simdResizeKernel } from './simd-resize.js';
 import { simdSoftmaxKernel } from './simd-softmax.js';
@@ -39,5 +40,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
+    simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
   ];
 }
