@@ -1,6 +1,6 @@
 import type { LinearMemory } from '@tsge/metadef';
-import { assembleModule, Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
-import { hasWasmSimd } from './kernel-modules.js';
+import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+import { extraModule } from './extra-modules.js';
 
 /**
  * Generates `nbits4(aPerm, aSum, M, b, scales, zp, y, ldy, n0, n1, blocks, cpb)`: for rows m < M
@@ -133,26 +133,9 @@ export interface MatMulNBitsExports {
   nbits4(...args: number[]): void;
 }
 
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-const modules = new Map<boolean, object>();
-const instances = new WeakMap<object, MatMulNBitsExports>();
+const exportsOf = extraModule(() => [nbits4Function()]);
 
 /** The 4-bit MatMulNBits kernel instantiated over `memory` (cached per memory); undefined without SIMD. */
 export function matMulNBitsModule(memory: LinearMemory): MatMulNBitsExports | undefined {
-  if (!wasm || !hasWasmSimd()) return undefined;
-  const cached = instances.get(memory);
-  if (cached) return cached;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-  let module = modules.get(shared);
-  if (!module) {
-    module = new wasm.Module(assembleModule([nbits4Function()], { shared }));
-    modules.set(shared, module);
-  }
-  const exports = new wasm.Instance(module, { env: { memory } }).exports as unknown as MatMulNBitsExports;
-  instances.set(memory, exports);
-  return exports;
+  return exportsOf(memory) as MatMulNBitsExports | undefined;
 }
