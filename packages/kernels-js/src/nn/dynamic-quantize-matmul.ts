@@ -21,6 +21,7 @@ function compute(ctx: KernelContextV1): void {
   const a = requireTensor(ctx, 0);
   const b = requireTensor(ctx, 1);
   if (b.dims.length !== 2) throw kernelError(ctx, `B must be 2-D [K, N], got [${b.dims}]`);
+  if (b.type !== 'int8' && b.type !== 'uint8') throw kernelError(ctx, `B must be int8 or uint8, got ${b.type}`);
   const [K, N] = b.dims as [number, number];
   if (a.dims[a.dims.length - 1] !== K) throw kernelError(ctx, `A [${a.dims}] must end in K = ${K}`);
   const xs = readFloats(a);
@@ -37,6 +38,7 @@ function compute(ctx: KernelContextV1): void {
   const qa = new Int32Array(xs.length);
   for (let i = 0; i < xs.length; i++)
     qa[i] = aScale === 0 ? 0 : Math.min(255, Math.max(0, roundHalfEven(Math.fround((xs[i] as number) / aScale)) + aZero)) - aZero;
+  requireTensor(ctx, 2);
   const bScale = perColumn(ctx, 2, N, 'b_scale') as ArrayLike<number>;
   const bZero = perColumn(ctx, 3, N, 'b_zero_point');
   const bias = perColumn(ctx, 4, N, 'bias');

@@ -46,6 +46,7 @@ export function keyMaskOf(
   options: { filter: number; allowStart: boolean },
 ): Float64Array {
   const { batch, seq, total } = shape;
+  if (mask.type !== 'int32') throw kernelError(ctx, `the mask must be int32, got ${mask.type}`);
   const m = mask.data as Int32Array;
   const out = new Float64Array(batch * seq * total);
   const dims = mask.dims;

@@ -15,6 +15,7 @@ function table(ctx: KernelContextV1, index: number, hidden: number, what: string
 }
 
 function ids(ctx: KernelContextV1, t: HostTensor, want: number, what: string): Int32Array {
+  if (t.type !== 'int32') throw kernelError(ctx, `${what} must be int32, got ${t.type}`);
   if (t.data.length !== want) throw kernelError(ctx, `${what} must hold ${want} values, got [${t.dims}]`);
   return t.data as Int32Array;
 }
@@ -44,7 +45,7 @@ function compute(ctx: KernelContextV1): void {
     positionIds = ids(ctx, p, positionsPerBatch === 0 ? seq : batch * seq, 'position_ids');
   }
   const epsilon = ctx.attrs.float('epsilon', 1e-12);
-  const wordIds = inputIds.data as Int32Array;
+  const wordIds = ids(ctx, inputIds, batch * seq, 'input_ids');
   const out = floatOutput(ctx, 0, [batch, seq, hidden], wordT.type);
   const sumOut = ctx.outputCount > 2 ? floatOutput(ctx, 2, [batch, seq, hidden], wordT.type) : undefined;
   const row = new Float64Array(hidden);

@@ -56,9 +56,11 @@ function skipSimplified(ctx: KernelContextV1): void {
   if (x.dims.length !== 2 && x.dims.length !== 3) throw kernelError(ctx, `input must be 2-D or 3-D, got [${x.dims}]`);
   const size = x.dims[x.dims.length - 1] as number;
   const total = x.data.length;
-  // skip is the input's shape or broadcasts over the leading dims ([S, H] / [1, S, H])
-  if (skip.dims[skip.dims.length - 1] !== size || total % skip.data.length !== 0)
-    throw kernelError(ctx, `skip [${skip.dims}] does not broadcast to input [${x.dims}]`);
+  // skip is the input's shape, or [S, H] / [1, S, H] shared by every batch of a 3-D input
+  const same = skip.dims.join() === x.dims.join();
+  const shared =
+    x.dims.length === 3 && (skip.dims.join() === x.dims.slice(1).join() || skip.dims.join() === [1, ...x.dims.slice(1)].join());
+  if (!same && !shared) throw kernelError(ctx, `skip [${skip.dims}] must be [${x.dims}] or [${x.dims.slice(1)}]`);
   if (gamma.data.length !== size) throw kernelError(ctx, `gamma must hold ${size} values, got [${gamma.dims}]`);
   const bias = hasInput(ctx, 3) ? readFloats(requireTensor(ctx, 3)) : undefined;
   if (bias && bias.length !== size) throw kernelError(ctx, `bias must hold ${size} values`);

@@ -107,6 +107,8 @@ describe('contrib op inference', () => {
       [2, 4, 8],
     ]);
     rejects('SkipSimplifiedLayerNormalization', [f32(8), f32(8), f32(8)], new Map(), /2-D or 3-D/);
+    rejects('SkipSimplifiedLayerNormalization', [f32(4, 4, 8), f32(2, 8), f32(8)], new Map(), /does not match input/);
+    rejects('SkipSimplifiedLayerNormalization', [f32(4, 4, 8), f32(4, 8), f32(6)], new Map(), /must hold 8 values/);
     expect(infer('SimplifiedLayerNormalization', [f32(2, 3, 8), f32(3, 8)], new Map([['axis', attr.int(1)]]), 2, 'ai.onnx')).toEqual([
       [2, 3, 8],
       [2, 1, 1],

@@ -61,6 +61,22 @@ export const simplifiedLayerNormalizationOps: readonly OpDefinitionV1[] = [
       const x = inputInfo(ctx, 0);
       if (!isUnknownRank(x.shape) && x.shape.length !== 2 && x.shape.length !== 3)
         throw new InferenceError(`SkipSimplifiedLayerNormalization ${ctx.nodeName}: input must be 2-D or 3-D, got rank ${x.shape.length}`);
+      const skip = inputInfo(ctx, 1);
+      const gamma = inputInfo(ctx, 2);
+      const fixed = (shape: Shape): shape is number[] => !isUnknownRank(shape) && shape.every((d) => typeof d === 'number' && d >= 0);
+      if (fixed(x.shape) && fixed(skip.shape)) {
+        const trailing = x.shape.slice(1).join();
+        const ok =
+          skip.shape.join() === x.shape.join() ||
+          (x.shape.length === 3 && (skip.shape.join() === trailing || skip.shape.join() === `1,${trailing}`));
+        if (!ok)
+          throw new InferenceError(
+            `SkipSimplifiedLayerNormalization ${ctx.nodeName}: skip [${skip.shape}] does not match input [${x.shape}]`,
+          );
+      }
+      const hidden = isUnknownRank(x.shape) ? -1 : x.shape[x.shape.length - 1];
+      if (typeof hidden === 'number' && hidden >= 0 && fixed(gamma.shape) && gamma.shape.reduce((a, b) => a * b, 1) !== hidden)
+        throw new InferenceError(`SkipSimplifiedLayerNormalization ${ctx.nodeName}: gamma [${gamma.shape}] must hold ${hidden} values`);
       const stats = isUnknownRank(x.shape) ? x.shape : statsShape(x.shape, x.shape.length - 1);
       ctx.setOutput(0, { dtype: x.dtype, shape: x.shape });
       if (ctx.outputCount > 1) ctx.setOutput(1, { dtype: 'float32', shape: stats });
