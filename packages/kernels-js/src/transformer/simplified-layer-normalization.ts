@@ -39,14 +39,16 @@ function simplified(ctx: KernelContextV1): void {
   const out = floatOutput(ctx, 0, x.dims, scaleT.type);
   const inv = rmsRows(readFloats(x), readFloats(scaleT), rows, size, { epsilon: ctx.attrs.float('epsilon', 1e-5), out: out.data });
   out.commit();
-  if (ctx.outputCount > 1)
+  if (ctx.outputCount > 1) {
+    const dtype = ctx.attrs.int('stash_type', 1) === 11 ? 'float64' : 'float32';
     (
       ctx.output(
         1,
         x.dims.map((d, i) => (i >= axis ? 1 : d)),
-        'float32',
-      ).data as Float32Array
+        dtype,
+      ).data as Float32Array | Float64Array
     ).set(inv);
+  }
 }
 
 function skipSimplified(ctx: KernelContextV1): void {

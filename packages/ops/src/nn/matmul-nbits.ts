@@ -52,6 +52,7 @@ export const matMulNBitsOps: readonly OpDefinitionV1[] = [
       // onnxruntime marks g_idx deprecated and its CPU kernel reads it by the element's position
       // modulo 8, so there is no reference to match
       if (ctx.input(4)) throw new InferenceError(`${name}: g_idx (act-order group index) is not supported`);
+      if (ctx.input(3)?.dtype === 'int32') throw new InferenceError(`${name}: int32 zero_points are not supported`);
       if (ctx.input(1)?.dtype === 'int32') throw new InferenceError(`${name}: B must be uint8 (packed bytes)`);
       if (isUnknownRank(a.shape)) {
         ctx.setOutput(0, { dtype: a.dtype, shape: a.shape });

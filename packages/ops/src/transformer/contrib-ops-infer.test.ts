@@ -113,6 +113,22 @@ describe('contrib op inference', () => {
       [2, 3, 8],
       [2, 1, 1],
     ]);
+    const stashed = inferOnValues(def('SimplifiedLayerNormalization', 'ai.onnx'), [f32(2, 8), f32(8)], {
+      attrs: new Map([['stash_type', attr.int(11)]]),
+      outputCount: 2,
+    });
+    expect(stashed[1]?.dtype).toBe('float64');
+    rejects('SimplifiedLayerNormalization', [f32(2, 8), f32(8)], new Map([['stash_type', attr.int(10)]]), /stash_type/, 'ai.onnx');
+    rejects(
+      'MatMulNBits',
+      [f32(3, 40), typed('uint8', 6, 3, 8), f32(18), typed('int32', 6, 2)],
+      new Map([
+        ['K', attr.int(40)],
+        ['N', attr.int(6)],
+        ['block_size', attr.int(16)],
+      ]),
+      /int32 zero_points/,
+    );
     rejects('RotaryEmbedding', [f32(2, 8)], new Map(), /3-D or 4-D/);
   });
 });

@@ -1,6 +1,8 @@
 /**
  * com.microsoft EmbedLayerNormalization (BERT): word + position (+ segment) embeddings summed and
  * layer-normalised; mask_index is the per-batch count of mask ones (the right-padded key length).
+ * mask_index_type only tells onnxruntime's shape inference whether output 1 exists; mask_index is
+ * written whenever the node has that output, as onnxruntime's kernel does.
  */
 import { type OpDefinitionV1, type Shape, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { inputInfo } from '../common/nn-float-io.js';

@@ -33,11 +33,16 @@ export const simplifiedLayerNormalizationOps: readonly OpDefinitionV1[] = [
     infer(ctx) {
       const x = inputInfo(ctx, 0);
       ctx.setOutput(0, { dtype: ctx.input(1)?.dtype ?? x.dtype, shape: x.shape });
+      // statistics are computed in float64 either way; stash_type picks inv_std_var's dtype
+      const stash = ctx.attrs.int('stash_type', 1);
+      if (stash !== 1 && stash !== 11)
+        throw new InferenceError(`SimplifiedLayerNormalization ${ctx.nodeName}: stash_type must be 1 (float) or 11 (double), got ${stash}`);
       if (ctx.outputCount < 2) return;
-      if (isUnknownRank(x.shape)) ctx.setOutput(1, { dtype: 'float32', shape: x.shape });
+      const dtype = stash === 11 ? 'float64' : 'float32';
+      if (isUnknownRank(x.shape)) ctx.setOutput(1, { dtype, shape: x.shape });
       else {
         const axis = normalizeAxisForInfer(ctx, ctx.attrs.int('axis', -1), x.shape.length);
-        ctx.setOutput(1, { dtype: 'float32', shape: statsShape(x.shape, axis) });
+        ctx.setOutput(1, { dtype, shape: statsShape(x.shape, axis) });
       }
     },
   }),
