@@ -27,6 +27,7 @@ interface NBitsCase {
   zeroPoints?: 'packed' | 'float';
   bias?: boolean;
   accuracyLevel?: number;
+  threads?: number;
 }
 
 const nbitsCases: NBitsCase[] = [
@@ -45,6 +46,8 @@ const nbitsCases: NBitsCase[] = [
   { name: '4-bit, float zero points', type: 'float32', K: 64, N: 4, blockSize: 32, zeroPoints: 'float' },
   { name: '4-bit, fp16 activations', type: 'float16', K: 64, N: 8, blockSize: 32, zeroPoints: 'packed' },
   { name: '8-bit, packed zero points', type: 'float32', K: 64, N: 4, blockSize: 32, bits: 8, zeroPoints: 'packed' },
+  // columns split into tiles run by two worker threads
+  { name: '4-bit, split across 2 threads', type: 'float32', K: 512, N: 1024, blockSize: 32, zeroPoints: 'packed', threads: 2 },
   // onnxruntime quantizes A to int8 per block at level 4; tsge keeps float32 (a level is a minimum)
   { name: '4-bit, accuracy_level 4', type: 'float32', K: 64, N: 8, blockSize: 32, zeroPoints: 'packed', accuracyLevel: 4 },
 ];
@@ -82,6 +85,7 @@ describe('MatMulNBits vs onnxruntime-node', () => {
         feeds,
         outputs: ['Y'],
         tolerance: c.type === 'float16' || c.accuracyLevel === 4 ? 5e-2 : 1e-4,
+        ...(c.threads ? { threads: c.threads } : {}),
       });
     }, 60_000);
 });

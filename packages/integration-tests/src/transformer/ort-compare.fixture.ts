@@ -49,6 +49,8 @@ export async function expectLikeOrt(options: {
   readonly tolerance: number;
   /** The model onnxruntime runs instead of `bytes` (an equivalent graph of ops it has CPU kernels for). */
   readonly reference?: Uint8Array;
+  /** Worker threads tsge runs with (1 unless given). */
+  readonly threads?: number;
 }): Promise<void> {
   const { label, bytes, feeds } = options;
   const session = await ort.InferenceSession.create(options.reference ?? bytes);
@@ -58,7 +60,9 @@ export async function expectLikeOrt(options: {
     ),
   );
   await session.release();
-  const model = await loadModel((await compileModel(await parseModel(bytes, { fileName: `${label}.onnx` }))).om, { threads: 1 });
+  const model = await loadModel((await compileModel(await parseModel(bytes, { fileName: `${label}.onnx` }))).om, {
+    threads: options.threads ?? 1,
+  });
   const actual = await model.run(feeds);
   await model.release();
   for (const name of options.outputs) {
