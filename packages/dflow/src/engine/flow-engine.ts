@@ -19,8 +19,12 @@ export type { NodeStats } from './node-stats.js';
 
 const DEFAULT_ALIGN: AlignSpec = { timeoutMs: Number.POSITIVE_INFINITY, maxPending: 1024, onMissing: 'error' };
 
-/** Wraps what a point threw as the transaction's error (TSGE-E8108, the original as cause). */
+/**
+ * Wraps what a point threw as the transaction's error (TSGE-E8108, the original as cause); a point
+ * host that died is reported as itself (TSGE-E8115).
+ */
 export function failure(node: string, header: MessageHeader, error: unknown): TsgeError {
+  if (TsgeError.isInstance(error) && error.code === 'TSGE-E8115') return error;
   const reason = error instanceof Error ? error.message : String(error);
   return TsgeError.of('TSGE-E8108', { node, transactionId: header.transactionId, reason }, undefined, error);
 }
