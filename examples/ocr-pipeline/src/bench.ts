@@ -1,6 +1,8 @@
 // `pnpm bench:dflow`: per-message overhead of a flow hop in process and over NATS JetStream on
 // loopback (p50/p99), and the OCR pipeline's throughput over N pages against the same stages run
-// one page after another (each point on its own worker in both cases). Flags: --pages N (default 50), --messages N (default 2000), --skip-nats.
+// one page after another (each point on its own worker in both cases). Flags: --pages N (default 50),
+// --rounds R (default 5: the pages run in R rounds that alternate both ways, so that the load of a
+// shared machine weighs on both alike), --messages N (default 2000), --skip-nats.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,9 +25,17 @@ import { collectPages } from './read-page.js';
 import { characterAccuracy, renderPage } from './render-page.js';
 
 const { values } = parseArgs({
-  options: { pages: { type: 'string', default: '50' }, messages: { type: 'string', default: '2000' }, 'skip-nats': { type: 'boolean' } },
+  options: {
+    pages: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '5' },
+    messages: { type: 'string', default: '2000' },
+    'skip-nats': { type: 'boolean' },
+  },
 });
 const PAGES = Number(values.pages);
+const ROUNDS = Number(values.rounds);
+if (!(Number.isSafeInteger(PAGES) && PAGES > 0 && Number.isSafeInteger(ROUNDS) && ROUNDS > 0 && ROUNDS <= PAGES))
+  throw new Error('--pages and --rounds must be positive integers, rounds at most pages');
 const MESSAGES = Number(values.messages);
 const FIXTURES = import.meta.resolve('./bench-functions.js').replace(/\.js$/, import.meta.url.endsWith('.ts') ? '.ts' : '.js');
 
@@ -124,29 +134,40 @@ async function ocrThroughput(): Promise<string> {
     // warm up: every point has run once
     await session.feed([images[0] as HostTensor]);
     await collectPages(session, 1, 120_000);
-    // the same stages, one page after another
-    let t = performance.now();
     const sequential: Awaited<ReturnType<typeof collectPages>> = [];
-    for (const image of images) {
-      await session.feed([image]);
-      sequential.push(...(await collectPages(session, 1, 120_000)));
+    const pipelined: Awaited<ReturnType<typeof collectPages>> = [];
+    const fedAs = new Map<number, number>(); // transaction id → page index
+    const feed = async (index: number): Promise<void> => {
+      fedAs.set(await session.feed([images[index] as HostTensor]), index);
+    };
+    let sequentialMs = 0;
+    let pipelinedMs = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const from = Math.floor((r * PAGES) / ROUNDS);
+      const to = Math.floor(((r + 1) * PAGES) / ROUNDS);
+      // the same stages, one page after another
+      let t = performance.now();
+      for (let i = from; i < to; i++) {
+        await feed(i);
+        sequential.push(...(await collectPages(session, 1, 120_000)));
+      }
+      sequentialMs += performance.now() - t;
+      // pipelined: pages fed as fast as the queues take them, stages overlapping
+      t = performance.now();
+      const feeding = (async () => {
+        for (let i = from; i < to; i++) await feed(i);
+      })();
+      pipelined.push(...(await collectPages(session, to - from, 120_000)));
+      await feeding;
+      pipelinedMs += performance.now() - t;
     }
-    const sequentialMs = performance.now() - t;
-    // pipelined: pages fed as fast as the queues take them, stages overlapping
-    t = performance.now();
-    const feeding = (async () => {
-      for (const image of images) await session.feed([image]);
-    })();
-    const pipelined = await collectPages(session, images.length, 120_000);
-    await feeding;
-    const pipelinedMs = performance.now() - t;
-    const first = sequential[0]?.transactionId ?? 0;
-    const accuracy = (results: typeof sequential, base: number): number =>
-      results.reduce((sum, r) => sum + characterAccuracy(pages[r.transactionId - base] as string[], r.lines), 0) / results.length;
+    const accuracy = (results: typeof sequential): number =>
+      results.reduce((sum, r) => sum + characterAccuracy(pages[fedAs.get(r.transactionId) as number] as string[], r.lines), 0) /
+      results.length;
     return [
-      `OCR pipeline, ${PAGES} pages of ${PAGE.width}×${PAGE.height} (4 lines each):`,
-      `  one page after another: ${(sequentialMs / 1000).toFixed(2)} s (${((PAGES * 1000) / sequentialMs).toFixed(2)} pages/s), character accuracy ${(accuracy(sequential, first) * 100).toFixed(1)}%`,
-      `  pipelined:              ${(pipelinedMs / 1000).toFixed(2)} s (${((PAGES * 1000) / pipelinedMs).toFixed(2)} pages/s), character accuracy ${(accuracy(pipelined, first + PAGES) * 100).toFixed(1)}%`,
+      `OCR pipeline, ${PAGES} pages of ${PAGE.width}×${PAGE.height} (4 lines each) each way, in ${ROUNDS} alternating rounds:`,
+      `  one page after another: ${(sequentialMs / 1000).toFixed(2)} s (${((PAGES * 1000) / sequentialMs).toFixed(2)} pages/s), character accuracy ${(accuracy(sequential) * 100).toFixed(1)}%`,
+      `  pipelined:              ${(pipelinedMs / 1000).toFixed(2)} s (${((PAGES * 1000) / pipelinedMs).toFixed(2)} pages/s), character accuracy ${(accuracy(pipelined) * 100).toFixed(1)}%`,
       `  speed-up: ${(sequentialMs / pipelinedMs).toFixed(2)}×`,
     ].join('\n');
   } finally {

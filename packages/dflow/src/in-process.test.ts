@@ -87,7 +87,10 @@ describe('flow graphs in process', () => {
     expect(got[1]!.error!.code).toBe('TSGE-E8108');
     expect(got[1]!.error!.message).toMatch(/node check failed on transaction 2: negative input/);
     expect(valuesOf(got[2]!)).toEqual([30]);
-    expect(session.stats().check).toMatchObject({ processed: 3, failed: 1 });
+    const stats = session.stats();
+    expect(stats.check).toMatchObject({ received: 3, processed: 3, failed: 1, emitted: 3, queued: [0] });
+    expect(stats.after).toMatchObject({ received: 3, processed: 3, failed: 1, emitted: 3 });
+    expect(stats.check?.latencyMs?.p50).toBeLessThanOrEqual(stats.check?.latencyMs?.p99 as number);
   });
 
   it('splits a message into segments that keep their transaction id', async () => {

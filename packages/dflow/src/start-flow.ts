@@ -126,7 +126,7 @@ function createLocalSession(spec: FlowSpecV1, engine: FlowEngine, defaults: Sess
       return takeOutputs(engine.outputQueues, indexes, options.timeoutMs ?? fetchTimeout);
     },
     stats(): Readonly<Record<string, NodeStats>> {
-      return Object.fromEntries([...engine.stats].map(([k, v]) => [k, { ...v }]));
+      return engine.stats();
     },
     async close(): Promise<void> {
       if (closed) return;

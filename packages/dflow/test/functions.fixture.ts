@@ -96,3 +96,32 @@ export const slowIdentity = (): FlowFunctionV1 => {
 
 /** Not a flow function. */
 export const notAFunction = { proc: 1 };
+
+/**
+ * Passes its input through, but ends the worker thread it runs on when the input's first element
+ * is params.exitOn (process.exit) or params.throwOn (an exception nobody catches). Workers only.
+ */
+export const crashOn = (): FlowFunctionV1 => {
+  let exitOn = Number.NaN;
+  let throwOn = Number.NaN;
+  return {
+    specVersion: 'v1',
+    async init(params) {
+      const { isMainThread } = await import('node:worker_threads');
+      if (isMainThread) throw new Error('crashOn only runs on a worker thread');
+      exitOn = Number(params.exitOn);
+      throwOn = Number(params.throwOn);
+    },
+    async proc([x]) {
+      const first = asFloat(x as FlowValue)[0];
+      if (first === exitOn) process.exit(3);
+      if (first === throwOn) {
+        setImmediate(() => {
+          throw new Error(`uncaught on ${first}`);
+        });
+        await new Promise(() => {});
+      }
+      return [x];
+    },
+  };
+};

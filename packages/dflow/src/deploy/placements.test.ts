@@ -53,6 +53,45 @@ describe('placements', () => {
     }
   }, 60000);
 
+  it('a worker that dies mid-transaction fails that transaction with TSGE-E8115 and is restarted, then fails cleanly', async () => {
+    const x = new FlowData({ dtype: 'float32', shape: [1] });
+    const node = new FlowNode(1, 1, { name: 'fragile' });
+    node.addProcessPoint(
+      new FunctionPp({ module: fixtures, export: 'crashOn', params: { exitOn: 2, throwOn: 4 }, inputCount: 1, outputCount: 1 }),
+    );
+    const session = await startFlow(new FlowGraph(node.call(x)), { placement: 'workers', fetchTimeoutMs: 30000 });
+    const one = (v: number): HostTensor => ({ type: 'float32', dims: [1], data: Float32Array.of(v) });
+    const outcome = async (): Promise<{ id: number; got: string | number }> => {
+      const [m] = await session.fetch();
+      return {
+        id: m!.header.transactionId,
+        got: m!.error ? `${m!.error.code} ${m!.error.message}` : ((m!.value as HostTensor).data[0] as number),
+      };
+    };
+    try {
+      for (let i = 0; i < 6; i++) await session.feed([one(i)], { transactionId: i });
+      const got = new Map<number, string | number>();
+      for (let i = 0; i < 6; i++) {
+        const { id, got: v } = await outcome();
+        got.set(id, v);
+      }
+      expect(got.get(2)).toMatch(/^TSGE-E8115 .*worker thread running node fragile failed: exited with code 3/);
+      expect(got.get(4)).toMatch(/^TSGE-E8115 .*uncaught on 4/);
+      for (const i of [0, 1, 3, 5]) expect(got.get(i)).toBe(i); // the restarted worker goes on
+      // two restarts are used; a third death takes the last one; the fourth leaves it dead
+      await session.feed([one(2)], { transactionId: 10 });
+      expect((await outcome()).got).toMatch(/^TSGE-E8115/);
+      await session.feed([one(7)], { transactionId: 20 });
+      expect(await outcome()).toEqual({ id: 20, got: 7 });
+      await session.feed([one(2)], { transactionId: 21 });
+      expect((await outcome()).got).toMatch(/^TSGE-E8115/);
+      await session.feed([one(8)], { transactionId: 22 });
+      expect(await outcome()).toMatchObject({ id: 22, got: expect.stringMatching(/^TSGE-E8115 .*not restarted again after 3 restarts/) });
+    } finally {
+      await session.close();
+    }
+  }, 60000);
+
   it('refuses in-process functions outside the process', async () => {
     const x = new FlowData();
     const node = new FlowNode(1, 1, { name: 'inline' });

@@ -52,89 +52,132 @@ function childEndpoint(child: ChildProcess): Endpoint {
   };
 }
 
+/** Restarts of one instance's host after it died; beyond them the instance fails every transaction at once. */
+const MAX_HOST_RESTARTS = 3;
+
+/** One started host (a worker thread or child process) with its point initialised. */
+interface HostConnection {
+  readonly endpoint: Endpoint;
+  /** Why the host died, once it did. */
+  dead: string | undefined;
+  readonly pending: Map<number, { resolve(e: readonly Emission[]): void; reject(e: unknown): void }>;
+  closed: (() => void) | undefined;
+}
+
 /**
  * A PointProcessor whose point runs in another thread or process: requests carry the inputs
  * (moved, not copied, when the engine owns them and a worker takes them), replies the emissions.
+ * A host that dies (process.exit, an uncaught exception, a crash) fails the transaction it was
+ * running with TSGE-E8115 and is started again, up to MAX_HOST_RESTARTS times; after that every
+ * transaction fails at once with TSGE-E8115, so the flow never waits on a dead host.
  */
 async function remoteProcessor(
-  endpoint: Endpoint,
+  open: () => Endpoint,
   where: 'worker thread' | 'child process',
   omOf: (node: Parameters<SpawnProcessor>[0]) => Promise<Uint8Array>,
   ...[node, instance, later]: Parameters<SpawnProcessor>
 ): Promise<PointProcessor> {
-  const pending = new Map<number, { resolve(e: readonly Emission[]): void; reject(e: unknown): void }>();
-  let ready: { resolve(): void; reject(e: unknown): void } | undefined;
-  let closed: (() => void) | undefined;
-  let dead: string | undefined;
   let nextId = 0;
+  let restarts = 0;
+  let closing = false;
   const ownsBuffers = where === 'worker thread';
-  endpoint.onReply((reply) => {
-    switch (reply.type) {
-      case 'ready':
-        ready?.resolve();
-        return;
-      case 'result':
-        if (ownsBuffers) for (const e of reply.emissions) for (const v of e.outputs) if (v !== undefined) markMovable(v);
-        pending.get(reply.id)?.resolve(reply.emissions);
-        pending.delete(reply.id);
-        return;
-      case 'failed':
-        if (reply.id === undefined) ready?.reject(fromWireError(reply.error));
-        else {
-          pending.get(reply.id)?.reject(fromWireError(reply.error));
-          pending.delete(reply.id);
-        }
-        return;
-      case 'later':
-        later.emitLater(reply.emissions);
-        return;
-      case 'later-failed':
-        later.failLater(reply.header, fromWireError(reply.error));
-        return;
-      case 'closed':
-        closed?.();
-        return;
-    }
-  });
-  endpoint.onExit((reason) => {
-    if (dead !== undefined) return;
-    dead = reason;
-    const error = TsgeError.of('TSGE-E8115', { where, node: node.name, reason });
-    ready?.reject(error);
-    for (const p of pending.values()) p.reject(error);
-    pending.clear();
-    closed?.();
-  });
   const submodel = node.point.kind === 'graph' ? await omOf(node) : undefined;
-  const started = new Promise<void>((resolve, reject) => {
-    ready = { resolve, reject };
-  });
-  endpoint.send({ type: 'init', node: graphPointless(node), instance, ...(submodel ? { submodel } : {}) });
-  try {
-    await started;
-  } catch (e) {
-    await endpoint.kill();
-    throw e;
-  }
+  const deadError = (reason: string): TsgeError => TsgeError.of('TSGE-E8115', { where, node: node.name, reason });
+
+  const start = async (): Promise<HostConnection> => {
+    const endpoint = open();
+    const host: HostConnection = { endpoint, dead: undefined, pending: new Map(), closed: undefined };
+    let ready: { resolve(): void; reject(e: unknown): void } | undefined;
+    const started = new Promise<void>((resolve, reject) => {
+      ready = { resolve, reject };
+    });
+    endpoint.onReply((reply) => {
+      switch (reply.type) {
+        case 'ready':
+          ready?.resolve();
+          return;
+        case 'result':
+          if (ownsBuffers) for (const e of reply.emissions) for (const v of e.outputs) if (v !== undefined) markMovable(v);
+          host.pending.get(reply.id)?.resolve(reply.emissions);
+          host.pending.delete(reply.id);
+          return;
+        case 'failed':
+          if (reply.id === undefined) ready?.reject(fromWireError(reply.error));
+          else {
+            host.pending.get(reply.id)?.reject(fromWireError(reply.error));
+            host.pending.delete(reply.id);
+          }
+          return;
+        case 'later':
+          later.emitLater(reply.emissions);
+          return;
+        case 'later-failed':
+          later.failLater(reply.header, fromWireError(reply.error));
+          return;
+        case 'closed':
+          host.closed?.();
+          return;
+      }
+    });
+    endpoint.onExit((reason) => {
+      if (host.dead !== undefined) return;
+      host.dead = reason;
+      const error = deadError(reason);
+      ready?.reject(error);
+      for (const p of host.pending.values()) p.reject(error);
+      host.pending.clear();
+      host.closed?.();
+      if (live === host && !closing) {
+        const next = restart(reason);
+        next.catch(() => {}); // surfaced by the next process()
+        current = next;
+      }
+    });
+    endpoint.send({ type: 'init', node: graphPointless(node), instance, ...(submodel ? { submodel } : {}) });
+    try {
+      await started;
+    } catch (e) {
+      await endpoint.kill();
+      throw e;
+    }
+    live = host;
+    return host;
+  };
+
+  /** The host that runs the point now (a death of any other is old news). */
+  let live: HostConnection | undefined;
+  let current: Promise<HostConnection>;
+  const restart = (reason: string): Promise<HostConnection> => {
+    if (restarts >= MAX_HOST_RESTARTS)
+      return Promise.reject(deadError(`${reason}; not restarted again after ${MAX_HOST_RESTARTS} restarts`));
+    restarts++;
+    return start();
+  };
+  await (current = start());
+
   return {
-    process(group: number, inputs: readonly FlowMessage[]): Promise<readonly Emission[]> {
-      if (dead !== undefined) return Promise.reject(TsgeError.of('TSGE-E8115', { where, node: node.name, reason: dead }));
+    async process(group: number, inputs: readonly FlowMessage[]): Promise<readonly Emission[]> {
+      const host = await current;
+      if (host.dead !== undefined) throw deadError(host.dead);
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        host.pending.set(id, { resolve, reject });
         const values = inputs.flatMap((m) => (m.value !== undefined && isMovable(m.value) ? [m.value] : []));
-        endpoint.send({ type: 'process', id, group, inputs: inputs.map(toWire) }, ownsBuffers ? transferables(values) : []);
+        host.endpoint.send({ type: 'process', id, group, inputs: inputs.map(toWire) }, ownsBuffers ? transferables(values) : []);
       });
     },
     async close(): Promise<void> {
-      if (dead === undefined) {
+      closing = true;
+      const host = await current.catch(() => undefined);
+      if (!host) return;
+      if (host.dead === undefined) {
         const done = new Promise<void>((resolve) => {
-          closed = resolve;
+          host.closed = resolve;
         });
-        endpoint.send({ type: 'close' });
+        host.endpoint.send({ type: 'close' });
         await Promise.race([done, new Promise((r) => setTimeout(r, 2000))]);
       }
-      await endpoint.kill();
+      await host.endpoint.kill();
     },
   };
 }
@@ -165,11 +208,12 @@ function placement(where: 'worker thread' | 'child process'): PlacementFactory {
       }
       return om as Promise<Uint8Array>;
     };
-    const spawn: SpawnProcessor = (node, instance, later) => {
+    const open = (): Endpoint => {
       const endpoint = where === 'worker thread' ? workerEndpoint(spawnWorkerHost(HOST_ENTRY)) : childEndpoint(spawnChildHost(HOST_ENTRY));
       endpoints.push(endpoint);
-      return remoteProcessor(endpoint, where, omOf, node, instance, later);
+      return endpoint;
     };
+    const spawn: SpawnProcessor = (node, instance, later) => remoteProcessor(open, where, omOf, node, instance, later);
     return {
       spawn,
       close: async () => {

@@ -4,6 +4,7 @@ import type { AlignSpec, FlowSpecV1, NodeSpec } from '../spec.js';
 import { groupsOf } from '../spec.js';
 import { Aligner } from './aligner.js';
 import { BoundedQueue } from './bounded-queue.js';
+import { type NodeStats, StatsRecorder } from './node-stats.js';
 import { markShared } from './ownership.js';
 import { type Emission, type PointProcessor, derivedHeader } from './processor.js';
 
@@ -14,18 +15,16 @@ export type SpawnProcessor = (
   later: { emitLater(emissions: readonly Emission[]): void; failLater(header: MessageHeader, error: unknown): void },
 ) => Promise<PointProcessor>;
 
-export interface NodeStats {
-  /** Input sets processed (including failed ones). */
-  processed: number;
-  failed: number;
-  /** Incomplete input sets dropped by the alignment policy. */
-  dropped: number;
-}
+export type { NodeStats } from './node-stats.js';
 
 const DEFAULT_ALIGN: AlignSpec = { timeoutMs: Number.POSITIVE_INFINITY, maxPending: 1024, onMissing: 'error' };
 
-/** Wraps what a point threw as the transaction's error (TSGE-E8108, the original as cause). */
+/**
+ * Wraps what a point threw as the transaction's error (TSGE-E8108, the original as cause); a point
+ * host that died is reported as itself (TSGE-E8115).
+ */
 export function failure(node: string, header: MessageHeader, error: unknown): TsgeError {
+  if (TsgeError.isInstance(error) && error.code === 'TSGE-E8115') return error;
   const reason = error instanceof Error ? error.message : String(error);
   return TsgeError.of('TSGE-E8108', { node, transactionId: header.transactionId, reason }, undefined, error);
 }
@@ -62,7 +61,7 @@ class Instance {
 export class FlowEngine {
   readonly inputConsumers: BoundedQueue<FlowMessage>[][];
   readonly outputQueues: BoundedQueue<FlowMessage>[];
-  readonly stats = new Map<string, NodeStats>();
+  private readonly recorders = new Map<string, { stats: StatsRecorder; inputs: readonly BoundedQueue<FlowMessage>[] }>();
   private readonly runtimes: NodeRuntime[] = [];
   private closed = false;
   /** Failures of the engine itself (a consumer queue closed, a bug): surfaced by `close`. */
@@ -84,9 +83,10 @@ export class FlowEngine {
         Array.from({ length: node.outputCount }, () => []),
       );
     const runtimes = this.spec.nodes.map((node) => {
-      const stats: NodeStats = { processed: 0, failed: 0, dropped: 0 };
-      this.stats.set(node.name, stats);
-      return new NodeRuntime(node, stats, consumersOf.get(node.name) as BoundedQueue<FlowMessage>[][], (e) => this.faults.push(e));
+      const stats = new StatsRecorder();
+      const runtime = new NodeRuntime(node, stats, consumersOf.get(node.name) as BoundedQueue<FlowMessage>[][], (e) => this.faults.push(e));
+      this.recorders.set(node.name, { stats, inputs: runtime.inputQueues });
+      return runtime;
     });
     const wire = (source: FlowSpecV1['outputs'][number], queue: BoundedQueue<FlowMessage>): void => {
       if (source.kind === 'input') (this.inputConsumers[source.index] as BoundedQueue<FlowMessage>[]).push(queue);
@@ -115,6 +115,11 @@ export class FlowEngine {
     }
   }
 
+  /** Per-node counters, with the depth of each input queue now. */
+  stats(): Record<string, NodeStats> {
+    return Object.fromEntries([...this.recorders].map(([name, r]) => [name, r.stats.snapshot(r.inputs.map((q) => q.size))]));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -135,7 +140,7 @@ class NodeRuntime {
 
   constructor(
     private readonly node: NodeSpec,
-    private readonly stats: NodeStats,
+    private readonly stats: StatsRecorder,
     private readonly consumers: BoundedQueue<FlowMessage>[][],
     private readonly fault: (e: unknown) => void,
   ) {
@@ -185,6 +190,7 @@ class NodeRuntime {
       } catch {
         return; // closed
       }
+      this.stats.received++;
       const routes = this.routes[input] as { group: number; slot: number }[];
       if (routes.length > 1 && message.value !== undefined) markShared(message.value);
       for (const { group, slot } of routes) {
@@ -231,8 +237,10 @@ class NodeRuntime {
           await this.forwardError(derivedHeader(header, header.segment, header.segmentEnd), upstreamError.error as TsgeError);
         } else {
           let emissions: readonly Emission[] | undefined;
+          const started = performance.now();
           try {
             emissions = await processor.process(job.group, job.inputs);
+            this.stats.took(performance.now() - started);
           } catch (e) {
             this.stats.failed++;
             await this.forwardError(derivedHeader(header, header.segment, header.segmentEnd), failure(this.node.name, header, e));
@@ -256,6 +264,7 @@ class NodeRuntime {
         if (value === undefined) continue;
         const message: FlowMessage = { header: emission.header, value };
         const consumers = this.consumers[o] as BoundedQueue<FlowMessage>[];
+        this.stats.emitted++;
         if (consumers.length > 1) markShared(value);
         for (const q of consumers) await q.put(message);
       }
@@ -264,6 +273,7 @@ class NodeRuntime {
 
   private async forwardError(header: MessageHeader, error: TsgeError): Promise<void> {
     const message: FlowMessage = { header, error };
+    this.stats.emitted += this.consumers.length;
     for (const list of this.consumers) for (const q of list) await q.put(message);
   }
 

@@ -1,4 +1,11 @@
-import { type ConsumerMessages, type JetStreamClient, type JsMsg, jetstream } from '@nats-io/jetstream';
+import {
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+} from '@nats-io/jetstream';
 import { type KvEntry, Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import { connect } from '@nats-io/transport-node';
@@ -6,6 +13,7 @@ import { TsgeError } from '@tsge/metadef';
 import { Aligner } from '../engine/aligner.js';
 import { createProcessor } from '../engine/create-processor.js';
 import { failure } from '../engine/flow-engine.js';
+import { StatsRecorder } from '../engine/node-stats.js';
 import { type Emission, type PointProcessor, derivedHeader } from '../engine/processor.js';
 import { type FlowModel, loadFlowModel } from '../flow-model.js';
 import type { FlowMessage, MessageHeader } from '../message.js';
@@ -14,7 +22,18 @@ import { groupsOf } from '../spec.js';
 import { decodeMessage } from './codec.js';
 import { type DeploymentV1, checkDeployment } from './deployment.js';
 import { type Blobs, dropBlob, payloadOf, publishTo } from './publish.js';
-import { BLOB_BUCKET, HEADER_ROOM, KV_BUCKET, OBJECT_BUCKET, nodeInputEdge, targetsOf } from './topology.js';
+import {
+  BLOB_BUCKET,
+  type EdgeStream,
+  HEADER_ROOM,
+  KV_BUCKET,
+  OBJECT_BUCKET,
+  isKeyedJoin,
+  nodeInputEdge,
+  statsSubject,
+  subjectFor,
+  targetsOf,
+} from './topology.js';
 
 export interface AgentOptions {
   /** NATS server URL(s). */
@@ -46,6 +65,7 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   const log = options.log ?? (() => {});
   const nc = await connect({ servers: typeof options.servers === 'string' ? options.servers : [...options.servers] });
   const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
   const kv = await new Kvm(nc).create(KV_BUCKET);
   const objects = await new Objm(nc).create(OBJECT_BUCKET);
   const blobs: Blobs = {
@@ -99,10 +119,23 @@ export async function runAgent(options: AgentOptions): Promise<void> {
       });
       const deployment = checkDeployment(record.deployment, model.spec, `deploy.${name}`);
       const runners: NodeRunner[] = [];
-      running.set(name, { revision: record.revision, stop: async () => void (await Promise.all(runners.map((r) => r.stop()))) });
+      // Sessions gather per-node counters from every host on the deployment's stats subject.
+      const statsSub = nc.subscribe(statsSubject(name), {
+        callback: (_err, msg) => {
+          const nodes = Object.fromEntries(runners.map((r) => [r.node.name, r.report()]));
+          msg.respond(JSON.stringify({ host: options.host, nodes }));
+        },
+      });
+      running.set(name, {
+        revision: record.revision,
+        stop: async () => {
+          statsSub.unsubscribe();
+          await Promise.all(runners.map((r) => r.stop()));
+        },
+      });
       for (const p of deployment.placement.filter((p) => p.host === options.host)) {
         const index = model.spec.nodes.findIndex((n) => n.name === p.node);
-        const runner = new NodeRunner(js, blobs, model, deployment, index, p.instances ?? 1, log);
+        const runner = new NodeRunner({ js, jsm, blobs, model, deployment, log }, index, p.instances ?? 1);
         runners.push(runner);
         await runner.start();
       }
@@ -130,59 +163,127 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   }
 }
 
-/** The instances of one node on this host, reading the node's input edges. */
+/** What a host reports for one node: its counters and its recent proc durations. */
+export interface NodeReport {
+  readonly received: number;
+  readonly processed: number;
+  readonly failed: number;
+  readonly dropped: number;
+  readonly emitted: number;
+  readonly samples: readonly number[];
+}
+
+interface RunnerContext {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly blobs: Blobs;
+  readonly model: FlowModel;
+  readonly deployment: DeploymentV1;
+  readonly log: (line: string) => void;
+}
+
+/** Where a received message came from, to settle it once its set is done. */
+type Origin =
+  | { readonly kind: 'delivered'; readonly m: JsMsg; readonly blob: string | undefined }
+  | { readonly kind: 'stored'; readonly stream: string; readonly seq: number; readonly blob: string | undefined };
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The instances of one node on this host. A one-input node (or a multi-function point) reads its
+ * input edges' shared consumers; a keyed join reads input 0's and fetches the other inputs of the
+ * same transaction by subject. Inputs are settled (acknowledged, or deleted from a keyed stream)
+ * only after the outputs they produced are published; a batch point holds them until its batch is
+ * out, and every held message is kept alive with `working()` so only a dead host's are redelivered.
+ */
 class NodeRunner {
   readonly node: NodeSpec;
   private processors: PointProcessor[] = [];
-  private free: PointProcessor[] = [];
-  private waiters: ((p: PointProcessor) => void)[] = [];
+  private free: number[] = [];
+  private waiters: ((index: number) => void)[] = [];
   private readonly streams: ConsumerMessages[] = [];
-  private readonly raw = new WeakMap<FlowMessage, { m: JsMsg; blob: string | undefined }>();
+  private readonly origins = new WeakMap<FlowMessage, Origin>();
   private readonly groups: { aligner: Aligner }[];
   private readonly routes: { group: number; slot: number }[][];
+  /** Per processor: input sets a batch point holds, settled when their batch is published. */
+  private readonly held: (readonly FlowMessage[])[][] = [];
+  /** Delivered messages not yet settled, kept from redelivery while this host lives. */
+  private readonly holding = new Set<JsMsg>();
+  private readonly stats = new StatsRecorder();
+  private readonly keyed: boolean;
+  private readonly batching: boolean;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
 
   constructor(
-    private readonly js: JetStreamClient,
-    private readonly blobs: Blobs,
-    private readonly model: FlowModel,
-    private readonly deployment: DeploymentV1,
+    private readonly ctx: RunnerContext,
     private readonly index: number,
     private readonly instances: number,
-    private readonly log: (line: string) => void,
   ) {
-    this.node = model.spec.nodes[index] as NodeSpec;
+    this.node = ctx.model.spec.nodes[index] as NodeSpec;
     const node = this.node;
+    this.keyed = isKeyedJoin(node);
+    this.batching = node.point.kind === 'count-batch' || node.point.kind === 'time-batch';
     this.routes = node.inputs.map(() => []);
     this.groups = groupsOf(node.point).map((g, gi) => {
       g.inputs.forEach((pointInput, slot) => {
         (this.routes[node.inputMap[pointInput] as number] as { group: number; slot: number }[]).push({ group: gi, slot });
       });
-      return { aligner: new Aligner(g.inputs.length, node.align ?? DEFAULT_ALIGN, (partial) => void this.missing(partial)) };
+      return { aligner: new Aligner(g.inputs.length, this.alignSpec, (partial) => void this.missing(partial)) };
     });
   }
 
+  private get alignSpec(): AlignSpec {
+    return this.node.align ?? DEFAULT_ALIGN;
+  }
+
+  report(): NodeReport {
+    const { received, processed, failed, dropped, emitted, samples } = this.stats;
+    return { received, processed, failed, dropped, emitted, samples };
+  }
+
   async start(): Promise<void> {
+    const { model, deployment } = this.ctx;
     for (let i = 0; i < this.instances; i++) {
+      this.held.push([]);
       this.processors.push(
         await createProcessor(this.node.point, {
           node: this.node.name,
           instance: i,
           submodel: async (name) => {
-            const bytes = this.model.submodels.get(name);
+            const bytes = model.submodels.get(name);
             if (!bytes) throw TsgeError.of('TSGE-E8102', { node: this.node.name, reason: `the flow model has no submodel ${name}` });
             return bytes;
           },
-          emitLater: (emissions) => void this.publishAll(emissions).catch((e) => this.log(String(e))),
-          failLater: (header, error) =>
-            void this.publishError(header, failure(this.node.name, header, error)).catch((e) => this.log(String(e))),
+          emitLater: (emissions) => {
+            const sets = (this.held[i] as (readonly FlowMessage[])[]).splice(0);
+            void this.publishAll(emissions)
+              .then(() => this.settleAll(sets))
+              .catch((e) => this.ctx.log(String(e)));
+          },
+          failLater: (header, error) => {
+            const sets = (this.held[i] as (readonly FlowMessage[])[]).splice(0);
+            this.stats.failed++;
+            void this.publishError(header, failure(this.node.name, header, error))
+              .then(() => this.settleAll(sets))
+              .catch((e) => this.ctx.log(String(e)));
+          },
         }),
       );
     }
-    this.free = [...this.processors];
-    for (let i = 0; i < this.node.inputs.length; i++) {
-      const edge = nodeInputEdge(this.deployment.name, this.index, i);
-      const consumer = await this.js.consumers.get(edge.stream, edge.durable);
+    this.free = this.processors.map((_, i) => i);
+    const ackWait = deployment.ackWaitMs ?? 30_000;
+    this.heartbeat = setInterval(
+      () => {
+        for (const m of this.holding) m.working();
+      },
+      Math.max(50, Math.floor(ackWait / 3)),
+    );
+    this.heartbeat.unref?.();
+    const read = this.keyed ? 1 : this.node.inputs.length;
+    for (let i = 0; i < read; i++) {
+      const edge = this.edge(i);
+      const consumer = await this.ctx.js.consumers.get(edge.stream, edge.durable);
       const messages = await consumer.consume({ max_messages: Math.max(2, this.instances * 2) });
       this.streams.push(messages);
       void this.pump(messages, i);
@@ -191,18 +292,24 @@ class NodeRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.holding.clear();
     // A point busy with a long proc must not hold the stop: its message is simply not acknowledged.
-    await Promise.race([Promise.allSettled(this.streams.map((s) => s.close())), new Promise((r) => setTimeout(r, 1000))]);
+    await Promise.race([Promise.allSettled(this.streams.map((s) => s.close())), sleep(1000)]);
     for (const g of this.groups) g.aligner.close();
     await Promise.allSettled(this.processors.map((p) => p.close()));
   }
 
-  private acquire(): Promise<PointProcessor> {
+  private edge(input: number): EdgeStream {
+    return nodeInputEdge(this.ctx.model.spec, this.ctx.deployment.name, this.index, input);
+  }
+
+  private acquire(): Promise<number> {
     const p = this.free.pop();
-    if (p) return Promise.resolve(p);
+    if (p !== undefined) return Promise.resolve(p);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
-  private release(p: PointProcessor): void {
+  private release(p: number): void {
     const waiter = this.waiters.shift();
     if (waiter) waiter(p);
     else this.free.push(p);
@@ -212,17 +319,19 @@ class NodeRunner {
     for await (const m of messages) {
       if (this.stopped) break;
       let message: FlowMessage;
-      let blob: string | undefined;
       try {
-        const received = await payloadOf(m, this.blobs);
-        blob = received.blob;
-        message = decodeMessage(m.headers, received.payload);
+        message = await this.decode(m);
       } catch (e) {
-        this.log(`${this.node.name}: ${e instanceof Error ? e.message : String(e)}; message terminated`);
+        this.ctx.log(`${this.node.name}: ${e instanceof Error ? e.message : String(e)}; message terminated`);
         m.term();
         continue;
       }
-      this.raw.set(message, { m, blob });
+      this.holding.add(m);
+      if (this.keyed) {
+        const processor = await this.acquire();
+        void this.join(processor, message);
+        continue;
+      }
       for (const { group, slot } of this.routes[input] as { group: number; slot: number }[]) {
         const set = (this.groups[group] as { aligner: Aligner }).aligner.add(slot, message);
         if (!set) continue;
@@ -232,28 +341,97 @@ class NodeRunner {
     }
   }
 
-  /** Processes one aligned set, publishes what it produced, then acknowledges its inputs. */
-  private async run(processor: PointProcessor, group: number, set: readonly FlowMessage[]): Promise<void> {
+  private async decode(m: JsMsg): Promise<FlowMessage> {
+    const received = await payloadOf(m, this.ctx.blobs);
+    const message = decodeMessage(m.headers, received.payload);
+    this.origins.set(message, { kind: 'delivered', m, blob: received.blob });
+    this.stats.received++;
+    return message;
+  }
+
+  /**
+   * A keyed join: `first` came on input 0; the other inputs of its transaction are fetched from
+   * their keyed streams, waiting up to the alignment timeout (counted from now) for late ones.
+   */
+  private async join(processor: number, first: FlowMessage): Promise<void> {
+    const { transactionId, segment } = first.header;
+    const byInput: (FlowMessage | undefined)[] = [first];
+    const deadline = performance.now() + this.alignSpec.timeoutMs;
+    try {
+      for (let i = 1; i < this.node.inputs.length; i++) {
+        const edge = this.edge(i);
+        const subject = subjectFor(edge, transactionId, segment);
+        let wait = 1;
+        for (;;) {
+          if (this.stopped) throw TsgeError.of('TSGE-E8107');
+          const stored = await this.ctx.jsm.streams.getMessage(edge.stream, { last_by_subj: subject }).catch((e: unknown) => {
+            if (/no message found|10037|404/i.test(String(e))) return null;
+            throw e;
+          });
+          if (stored) {
+            const view = { headers: stored.header, data: stored.data, seq: stored.seq };
+            const received = await payloadOf(view, this.ctx.blobs);
+            const message = decodeMessage(stored.header, received.payload);
+            this.origins.set(message, { kind: 'stored', stream: edge.stream, seq: stored.seq, blob: received.blob });
+            this.stats.received++;
+            byInput[i] = message;
+            break;
+          }
+          if (performance.now() >= deadline) break;
+          await sleep(Math.min(wait, Math.max(0, deadline - performance.now())));
+          wait = Math.min(wait * 2, 25);
+        }
+      }
+    } catch (e) {
+      this.release(processor);
+      if (!this.stopped)
+        this.ctx.log(`${this.node.name}: transaction ${transactionId} not joined: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    if (byInput.some((m) => m === undefined)) {
+      this.release(processor);
+      await this.missing(byInput).catch((e) => this.ctx.log(String(e)));
+      return;
+    }
+    const group = groupsOf(this.node.point)[0] as { inputs: readonly number[] };
+    const set = group.inputs.map((pointInput) => byInput[this.node.inputMap[pointInput] as number] as FlowMessage);
+    await this.run(processor, 0, set);
+  }
+
+  /** Processes one aligned set, publishes what it produced, then settles its inputs (or holds them in a batch). */
+  private async run(index: number, group: number, set: readonly FlowMessage[]): Promise<void> {
     const header = (set[0] as FlowMessage).header;
+    const processor = this.processors[index] as PointProcessor;
+    const held = this.held[index] as (readonly FlowMessage[])[];
     try {
       const upstream = set.find((m) => m.error !== undefined);
-      if (upstream) await this.publishError(derivedHeader(header, header.segment, header.segmentEnd), upstream.error as TsgeError);
-      else {
-        let emissions: readonly Emission[] | undefined;
-        try {
-          emissions = await processor.process(group, set);
-        } catch (e) {
-          await this.publishError(derivedHeader(header, header.segment, header.segmentEnd), failure(this.node.name, header, e));
-        }
-        if (emissions) await this.publishAll(emissions);
+      this.stats.processed++;
+      if (upstream) {
+        this.stats.failed++;
+        await this.publishError(derivedHeader(header, header.segment, header.segmentEnd), upstream.error as TsgeError);
+        await this.settle(set);
+        return;
       }
-      this.acknowledge(set);
+      if (this.batching) held.push(set);
+      let emissions: readonly Emission[] | undefined;
+      const started = performance.now();
+      try {
+        emissions = await processor.process(group, set);
+        this.stats.took(performance.now() - started);
+      } catch (e) {
+        this.stats.failed++;
+        await this.publishError(derivedHeader(header, header.segment, header.segmentEnd), failure(this.node.name, header, e));
+      }
+      if (emissions) await this.publishAll(emissions);
+      if (!this.batching) await this.settle(set);
+      // a batch point's sets are settled once a batch (or its failure) went out
+      else if (emissions === undefined || emissions.length > 0) await this.settleAll(held.splice(0));
     } catch (e) {
-      // not acknowledged: JetStream redelivers after ack_wait
+      // not settled: JetStream redelivers after ack_wait once this host stops renewing it
       if (!this.stopped)
-        this.log(`${this.node.name}: transaction ${header.transactionId} not finished: ${e instanceof Error ? e.message : String(e)}`);
+        this.ctx.log(`${this.node.name}: transaction ${header.transactionId} not finished: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
-      this.release(processor);
+      this.release(index);
     }
   }
 
@@ -263,29 +441,34 @@ class NodeRunner {
         const value = emission.outputs[this.node.outputMap[o] as number];
         if (value === undefined) continue;
         await this.publish({ kind: 'node', node: this.node.name, output: o }, { header: emission.header, value });
+        this.stats.emitted++;
       }
     }
   }
 
   private async publishError(header: MessageHeader, error: TsgeError): Promise<void> {
-    for (let o = 0; o < this.node.outputCount; o++)
+    for (let o = 0; o < this.node.outputCount; o++) {
       await this.publish({ kind: 'node', node: this.node.name, output: o }, { header, error });
+      this.stats.emitted++;
+    }
   }
 
   private async publish(source: { kind: 'node'; node: string; output: number }, message: FlowMessage): Promise<void> {
-    for (const edge of targetsOf(this.model.spec, this.deployment.name, source))
-      await publishTo(this.js, edge, message, {
+    for (const edge of targetsOf(this.ctx.model.spec, this.ctx.deployment.name, source))
+      await publishTo(this.ctx.js, edge, message, {
         whenFull: 'wait',
         deadline: Number.POSITIVE_INFINITY,
         stopped: () => this.stopped,
-        blobs: this.blobs,
+        blobs: this.ctx.blobs,
       });
   }
 
+  /** An input set that did not complete: its transaction's error goes downstream (or it is dropped), and its inputs are settled. */
   private async missing(partial: readonly (FlowMessage | undefined)[]): Promise<void> {
     const present = partial.filter((m): m is FlowMessage => m !== undefined);
     const first = present[0] as FlowMessage;
-    const spec = this.node.align ?? DEFAULT_ALIGN;
+    const spec = this.alignSpec;
+    this.stats.dropped++;
     if (spec.onMissing === 'error') {
       const error = TsgeError.of('TSGE-E8109', {
         node: this.node.name,
@@ -294,15 +477,29 @@ class NodeRunner {
       });
       await this.publishError(derivedHeader(first.header, first.header.segment, first.header.segmentEnd), error).catch(() => {});
     }
-    this.acknowledge(present);
+    await this.settle(present);
   }
 
-  private acknowledge(messages: readonly FlowMessage[]): void {
-    for (const message of messages) {
-      const raw = this.raw.get(message);
-      if (!raw) continue;
-      raw.m.ack();
-      dropBlob(raw.blob, this.blobs);
+  private async settleAll(sets: readonly (readonly FlowMessage[])[]): Promise<void> {
+    for (const set of sets) await this.settle(set);
+  }
+
+  /**
+   * Acknowledges the delivered messages of a set and deletes its stored (keyed) ones. Stored ones
+   * go only after the server confirmed the acknowledgement: a redelivered first input always finds
+   * the rest of its transaction.
+   */
+  private async settle(messages: readonly FlowMessage[]): Promise<void> {
+    const origins = messages.map((m) => this.origins.get(m)).filter((o): o is Origin => o !== undefined);
+    const stored = origins.filter((o) => o.kind === 'stored');
+    for (const o of origins) {
+      if (o.kind !== 'delivered') continue;
+      this.holding.delete(o.m);
+      if (stored.length > 0) {
+        if (!(await o.m.ackAck().catch(() => false))) return;
+      } else o.m.ack();
     }
+    for (const o of stored) await this.ctx.jsm.streams.deleteMessage(o.stream, o.seq, false).catch(() => false);
+    for (const o of origins) dropBlob(o.blob, this.ctx.blobs);
   }
 }

@@ -1,5 +1,6 @@
 import { TsgeError } from '@tsge/metadef';
 import type { FlowSpecV1 } from '../spec.js';
+import { isKeyedJoin } from './topology.js';
 
 /** Which node runs on which host, how many instances: GE's deploy info, as a JSON file. */
 export interface DeploymentV1 {
@@ -49,8 +50,10 @@ export function checkDeployment(value: unknown, spec: FlowSpecV1 | undefined, fi
       const entries = (d.placement as DeploymentV1['placement']).filter((p) => p.node === node.name);
       if (entries.length === 0) fail(`node ${node.name} is not placed on any host`);
       const instances = entries.reduce((n, p) => n + (p.instances ?? 1), 0);
-      if (node.inputs.length > 1 && instances > 1)
-        fail(`node ${node.name} has ${node.inputs.length} inputs: it runs as one instance (its inputs are aligned on one consumer)`);
+      if (node.inputs.length > 1 && instances > 1 && !isKeyedJoin(node))
+        fail(
+          `node ${node.name} has ${node.inputs.length} inputs in several function groups: it runs as one instance (its inputs are aligned on one consumer)`,
+        );
     }
     for (const p of d.placement as DeploymentV1['placement'])
       if (!spec.nodes.some((n) => n.name === p.node)) fail(`placement names node ${p.node}, which the flow does not have`);

@@ -7,12 +7,25 @@ import { connect } from '@nats-io/transport-node';
 import { TsgeError } from '@tsge/metadef';
 import { loadFlowModel } from '../flow-model.js';
 import type { FlowMessage, FlowValue } from '../message.js';
-import { type FeedOptions, FeedHeaders, type FetchOptions, type FlowSession, type SessionDefaults } from '../session.js';
-import type { DeploymentRecord } from './agent.js';
+import { BoundedQueue } from '../engine/bounded-queue.js';
+import { type NodeStats, latencyOf } from '../engine/node-stats.js';
+import { type FeedOptions, FeedHeaders, type FetchOptions, type FlowSession, type SessionDefaults, takeOutputs } from '../session.js';
+import type { DeploymentRecord, NodeReport } from './agent.js';
 import { decodeMessage } from './codec.js';
 import { type DeploymentV1, checkDeployment } from './deployment.js';
 import { type Blobs, dropBlob, payloadOf, publishTo } from './publish.js';
-import { BLOB_BUCKET, HEADER_ROOM, KV_BUCKET, OBJECT_BUCKET, createTopology, deleteTopology, outputEdge, targetsOf } from './topology.js';
+import {
+  BLOB_BUCKET,
+  HEADER_ROOM,
+  KV_BUCKET,
+  OBJECT_BUCKET,
+  createTopology,
+  deleteTopology,
+  nodeInputEdge,
+  outputEdge,
+  statsSubject,
+  targetsOf,
+} from './topology.js';
 
 export interface DeployFlowOptions extends SessionDefaults {
   readonly servers: string | readonly string[];
@@ -26,7 +39,16 @@ export interface DeployFlowOptions extends SessionDefaults {
 /** A session on a flow deployed over NATS JetStream; `close` undeploys it. */
 export interface NatsFlowSession extends FlowSession {
   readonly deployment: DeploymentV1;
+  /**
+   * Gathers every host's counters now (summed per node, latency percentiles over the hosts'
+   * recent samples) and each input edge's stream depth. `stats()` returns the last gathered
+   * counters and starts gathering anew when they are older than a second.
+   */
+  refreshStats(): Promise<Record<string, NodeStats>>;
 }
+
+/** Messages each graph output holds here, pulled ahead of `fetch` and kept from redelivery. */
+const OUTPUT_AHEAD = 4;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -106,25 +128,113 @@ export async function deployFlow(options: DeployFlowOptions): Promise<NatsFlowSe
     await nc.close();
     throw e;
   }
-  const outputs: Consumer[] = [];
-  for (let o = 0; o < spec.outputs.length; o++) {
-    const edge = outputEdge(name, o);
-    outputs.push(await js.consumers.get(edge.stream, edge.durable));
-  }
   const inputTargets = spec.inputs.map((_, index) => targetsOf(spec, name, { kind: 'input', index }));
   const headers = new FeedHeaders(spec.inputs);
   let closed = false;
   const fetchTimeout = options.fetchTimeoutMs ?? Number.POSITIVE_INFINITY;
   const feedTimeout = options.feedTimeoutMs ?? Number.POSITIVE_INFINITY;
 
-  const next = async (consumer: Consumer, deadline: number): Promise<JsMsg | undefined> => {
-    for (;;) {
-      const left = deadline - performance.now();
-      if (left <= 0) return undefined;
-      const m = await consumer.next({ expires: Math.max(1000, Math.min(left, 5000)) }).catch(() => null);
-      if (m) return m;
-      if (closed) return undefined;
+  // Each graph output is pulled into a small local queue, so `fetch` waits exactly its timeout
+  // (JetStream pulls expire after at least a second and are simply renewed); what waits here is
+  // renewed with working() and acknowledged when fetch hands it out.
+  const taken = new WeakMap<FlowMessage, { m: JsMsg; blob: string | undefined }>();
+  const holding = new Set<JsMsg>();
+  const outputQueues = spec.outputs.map(() => new BoundedQueue<FlowMessage>(OUTPUT_AHEAD));
+  const pulls: Promise<void>[] = [];
+  const pull = async (consumer: Consumer, queue: BoundedQueue<FlowMessage>): Promise<void> => {
+    while (!closed) {
+      let m: JsMsg | null;
+      try {
+        m = await consumer.next({ expires: 5000 });
+      } catch {
+        if (!closed) await sleep(100);
+        continue;
+      }
+      if (!m) continue;
+      holding.add(m);
+      let message: FlowMessage;
+      let blob: string | undefined;
+      try {
+        const received = await payloadOf(m, blobs);
+        blob = received.blob;
+        message = decodeMessage(m.headers, received.payload);
+      } catch (e) {
+        // a message this session cannot read is handed out as the error it is, with the id it names
+        const id = Number(m.headers?.get('Tsge-Txn'));
+        const transactionId = Number.isSafeInteger(id) && id >= 0 ? id : 0;
+        message = { header: { transactionId, segment: 0, segmentEnd: true, eos: false, fedAt: 0 }, error: e as TsgeError };
+      }
+      taken.set(message, { m, blob });
+      try {
+        await queue.put(message);
+      } catch {
+        return; // closed
+      }
     }
+  };
+  for (let o = 0; o < spec.outputs.length; o++) {
+    const edge = outputEdge(name, o);
+    const consumer = await js.consumers.get(edge.stream, edge.durable);
+    pulls.push(pull(consumer, outputQueues[o] as BoundedQueue<FlowMessage>));
+  }
+  const heartbeat = setInterval(
+    () => {
+      for (const m of holding) m.working();
+    },
+    Math.max(50, Math.floor((deployment.ackWaitMs ?? 30_000) / 3)),
+  );
+  heartbeat.unref?.();
+
+  let lastStats: Record<string, NodeStats> = {};
+  let statsAt = Number.NEGATIVE_INFINITY;
+  let gathering: Promise<Record<string, NodeStats>> | undefined;
+  const gather = async (): Promise<Record<string, NodeStats>> => {
+    const reports = new Map<string, NodeReport[]>();
+    const replies = await nc.requestMany(statsSubject(name), '', { strategy: 'count', maxMessages: hosts.length, maxWait: 2000 });
+    for await (const reply of replies) {
+      let body: { nodes?: Record<string, NodeReport> };
+      try {
+        body = reply.json();
+      } catch {
+        continue;
+      }
+      for (const [node, report] of Object.entries(body.nodes ?? {})) {
+        if (!spec.nodes.some((n) => n.name === node)) continue;
+        const list = reports.get(node) ?? [];
+        list.push(report);
+        reports.set(node, list);
+      }
+    }
+    const result: Record<string, NodeStats> = {};
+    for (const [n, node] of spec.nodes.entries()) {
+      const list = reports.get(node.name) ?? [];
+      const sum = (key: 'received' | 'processed' | 'failed' | 'dropped' | 'emitted'): number =>
+        list.reduce((total, r) => total + (Number.isFinite(r[key]) ? r[key] : 0), 0);
+      const queued: number[] = [];
+      for (let i = 0; i < node.inputs.length; i++) {
+        const info = await jsm.streams.info(nodeInputEdge(spec, name, n, i).stream).catch(() => undefined);
+        queued.push(info?.state.messages ?? 0);
+      }
+      result[node.name] = {
+        received: sum('received'),
+        processed: sum('processed'),
+        failed: sum('failed'),
+        dropped: sum('dropped'),
+        emitted: sum('emitted'),
+        queued,
+        latencyMs: latencyOf(list.flatMap((r) => (Array.isArray(r.samples) ? r.samples.filter(Number.isFinite) : []))),
+      };
+    }
+    lastStats = result;
+    statsAt = performance.now();
+    return result;
+  };
+  const refreshStats = (): Promise<Record<string, NodeStats>> => {
+    if (closed) return Promise.reject(TsgeError.of('TSGE-E8107'));
+    gathering ??= gather().finally(() => {
+      gathering = undefined;
+    });
+    return gathering;
   };
 
   return {
@@ -152,45 +262,40 @@ export async function deployFlow(options: DeployFlowOptions): Promise<NatsFlowSe
     },
     async fetch(indexes?: readonly number[], fetchOptions: FetchOptions = {}): Promise<FlowMessage[]> {
       if (closed) throw TsgeError.of('TSGE-E8107');
-      const wanted = indexes ?? outputs.map((_, i) => i);
-      for (const i of wanted)
-        if (!Number.isSafeInteger(i) || i < 0 || i >= outputs.length)
-          throw TsgeError.of('TSGE-E8112', { option: 'indexes', reason: `output ${i} does not exist; the graph has ${outputs.length}` });
-      const timeoutMs = fetchOptions.timeoutMs ?? fetchTimeout;
-      const deadline = performance.now() + timeoutMs;
-      const taken: JsMsg[] = [];
-      for (const i of wanted) {
-        const m = await next(outputs[i] as Consumer, deadline);
-        if (!m) {
-          for (const t of taken) t.nak(); // back to the stream for the next fetch
-          throw TsgeError.of('TSGE-E8106', { timeoutMs, output: i });
-        }
-        taken.push(m);
+      const messages = await takeOutputs(outputQueues, indexes, fetchOptions.timeoutMs ?? fetchTimeout);
+      for (const message of messages) {
+        const origin = taken.get(message);
+        if (!origin) continue;
+        holding.delete(origin.m);
+        origin.m.ack();
+        dropBlob(origin.blob, blobs);
       }
-      const received = await Promise.all(taken.map((m) => payloadOf(m, blobs)));
-      const messages = taken.map((m, i) => decodeMessage(m.headers, (received[i] as { payload: Uint8Array }).payload));
-      taken.forEach((m, i) => {
-        m.ack();
-        dropBlob(received[i]?.blob, blobs);
-      });
       return messages;
     },
-    stats: () => ({}),
+    stats(): Readonly<Record<string, NodeStats>> {
+      if (!closed && performance.now() - statsAt > 1000) void refreshStats().catch(() => {});
+      return lastStats;
+    },
+    refreshStats,
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      clearInterval(heartbeat);
+      for (const q of outputQueues) q.close();
+      await gathering?.catch(() => {});
       await kv.delete(`deploy.${name}`).catch(() => {});
-      // give agents a moment to stop reading before the streams go
-      for (const host of hosts) {
-        const until = performance.now() + 5000;
-        while (performance.now() < until) {
-          const entry = await kv.get(`ready.${name}.${host}`).catch(() => null);
-          if (entry?.operation !== 'PUT') break;
-          await sleep(25);
-        }
+      // give agents a moment to stop reading before the streams go (a dead host never answers)
+      const until = performance.now() + 2000;
+      let waiting = [...hosts];
+      while (waiting.length > 0 && performance.now() < until) {
+        const entries = await Promise.all(waiting.map((host) => kv.get(`ready.${name}.${host}`).catch(() => null)));
+        waiting = waiting.filter((_, i) => entries[i]?.operation === 'PUT');
+        if (waiting.length > 0) await sleep(25);
       }
       await deleteTopology(jsm, spec, name);
-      await nc.drain();
+      await nc.flush().catch(() => {}); // acknowledgements are out
+      await nc.close(); // ends the pulls still waiting
+      await Promise.allSettled(pulls);
     },
   };
 }

@@ -43,7 +43,7 @@ async function writeDeployment(
 }
 
 describe('over NATS JetStream', () => {
-  it('runs a flow placed on two host agents: alignment, errors and bad feeds', async () => {
+  it('runs a flow placed on two host agents: a keyed join on both, errors, stats and bad feeds', async () => {
     const x = new FlowData({ dtype: 'float32', shape: [-1] });
     const [a] = fn('double', 'scale', 1, { factor: 2 }).call(x);
     const [b] = fn('check', 'failOnNegative', 1).call(x);
@@ -51,6 +51,7 @@ describe('over NATS JetStream', () => {
     const file = await writeDeployment('diamond', new FlowGraph([sum!]), [
       { node: 'double', host: 'a' },
       { node: 'check', host: 'b' },
+      { node: 'sum', host: 'a' },
       { node: 'sum', host: 'b' },
     ]);
     const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 20000 });
@@ -63,6 +64,14 @@ describe('over NATS JetStream', () => {
         expect(m!.header.userData).toEqual(Uint8Array.of(m!.header.transactionId));
       }
       for (let i = 0; i < 10; i++) expect(seen.get(i)).toEqual(i < 2 ? 'TSGE-E8108' : [3 * (i - 2), 3 * i]);
+      const stats = await session.refreshStats();
+      expect(stats.double).toMatchObject({ received: 10, processed: 10, failed: 0, emitted: 10, queued: [0] });
+      expect(stats.check).toMatchObject({ received: 10, processed: 10, failed: 2, emitted: 10 });
+      // the join took 20 inputs on two hosts; the 2 failed upstream transactions count as failed
+      expect(stats.sum).toMatchObject({ received: 20, processed: 10, failed: 2, dropped: 0, emitted: 10, queued: [0, 0] });
+      const latency = stats.sum?.latencyMs;
+      expect(latency !== undefined && latency.p50 >= 0 && latency.p50 <= latency.p99).toBe(true);
+      expect(session.stats().sum?.received).toBe(20); // what was gathered last
       await expect(session.feed([f32(1)], { userData: new Uint8Array(999) })).rejects.toMatchObject({ code: 'TSGE-E8112' });
       await expect(session.feed([{ type: 'int32', dims: [1], data: Int32Array.of(1) }])).rejects.toMatchObject({ code: 'TSGE-E8103' });
       await expect(session.fetch(undefined, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'TSGE-E8106' });
@@ -70,6 +79,30 @@ describe('over NATS JetStream', () => {
       await session.close();
     }
   }, 60000);
+
+  it('fetch waits its whole timeout, also beyond a JetStream pull expiry', async () => {
+    const x = new FlowData();
+    const [y] = fn('late', 'slowIdentity', 1, { delayMs: 1300 }).call(x);
+    const file = await writeDeployment('waits', new FlowGraph([y!]), [{ node: 'late', host: 'a' }]);
+    const session = await deployFlow({ servers: server.url, deployment: file });
+    try {
+      await session.feed([f32(7)], { transactionId: 7 });
+      const [m] = await session.fetch(undefined, { timeoutMs: 4000 }); // arrives after 1.3 s
+      expect(m!.header.transactionId).toBe(7);
+      for (const timeoutMs of [1200, 300]) {
+        const started = performance.now();
+        await expect(session.fetch(undefined, { timeoutMs })).rejects.toMatchObject({ code: 'TSGE-E8106' });
+        expect(performance.now() - started).toBeGreaterThanOrEqual(timeoutMs - 5); // never an early empty fetch
+      }
+      // a message that arrives while nobody fetches waits for the next fetch
+      await session.feed([f32(8)], { transactionId: 8 });
+      await expect(session.fetch(undefined, { timeoutMs: 200 })).rejects.toMatchObject({ code: 'TSGE-E8106' });
+      const [n] = await session.fetch(undefined, { timeoutMs: 4000 });
+      expect(n!.header.transactionId).toBe(8);
+    } finally {
+      await session.close();
+    }
+  }, 30000);
 
   it('rejects a bad deployment with coded errors', async () => {
     const x = new FlowData();

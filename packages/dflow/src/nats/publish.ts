@@ -1,9 +1,10 @@
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { MsgHdrs } from '@nats-io/nats-core';
 import type { ObjectStore } from '@nats-io/obj';
 import { TsgeError } from '@tsge/metadef';
 import type { FlowMessage } from '../message.js';
 import { encodeMessage } from './codec.js';
-import { type EdgeStream, isFull } from './topology.js';
+import { type EdgeStream, isFull, subjectFor } from './topology.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -40,7 +41,10 @@ export async function publishTo(
   let backoff = 2;
   for (;;) {
     try {
-      await js.publish(edge.subject, payload, { msgID: messageId(message), headers });
+      await js.publish(subjectFor(edge, message.header.transactionId, message.header.segment), payload, {
+        msgID: messageId(message),
+        headers,
+      });
       return;
     } catch (e) {
       if (!isFull(e))
@@ -67,8 +71,11 @@ export interface Blobs {
   readonly maxPayload: number;
 }
 
-/** A received message's payload, fetched from the object store when it travelled there. */
-export async function payloadOf(m: JsMsg, blobs: Blobs): Promise<{ payload: Uint8Array; blob: string | undefined }> {
+/** A received (or stored) message's payload, fetched from the object store when it travelled there. */
+export async function payloadOf(
+  m: { readonly headers?: MsgHdrs | undefined; readonly data: Uint8Array; readonly seq: number },
+  blobs: Blobs,
+): Promise<{ payload: Uint8Array; blob: string | undefined }> {
   const blob = m.headers?.get('Tsge-Blob');
   if (!blob) return { payload: m.data, blob: undefined };
   const payload = await blobs.store.getBlob(blob);

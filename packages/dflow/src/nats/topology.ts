@@ -1,6 +1,6 @@
 import { AckPolicy, DiscardPolicy, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import type { FlowSpecV1 } from '../spec.js';
+import { type FlowSpecV1, type NodeSpec, groupsOf } from '../spec.js';
 import type { DeploymentV1 } from './deployment.js';
 
 /** A JetStream stream carrying one edge, with the durable consumer its readers share. */
@@ -8,7 +8,27 @@ export interface EdgeStream {
   readonly stream: string;
   readonly subject: string;
   readonly durable: string;
+  /**
+   * A keyed edge has no consumer: each message goes to `<subject>.<transaction>.<segment>`, and the
+   * instance that took the same transaction's first input fetches it by subject (see `isKeyedJoin`).
+   */
+  readonly keyed: boolean;
 }
+
+/**
+ * A node with several inputs that form one alignment group joins them by key: its instances share
+ * the consumer of input 0 and fetch the other inputs of that transaction from their keyed streams,
+ * so any number of instances on any hosts can run it. (Multi-function points with several groups
+ * keep aligning on one consumer per input, as one instance.)
+ */
+export function isKeyedJoin(node: NodeSpec): boolean {
+  const groups = groupsOf(node.point);
+  return node.inputs.length > 1 && groups.length === 1 && (groups[0]?.inputs.length ?? 0) === node.inputs.length;
+}
+
+/** The subject a message of transaction `id`, segment `segment` takes on an edge. */
+export const subjectFor = (edge: EdgeStream, id: number, segment: number): string =>
+  edge.keyed ? `${edge.subject}.${id}.${segment}` : edge.subject;
 
 export const KV_BUCKET = 'tsge-dflow';
 export const OBJECT_BUCKET = 'tsge-dflow-models';
@@ -16,16 +36,20 @@ export const BLOB_BUCKET = 'tsge-dflow-values';
 /** Room left in a NATS message for headers. */
 export const HEADER_ROOM = 16 * 1024;
 
-export const nodeInputEdge = (deployment: string, node: number, input: number): EdgeStream => ({
+export const nodeInputEdge = (spec: FlowSpecV1, deployment: string, node: number, input: number): EdgeStream => ({
   stream: `DFLOW_${deployment}_n${node}_i${input}`,
   subject: `dflow.${deployment}.n${node}.i${input}`,
   durable: `n${node}_i${input}`,
+  keyed: input > 0 && isKeyedJoin(spec.nodes[node] as NodeSpec),
 });
 export const outputEdge = (deployment: string, output: number): EdgeStream => ({
   stream: `DFLOW_${deployment}_out${output}`,
   subject: `dflow.${deployment}.out${output}`,
   durable: `out${output}`,
+  keyed: false,
 });
+/** The subject agents answer `stats` requests on. */
+export const statsSubject = (deployment: string): string => `dflow.${deployment}.stats`;
 
 /** The edges a graph input or a node output publishes to. */
 export function targetsOf(
@@ -40,7 +64,7 @@ export function targetsOf(
   const targets: EdgeStream[] = [];
   spec.nodes.forEach((node, n) => {
     node.inputs.forEach((e, i) => {
-      if (same(e)) targets.push(nodeInputEdge(deployment, n, i));
+      if (same(e)) targets.push(nodeInputEdge(spec, deployment, n, i));
     });
   });
   spec.outputs.forEach((e, o) => {
@@ -53,13 +77,15 @@ export function targetsOf(
  * One work-queue stream per edge (a message is gone once acknowledged), bounded by max_msgs with
  * discard new (publishers see "full" and wait), de-duplicating on Nats-Msg-Id; one durable pull
  * consumer per stream that every instance of the reading node shares, with explicit acks,
- * ack_wait and max_deliver for redelivery when a host dies.
+ * ack_wait and max_deliver for redelivery when a host dies. Keyed edges keep limits retention and
+ * no consumer: the instance that joined a message deletes it. Graph outputs redeliver without
+ * limit, since a fetch that times out gives back what it took.
  */
 export async function createTopology(jsm: JetStreamManager, spec: FlowSpecV1, deployment: DeploymentV1): Promise<void> {
   const edges: { edge: EdgeStream; depth: number }[] = [];
   spec.nodes.forEach((node, n) => {
     node.inputs.forEach((_, i) => {
-      edges.push({ edge: nodeInputEdge(deployment.name, n, i), depth: deployment.maxMessages ?? node.queueDepth });
+      edges.push({ edge: nodeInputEdge(spec, deployment.name, n, i), depth: deployment.maxMessages ?? node.queueDepth });
     });
   });
   spec.outputs.forEach((_, o) => {
@@ -69,18 +95,19 @@ export async function createTopology(jsm: JetStreamManager, spec: FlowSpecV1, de
     await jsm.streams.delete(edge.stream).catch(() => false);
     await jsm.streams.add({
       name: edge.stream,
-      subjects: [edge.subject],
-      retention: RetentionPolicy.Workqueue,
+      subjects: [edge.keyed ? `${edge.subject}.>` : edge.subject],
+      retention: edge.keyed ? RetentionPolicy.Limits : RetentionPolicy.Workqueue,
       storage: StorageType.File,
       max_msgs: depth,
       discard: DiscardPolicy.New,
       duplicate_window: nanos(120_000),
     });
+    if (edge.keyed) continue;
     await jsm.consumers.add(edge.stream, {
       durable_name: edge.durable,
       ack_policy: AckPolicy.Explicit,
       ack_wait: nanos(deployment.ackWaitMs ?? 30_000),
-      max_deliver: deployment.maxDeliver ?? 20,
+      max_deliver: edge.durable.startsWith('out') ? -1 : (deployment.maxDeliver ?? 20),
       max_ack_pending: Math.max(1000, depth * 2),
     });
   }
@@ -88,7 +115,7 @@ export async function createTopology(jsm: JetStreamManager, spec: FlowSpecV1, de
 
 export async function deleteTopology(jsm: JetStreamManager, spec: FlowSpecV1, deployment: string): Promise<void> {
   const names = [
-    ...spec.nodes.flatMap((node, n) => node.inputs.map((_, i) => nodeInputEdge(deployment, n, i).stream)),
+    ...spec.nodes.flatMap((node, n) => node.inputs.map((_, i) => nodeInputEdge(spec, deployment, n, i).stream)),
     ...spec.outputs.map((_, o) => outputEdge(deployment, o).stream),
   ];
   for (const name of names) await jsm.streams.delete(name).catch(() => false);
