@@ -34,10 +34,13 @@ export function tfDtypeOf(dtype: DataType): tf.DataType | undefined {
   }
 }
 
-/** tfjs's TensorInfo of a model input or output: unknown dimensions are -1 (unknown rank: no shape). */
+/**
+ * tfjs's TensorInfo of a model input or output: unknown dimensions are -1 for graph models and
+ * null for layers models (as tfjs's SymbolicTensor); an unknown rank has no shape.
+ */
 export interface ModelTensorInfo {
   readonly name: string;
-  readonly shape?: number[];
+  readonly shape?: (number | null)[];
   readonly dtype: tf.DataType;
 }
 
@@ -45,7 +48,7 @@ export function tensorInfoOf(meta: TensorMetadata, unknownDim: -1 | null = -1): 
   const unknownRank = meta.shape.length === 1 && meta.shape[0] === -2;
   return {
     name: meta.name,
-    ...(unknownRank ? {} : { shape: meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : unknownDim) as number) }),
+    ...(unknownRank ? {} : { shape: meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : unknownDim)) }),
     dtype: tfDtypeOf(meta.dtype) ?? 'float32',
   };
 }
