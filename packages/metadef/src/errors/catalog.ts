@@ -186,7 +186,8 @@ export const ErrorCatalog = {
   'TSGE-E8305': 'The dict provided in model.execute(dict) has keys: [{keys}] that are not part of graph',
   'TSGE-E8306': 'Input tensor count mismatch, the model has {expected} inputs, while there are {given} input tensors provided.',
   'TSGE-E8307': 'Cannot compute the outputs [{outputs}] from the provided inputs [{inputs}]. Missing the following inputs: [{missing}]',
-  'TSGE-E8308': "The output '{output}' is not found in the graph",
+  'TSGE-E8308':
+    "The output '{output}' is not found in the graph's outputs [{outputs}] (tsge runs the compiled model's outputs, not intermediate nodes)",
   'TSGE-E8309': 'input {input}: {reason}',
   'TSGE-E8310': 'output {output}: {reason}',
   'TSGE-E8311': 'the model was disposed (dispose() was called); load it again to run it',
