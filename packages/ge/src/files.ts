@@ -180,3 +180,36 @@ export function confinedReader(root: string): ConfinedReader {
     },
   };
 }
+
+/**
+ * Side files handed over in memory (`sideFiles` of a model given as bytes), read by the names the
+ * model uses for them. A name that was not given, or a range past a file's end, is TSGE-E3050.
+ */
+export function memoryReader(files: Readonly<Record<string, Uint8Array>>): ConfinedReader {
+  const byName = new Map(Object.entries(files));
+  const file = (relativePath: string): Uint8Array => {
+    const bytes = byName.get(relativePath);
+    if (!(bytes instanceof Uint8Array)) {
+      const given = [...byName.keys()].join(', ') || 'none';
+      throw TsgeError.of(
+        'TSGE-E3050',
+        { path: relativePath, reason: `it is not among the side files given (${given})` },
+        { file: relativePath },
+      );
+    }
+    return bytes;
+  };
+  return {
+    readRelative: async (relativePath) => file(relativePath),
+    readRange: async (relativePath, offset, length) => {
+      const bytes = file(relativePath);
+      if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0 || offset + length > bytes.length)
+        throw TsgeError.of(
+          'TSGE-E3050',
+          { path: relativePath, reason: `${length} bytes at offset ${offset} lie outside its ${bytes.length} bytes` },
+          { file: relativePath },
+        );
+      return bytes.subarray(offset, offset + length);
+    },
+  };
+}

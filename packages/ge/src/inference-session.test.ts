@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GraphBuilder, serializeAir } from '@tsge/metadef';
@@ -142,6 +142,30 @@ describe('InferenceSession', () => {
       InferenceSession.create(mnist, { cache: { directory }, compile: { customPasses: [{ specVersion: 'v1' } as never] } }),
     ).rejects.toSatisfy(errorCode('TSGE-E6151'));
     await expect(InferenceSession.create(mnist, { cache: { directory, maxBytes: -1 } })).rejects.toSatisfy(errorCode('TSGE-E6151'));
+  }, 60_000);
+
+  it('reads the side files of a model given as bytes from sideFiles, and keys the cache by them', async () => {
+    const folder = path.resolve(process.cwd(), '../shared/testdata/models/tfjs/dense_model');
+    const json = await readFile(path.join(folder, 'model.json'));
+    const shard = new Uint8Array(await readFile(path.join(folder, 'group1-shard1of1.bin')));
+    const x = createTensor('float32', [2, 1], Float32Array.from([1, -2]));
+    const byPath = await InferenceSession.create(path.join(folder, 'model.json'), { load: { threads: 1 } });
+    const expected = await byPath.run({ dense_dense1_input: x });
+    await byPath.release();
+    const directory = path.join(scratch, 'side-files-cache');
+    const open = (sideFiles: Record<string, Uint8Array>) =>
+      InferenceSession.create(json, { format: 'tfjs', sideFiles, cache: { directory }, load: { threads: 1 } });
+    const session = await open({ 'group1-shard1of1.bin': shard });
+    expect(await session.run({ dense_dense1_input: x })).toEqual(expected);
+    await session.release();
+    expect((await open({ 'group1-shard1of1.bin': shard })).origin).toBe('cache');
+    // other weights are another entry, not a stale hit
+    const other = await open({ 'group1-shard1of1.bin': shard.map((b, i) => (i === 3 ? b ^ 0x40 : b)) });
+    expect(other.origin).toBe('compiled');
+    expect(await other.run({ dense_dense1_input: x })).not.toEqual(expected);
+    await other.release();
+    await expect(InferenceSession.create(json, { format: 'tfjs', sideFiles: {} })).rejects.toSatisfy(errorCode('TSGE-E3050'));
+    await expect(InferenceSession.create(path.join(folder, 'model.json'), { sideFiles: {} })).rejects.toSatisfy(errorCode('TSGE-E6151'));
   }, 60_000);
 
   it('names the file it cannot read', async () => {

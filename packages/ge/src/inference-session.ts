@@ -27,6 +27,12 @@ export interface InferenceSessionOptions {
   readonly load?: LoadModelOptions;
   /** Keep compiled `.om` files on disk, keyed by the model's hash and these options (opt-in). */
   readonly cache?: CompileCacheOptions;
+  /**
+   * Side files of a model given as bytes (TensorFlow.js weight shards, ONNX external data), by the
+   * relative path the model names them with. A model given by path reads them from its folder;
+   * giving both is TSGE-E6151.
+   */
+  readonly sideFiles?: Readonly<Record<string, Uint8Array>>;
 }
 
 /** Where a session's `.om` came from. */
@@ -68,7 +74,7 @@ export class InferenceSession {
     const filePath = typeof source === 'string' ? source : options.fileName;
     const bytes = await readSource(source);
     if (isOm(bytes)) {
-      for (const option of ['format', 'inputShapes', 'freeDimensions', 'compile', 'cache'] as const) {
+      for (const option of ['format', 'inputShapes', 'freeDimensions', 'compile', 'cache', 'sideFiles'] as const) {
         if (options[option] !== undefined) {
           throw TsgeError.of(
             'TSGE-E6151',
@@ -97,17 +103,19 @@ export class InferenceSession {
     const parsed = await parseModelReading(typeof source === 'string' ? source : bytes, {
       ...(options.format !== undefined ? { format: options.format } : {}),
       ...(filePath !== undefined ? { fileName: filePath } : {}),
+      ...(options.sideFiles !== undefined ? { sideFiles: options.sideFiles } : {}),
     });
     const inputShapes = resolveInputShapes(parsed.graph, options);
     const compiled = await compileModel(parsed.graph, {
       ...options.compile,
       ...(inputShapes ? { inputShapes } : {}),
     });
+    // side files given in memory are in the key already; those read from the folder are checked on a hit
     if (cache)
       await cache.put(
         key,
         compiled.om,
-        parsed.sideFiles.map((side) => ({
+        (options.sideFiles !== undefined ? [] : parsed.sideFiles).map((side) => ({
           path: side.path,
           sha256: sha256(side.bytes),
           ...(side.offset !== undefined ? { offset: side.offset, length: side.length ?? side.bytes.length } : {}),
@@ -190,7 +198,9 @@ function cacheableOptions(options: InferenceSessionOptions): unknown {
   if (dumpGraphAfter !== undefined) {
     throw TsgeError.of('TSGE-E6151', { option: 'cache', reason: 'compile.dumpGraphAfter dumps while compiling, which a cache hit skips' });
   }
-  return { format: options.format, inputShapes: options.inputShapes, freeDimensions: options.freeDimensions, compile };
+  const sideFiles =
+    options.sideFiles && Object.fromEntries(Object.entries(options.sideFiles).map(([name, bytes]) => [name, sha256(bytes)]));
+  return { format: options.format, inputShapes: options.inputShapes, freeDimensions: options.freeDimensions, compile, sideFiles };
 }
 
 /** `inputShapes` merged with the inputs whose symbolic dims `freeDimensions` fixes. */

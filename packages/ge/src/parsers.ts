@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Dim, Graph, OpRegistry, ParseInput, ParserV1 } from '@tsge/metadef';
 import { TsgeError, airParser } from '@tsge/metadef';
-import { confinedReader, readRegularFile } from './files.js';
+import { confinedReader, memoryReader, readRegularFile } from './files.js';
 
 /**
  * Parser packages tsge knows by name. They are discovered at run time when installed next to
@@ -69,6 +69,11 @@ export interface ParseModelOptions {
   readonly parserOptions?: Readonly<Record<string, unknown>>;
   /** Op registry used to report unsupported ops at parse time. */
   readonly ops?: OpRegistry;
+  /**
+   * Side files of a model given as bytes (TensorFlow.js weight shards, ONNX external data), by the
+   * relative path the model names them with. A model given by path reads them from its folder.
+   */
+  readonly sideFiles?: Readonly<Record<string, Uint8Array>>;
 }
 
 /** Reads and parses a model file with whichever installed parser recognises it. */
@@ -103,6 +108,13 @@ export async function parseModelReading(source: string | Uint8Array, options: Pa
   const weights = options.weightsPath !== undefined ? await readRegularFile(options.weightsPath, { code: 'TSGE-E3001' }) : undefined;
   // what the parser reads is recorded, so the compile cache can tell when a side file changed
   const sideFiles: SideFileRead[] = [];
+  if (options.sideFiles !== undefined && typeof source === 'string') {
+    throw TsgeError.of('TSGE-E6151', {
+      option: 'sideFiles',
+      reason: "applies to a model given as bytes; a path's side files are read from its folder",
+    });
+  }
+  const inMemory = options.sideFiles !== undefined ? memoryReader(options.sideFiles) : undefined;
   const reader = typeof source === 'string' ? confinedReader(path.dirname(path.resolve(source))) : undefined;
   const input: ParseInput = {
     bytes,
@@ -120,7 +132,9 @@ export async function parseModelReading(source: string | Uint8Array, options: Pa
             return read;
           },
         }
-      : {}),
+      : inMemory
+        ? { readRelative: inMemory.readRelative, readRange: inMemory.readRange }
+        : {}),
   };
   const result = await parser.parse(input, {
     ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),

@@ -28,8 +28,14 @@ export interface ModelResult {
   readonly seconds: number;
 }
 
+/** Who runs the models: tsge's pipeline (parse → build → load → run) or @tsge/adapter-tfjs's loadGraphModel. */
+export type HumanModelsEngine = 'pipeline' | 'tfjs-adapter';
+export const HUMAN_MODELS_ENGINES: readonly HumanModelsEngine[] = ['pipeline', 'tfjs-adapter'];
+
 export interface HumanModelsOptions {
   readonly filters: readonly string[];
+  /** Default 'pipeline'. */
+  readonly engine?: HumanModelsEngine;
   readonly rtol: number;
   readonly atol: number;
   readonly onResult?: (r: ModelResult) => void;
@@ -184,18 +190,6 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
   const json = JSON.parse(readFileSync(file, 'utf8')) as ModelJson;
   const inputs = inputsOf(json);
   const shapes = Object.fromEntries(inputs.map((i) => [i.name, i.dims]));
-  let graph: Awaited<ReturnType<typeof parseModel>>;
-  try {
-    graph = await parseModel(file, { inputShapes: shapes });
-  } catch (error) {
-    return done({ parse: false, compile: false, run: false, match: false, reason: reasonOf(error) });
-  }
-  let om: Uint8Array;
-  try {
-    om = await buildModel(graph, { inputShapes: shapes });
-  } catch (error) {
-    return done({ parse: true, compile: false, run: false, match: false, reason: reasonOf(error) });
-  }
   const random = seeded(1234);
   const feeds: Record<string, HostTensor> = {};
   for (const i of inputs) {
@@ -205,19 +199,14 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
       data[k] = i.dtype === 'float32' ? random() : Math.floor(random() * 256) % (i.dtype === 'bool' ? 2 : 256);
     feeds[i.name] = t;
   }
-  let got: Record<string, unknown>;
-  try {
-    const model = await loadModel(om, { threads: 1 });
-    try {
-      got = await model.run(feeds);
-    } finally {
-      await model.release();
-    }
-  } catch (error) {
-    return done({ parse: true, compile: true, run: false, match: false, reason: reasonOf(error) });
+  const ran = options.engine === 'tfjs-adapter' ? await runAdapter(file, json, shapes, feeds) : await runPipeline(file, shapes, feeds);
+  if ('stage' in ran) {
+    const reached = { parse: ran.stage !== 'parse', compile: ran.stage === 'run', run: false, match: false };
+    return done({ ...reached, reason: reasonOf(ran.error) });
   }
-  await tfjsWasm();
+  const got = ran.outputs;
   const names = Object.keys(got);
+  await tfjsWasm();
   let expected: tf.Tensor[];
   let reference = 'tfjs-wasm';
   try {
@@ -272,6 +261,75 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
     }
   }
   return done({ parse: true, compile: true, run: true, match: ok, reason: reasons.join('; '), maxAbsError: maxAbs, reference });
+}
+
+type Ran = { outputs: Record<string, HostTensor> } | { stage: 'parse' | 'compile' | 'run'; error: unknown };
+
+/** tsge's own pipeline: parse → build an .om for the seeded shapes → load → run. */
+async function runPipeline(file: string, shapes: Record<string, number[]>, feeds: Record<string, HostTensor>): Promise<Ran> {
+  let graph: Awaited<ReturnType<typeof parseModel>>;
+  try {
+    graph = await parseModel(file, { inputShapes: shapes });
+  } catch (error) {
+    return { stage: 'parse', error };
+  }
+  let om: Uint8Array;
+  try {
+    om = await buildModel(graph, { inputShapes: shapes });
+  } catch (error) {
+    return { stage: 'compile', error };
+  }
+  try {
+    const model = await loadModel(om, { threads: 1 });
+    try {
+      return { outputs: (await model.run(feeds)) as Record<string, HostTensor> };
+    } finally {
+      await model.release();
+    }
+  } catch (error) {
+    return { stage: 'run', error };
+  }
+}
+
+/**
+ * @tsge/adapter-tfjs as a tfjs user calls it: loadGraphModel on the same IOHandler tfjs loads,
+ * executeAsync on tf.Tensors (on tfjs-wasm), outputs named by the model's outputNodes.
+ */
+async function runAdapter(
+  file: string,
+  json: ModelJson,
+  shapes: Record<string, number[]>,
+  feeds: Record<string, HostTensor>,
+): Promise<Ran> {
+  await tfjsWasm();
+  const { loadGraphModel } = await import('@tsge/adapter-tfjs');
+  let model: Awaited<ReturnType<typeof loadGraphModel>>;
+  try {
+    model = await loadGraphModel(handler(file, json), { tsge: { inputShapes: shapes, threads: 1 } });
+  } catch (error) {
+    // parse and compile happen in one call; the parser's codes (TSGE-E31xx, E30xx) say which failed
+    const code = TsgeError.isInstance(error) ? error.code : '';
+    return { stage: /^TSGE-E3/.test(code) || code === 'TSGE-E8303' ? 'parse' : 'compile', error };
+  }
+  const tfFeeds: Record<string, tf.Tensor> = {};
+  try {
+    for (const [name, value] of Object.entries(feeds)) tfFeeds[name] = toTf(value);
+    const names = model.outputNodes;
+    const results = await model.executeAsync(tfFeeds, names);
+    const list = Array.isArray(results) ? results : [results];
+    const outputs: Record<string, HostTensor> = {};
+    for (const [i, tensor] of list.entries()) {
+      const data = await tensor.data();
+      outputs[names[i] as string] = { type: tensor.dtype === 'int32' ? 'int32' : 'float32', dims: tensor.shape, data } as HostTensor;
+      tensor.dispose();
+    }
+    return { outputs };
+  } catch (error) {
+    return { stage: 'run', error };
+  } finally {
+    for (const t of Object.values(tfFeeds)) t.dispose();
+    await model.release();
+  }
 }
 
 /** Runs every (filtered) human-models graph model in turn. */

@@ -1,4 +1,5 @@
 // pnpm conformance --suite <dir> [--filter s] [--json f] [--engine pipeline|pipeline-host|interpreter|ort-adapter]
+//   (--suite human-models: --engine pipeline|tfjs-adapter)
 //   [--expected-failures f] [--update-expected] [--ci] [--timeout ms] [--jobs n] [--in-process]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,7 @@ interface Options {
   suite: string;
   filters: string[];
   json: string | undefined;
-  engine: EngineName;
+  engine: EngineName | 'tfjs-adapter';
   expectedFailures: string | undefined;
   updateExpected: boolean;
   ci: boolean;
@@ -31,7 +32,8 @@ interface Options {
 function usage(message: string): never {
   console.error(`${message}
 usage: pnpm conformance --suite <dir> [--filter <substring>[,<substring>...]] [--json <file>]
-       [--engine pipeline|pipeline-host|interpreter|ort-adapter] [--expected-failures <file>] [--update-expected] [--ci]
+       [--engine pipeline|pipeline-host|interpreter|ort-adapter (human-models: pipeline|tfjs-adapter)]
+       [--expected-failures <file>] [--update-expected] [--ci]
        [--timeout <ms>] [--jobs <n>] [--shard <k>/<n>] [--in-process] [--rtol <x>] [--atol <x>]`);
   process.exit(2);
 }
@@ -76,8 +78,8 @@ function parseArgs(argv: readonly string[]): Options {
         break;
       case '--engine': {
         const e = value();
-        if (!(ENGINE_NAMES as readonly string[]).includes(e)) usage(`unknown engine ${e}`);
-        options.engine = e as EngineName;
+        if (!(ENGINE_NAMES as readonly string[]).includes(e) && e !== 'tfjs-adapter') usage(`unknown engine ${e}`);
+        options.engine = e as EngineName | 'tfjs-adapter';
         break;
       }
       case '--expected-failures':
@@ -185,7 +187,7 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
         current.on('message', onMessage);
         current.on('error', onError);
         current.on('exit', onExit);
-        const request: WorkerRequest = { id: index, test, engine: options.engine, tolerance };
+        const request: WorkerRequest = { id: index, test, engine: options.engine as EngineName, tolerance };
         current.postMessage(request);
       });
       results[index] = result;
@@ -200,7 +202,7 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
 async function runInProcess(tests: readonly TestCase[], options: Options, onResult: (r: TestResult) => void): Promise<TestResult[]> {
   const { createEngine } = await import('./engines.js');
   const { runTest } = await import('./run-test.js');
-  const engine = await createEngine(options.engine);
+  const engine = await createEngine(options.engine as EngineName);
   const results: TestResult[] = [];
   for (const test of tests) {
     const r = await runTest(test, engine, { rtol: options.rtol, atol: options.atol });
@@ -218,13 +220,16 @@ function shardOf<T>(items: readonly T[], [k, n]: [number, number]): T[] {
 
 /** `--suite human-models`: per-model parse / compile / run / match against TensorFlow.js (wasm). */
 async function humanModels(options: Options): Promise<void> {
-  const { runHumanModels } = await import('./human-models.js');
+  const { HUMAN_MODELS_ENGINES, runHumanModels } = await import('./human-models.js');
+  const engine = HUMAN_MODELS_ENGINES.find((e) => e === options.engine);
+  if (!engine) usage(`--suite human-models runs on engine ${HUMAN_MODELS_ENGINES.join(' or ')}, not ${options.engine}`);
   // the issue's tolerance for TensorFlow models, unless given
   const defaults = options.rtol === DEFAULT_TOLERANCE.rtol && options.atol === DEFAULT_TOLERANCE.atol;
   const rtol = defaults ? 1e-4 : options.rtol;
   const atol = defaults ? 1e-5 : options.atol;
   const results = await runHumanModels({
     filters: options.filters,
+    engine,
     rtol,
     atol,
     onResult: (r) => {
@@ -251,6 +256,7 @@ async function humanModels(options: Options): Promise<void> {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (options.suite === 'human-models') return humanModels(options);
+  if (options.engine === 'tfjs-adapter') usage('engine tfjs-adapter runs --suite human-models only');
   const all = discoverTests(options.suite);
   const filtered = options.filters.length ? all.filter((t) => options.filters.some((f) => t.name.includes(f))) : all;
   const tests = options.shard ? shardOf(filtered, options.shard) : filtered;

@@ -232,6 +232,8 @@ describe('roleOf', () => {
     expect(roleOf({ name: '@tsge/parser-tensorflow', relativeDirectory: 'packages/parsers/tensorflow' })).toBe('parser');
     expect(roleOf({ name: '@tsge/parser-common', relativeDirectory: 'packages/parsers/common' })).toBe('parser-common');
     expect(roleOf({ name: '@tsge/adapter-onnxruntime', relativeDirectory: 'packages/adapters/onnxruntime' })).toBe('adapter');
+    expect(roleOf({ name: '@tsge/adapter-tfjs', relativeDirectory: 'packages/adapters/tfjs' })).toBe('adapter');
+    expect(roleOf({ name: '@tsge/adapter-tfjs', relativeDirectory: 'elsewhere/tfjs' })).toBe('adapter');
     expect(roleOf({ name: '@tsge/atc', relativeDirectory: 'apps/atc' })).toBe('atc');
     expect(roleOf({ name: '@tsge/run', relativeDirectory: 'apps/run' })).toBe('app');
     expect(roleOf({ name: '@tsge/conformance', relativeDirectory: 'tools/conformance' })).toBe('tool');

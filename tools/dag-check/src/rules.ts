@@ -79,6 +79,9 @@ const ROLE_BY_NAME: Readonly<Record<string, Role>> = {
   '@tsge/executor': 'executor',
   '@tsge/ge': 'ge',
   '@tsge/dflow': 'dflow',
+  // framework adapters (also found by folder): ge and metadef, the framework as a peer
+  '@tsge/adapter-onnxruntime': 'adapter',
+  '@tsge/adapter-tfjs': 'adapter',
   '@tsge/integration-tests': 'integration-tests',
 };
 

@@ -1,9 +1,11 @@
 // Runs in a scratch project outside the workspace that installed only the packed tarballs: the
-// front door on an ONNX file (compiled in process) and on an .om, and (--adapter) the onnxruntime
-// adapter on the ONNX file, printing the outputs as JSON.
+// front door on an ONNX file (compiled in process) and on an .om, (--adapter) the onnxruntime
+// adapter on the ONNX file, and (--tfjs) the TensorFlow.js adapter on a graph and a layers
+// model.json with @tensorflow/tfjs-core and its cpu backend, printing the outputs as JSON.
+import { pathToFileURL } from 'node:url';
 import { InferenceSession, createTensor } from '@tsge/ge';
 
-const [onnxFile, omFile] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const [onnxFile, omFile, tfjsGraphFile, tfjsLayersFile] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 /** The same deterministic digit-like input the checker feeds onnxruntime-node. */
 function input() {
@@ -50,9 +52,34 @@ async function runAdapter(file, viaCommon) {
   }
 }
 
+/** The graph model through a file:// URL and the layers model through its path, on tfjs-core's cpu backend. */
+async function runTfjsAdapter() {
+  const tf = await import('@tensorflow/tfjs-core');
+  await import('@tensorflow/tfjs-backend-cpu');
+  await tf.setBackend('cpu');
+  const { loadGraphModel, loadLayersModel } = await import('@tsge/adapter-tfjs');
+  const values = async (tensor) => ({ dims: [...tensor.shape], data: [...(await tensor.data())] });
+  const graph = await loadGraphModel(pathToFileURL(tfjsGraphFile).href, { tsge: { threads: 2 } });
+  const x = tf.tensor2d([[0.5], [-1], [2]]);
+  const y = await graph.executeAsync(x);
+  const graphResult = { origin: 'adapter-tfjs loadGraphModel', outputs: { [graph.outputNodes[0]]: await values(y) } };
+  await graph.release();
+  const layers = await loadLayersModel(tfjsLayersFile, { tsge: { threads: 2 } });
+  const ids = tf.tensor2d(
+    Array.from({ length: 20 }, (_, i) => (i * 37) % 100),
+    [2, 10],
+  );
+  const z = await layers.predictAsync(ids);
+  const layersResult = { origin: 'adapter-tfjs loadLayersModel', outputs: { y: await values(z) } };
+  await layers.release();
+  tf.dispose([x, y, ids, z]);
+  return { tfjsGraph: graphResult, tfjsLayers: layersResult };
+}
+
 const report = { onnx: await runFrontDoor(onnxFile), om: await runFrontDoor(omFile) };
 if (process.argv.includes('--adapter')) {
   report.adapter = await runAdapter(onnxFile, false);
   report.adapterBackend = await runAdapter(onnxFile, true);
 }
+if (process.argv.includes('--tfjs')) Object.assign(report, await runTfjsAdapter());
 process.stdout.write(`${JSON.stringify(report)}\n`);

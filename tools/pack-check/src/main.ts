@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // `pnpm pack:check`: builds once (`pnpm build`), `pnpm pack`s every public package, checks each
 // tarball (inspect-package.ts), installs them in a scratch project outside the workspace and runs
-// mnist.onnx and an .om through @tsge/ge's InferenceSession there, comparing with onnxruntime-node.
+// mnist.onnx and an .om through @tsge/ge's InferenceSession there, comparing with onnxruntime-node,
+// and tfjs model.json files through @tsge/adapter-tfjs, comparing with TensorFlow.js (cpu).
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { listPublicPackages, unscopedName } from '@tsge/api-report/packages';
 import { buildModel, parseModel } from '@tsge/ge';
+import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import * as tar from 'tar';
 import { type Problem, inspectPackage } from './inspect-package.js';
@@ -31,6 +33,8 @@ const { values } = parseArgs({
 });
 const root = process.cwd();
 const mnist = path.resolve(values.testdata, 'models/onnx/mnist.onnx');
+const tfjsGraph = path.resolve(values.testdata, 'models/tfjs/dense_model/model.json');
+const tfjsLayers = path.resolve(values.testdata, 'models/tfjs/layers_model/model.json');
 const started = performance.now();
 const temp = mkdtempSync(path.join(os.tmpdir(), 'tsge-pack-check-'));
 const failures: string[] = [];
@@ -62,26 +66,36 @@ try {
     };
     for (const [name, range] of Object.entries(manifest.peerDependencies ?? {})) if (!name.startsWith('@tsge/')) peers[name] = range;
   }
+  const tfjsAdapter = packed.some((p) => p.name === '@tsge/adapter-tfjs');
+  // tfjs-core alone has no backend to make tensors on: the scratch project brings the cpu one
+  if (tfjsAdapter) peers['@tensorflow/tfjs-backend-cpu'] = peers['@tensorflow/tfjs-core'] ?? '4.22.0';
   const scratch = path.join(temp, 'scratch');
   createScratchProject(scratch, packed, peers);
   run('pnpm', ['install', '--reporter=append-only', '--config.confirmModulesPurge=false'], scratch);
   const omFile = path.join(temp, 'mnist.om');
   writeFileSync(omFile, await buildModel(await parseModel(mnist)));
   const adapter = packed.some((p) => p.name === '@tsge/adapter-onnxruntime') ? ['--adapter'] : [];
+  const tfjsArgs = tfjsAdapter ? [tfjsGraph, tfjsLayers, '--tfjs'] : [];
   const report = JSON.parse(
-    run('node', ['run-models.mjs', mnist, omFile, ...adapter], scratch)
+    run('node', ['run-models.mjs', mnist, omFile, ...tfjsArgs, ...adapter], scratch)
       .trim()
       .split('\n')
       .at(-1) as string,
   ) as Record<string, { origin: string; outputs: Record<string, { dims: number[]; data: number[] }> }>;
   const expected = await onnxRuntimeOutputs(mnist);
+  const tfjsExpected = tfjsAdapter ? await tfjsOutputs() : {};
   // the front door reports where its .om came from; the adapter runs say which API they used
   for (const [what, result] of Object.entries(report)) {
-    failures.push(...compare(`scratch ${what} (${result.origin})`, result.outputs, expected));
-    console.log(
-      `pack-check: scratch project ran ${what === 'om' ? 'mnist.om' : 'mnist.onnx'} (${result.origin}) and matched onnxruntime-node`,
-    );
+    const tfjsRun = tfjsExpected[what];
+    const problems = compare(`scratch ${what} (${result.origin})`, result.outputs, tfjsRun ?? expected);
+    failures.push(...problems);
+    const model = tfjsRun ? (what === 'tfjsGraph' ? 'dense_model' : 'layers_model') : what === 'om' ? 'mnist.om' : 'mnist.onnx';
+    if (problems.length === 0)
+      console.log(
+        `pack-check: scratch project ran ${model} (${result.origin}) and matched ${tfjsRun ? 'TensorFlow.js (cpu)' : 'onnxruntime-node'}`,
+      );
   }
+  for (const what of Object.keys(tfjsExpected)) if (!report[what]) failures.push(`scratch run reported no ${what} result`);
 } catch (error) {
   failures.push(String(error instanceof Error ? (error.stack ?? error.message) : error));
 } finally {
@@ -120,6 +134,38 @@ async function onnxRuntimeOutputs(file: string): Promise<Record<string, { dims: 
     return Object.fromEntries(Object.entries(outputs).map(([name, t]) => [name, { dims: t.dims, data: t.data as Float32Array }]));
   } finally {
     await session.release();
+  }
+}
+
+/** The same tfjs models and inputs the scratch script runs, on TensorFlow.js's own cpu backend. */
+async function tfjsOutputs(): Promise<Record<string, Record<string, { dims: readonly number[]; data: Float32Array }>>> {
+  await tf.setBackend('cpu');
+  const handler = (file: string): tf.io.IOHandler => ({
+    load: async () => {
+      const json = JSON.parse(readFileSync(file, 'utf8')) as tf.io.ModelJSON;
+      return tf.io.getModelArtifactsForJSON(json, async (manifest) => [
+        manifest.flatMap((group) => group.weights),
+        manifest.flatMap((group) => group.paths.map((p) => new Uint8Array(readFileSync(path.join(path.dirname(file), p))).buffer)),
+      ]);
+    },
+  });
+  const values = async (tensor: tf.Tensor) => ({ dims: tensor.shape, data: (await tensor.data()) as Float32Array });
+  const graph = await tf.loadGraphModel(handler(tfjsGraph));
+  const layers = await tf.loadLayersModel(handler(tfjsLayers));
+  const x = tf.tensor2d([[0.5], [-1], [2]]);
+  const ids = tf.tensor2d(
+    Array.from({ length: 20 }, (_, i) => (i * 37) % 100),
+    [2, 10],
+  );
+  try {
+    return {
+      tfjsGraph: { [graph.outputNodes[0] as string]: await values(graph.execute(x) as tf.Tensor) },
+      tfjsLayers: { y: await values(layers.predict(ids) as tf.Tensor) },
+    };
+  } finally {
+    graph.dispose();
+    layers.dispose();
+    tf.dispose([x, ids]);
   }
 }
 

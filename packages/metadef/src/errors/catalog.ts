@@ -178,6 +178,19 @@ export const ErrorCatalog = {
   'TSGE-E8206': 'output {output}: {reason}',
   'TSGE-E8207': 'Session already disposed (the session was released)',
   'TSGE-E8208': 'profiling: {reason}',
+  // TensorFlow.js adapter (@tsge/adapter-tfjs); messages keep tfjs's words where users search for them
+  'TSGE-E8301': '{method} is synchronous in TensorFlow.js, but tsge runs models asynchronously. Please use {instead} instead',
+  'TSGE-E8302': 'model source {source}: {reason}',
+  'TSGE-E8303': 'the model artifacts are unusable: {reason}',
+  'TSGE-E8304': 'load option {option}: {reason}',
+  'TSGE-E8305': 'The dict provided in model.execute(dict) has keys: [{keys}] that are not part of graph',
+  'TSGE-E8306': 'Input tensor count mismatch, the model has {expected} inputs, while there are {given} input tensors provided.',
+  'TSGE-E8307': 'Cannot compute the outputs [{outputs}] from the provided inputs [{inputs}]. Missing the following inputs: [{missing}]',
+  'TSGE-E8308':
+    "The output '{output}' is not found in the graph's outputs [{outputs}] (tsge runs the compiled model's outputs, not intermediate nodes)",
+  'TSGE-E8309': 'input {input}: {reason}',
+  'TSGE-E8310': 'output {output}: {reason}',
+  'TSGE-E8311': 'the model was disposed (dispose() was called); load it again to run it',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCatalog;

@@ -1,4 +1,4 @@
-import { type Diagnostic, type DiagnosticLocation, type ErrorCode, diagnostic } from '@tsge/metadef';
+import { type Diagnostic, type DiagnosticLocation, type ErrorCode, TsgeError, diagnostic } from '@tsge/metadef';
 
 /**
  * Thrown inside the parser for one problem in the model; caught at node/tensor boundaries and
@@ -27,6 +27,9 @@ export function nodeProblem(node: string, op: string, reason: string): TfProblem
 /** Any thrown value as a diagnostic: our problems keep their code, anything else is malformed input. */
 export function problemToDiagnostic(error: unknown, location?: DiagnosticLocation, format = 'TensorFlow model'): Diagnostic {
   if (error instanceof TfProblem) return diagnostic(error.code, error.args, location);
+  // a coded error from the host (a side file it could not read) keeps its code and location
+  const hosted = TsgeError.isInstance(error) ? error.diagnostics[0] : undefined;
+  if (hosted) return { ...hosted, location: { ...location, ...hosted.location } };
   const reason = error instanceof Error ? error.message : String(error);
   return diagnostic('TSGE-E3101', { format, reason }, location);
 }
