@@ -5,6 +5,7 @@ import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
 import { simdConvTransposeKernel } from './simd-conv-transpose.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdGemmKernel } from './simd-gemm.js';
+import { simdIntConvKernels } from './simd-int-conv.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 import { simdPoolKernels } from './simd-pool.js';
 import { simdResizeKernel } from './simd-resize.js';
@@ -39,5 +40,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
+    ...simdIntConvKernels((opType) => referenceOf(all, opType)),
   ];
 }

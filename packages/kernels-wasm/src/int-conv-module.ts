@@ -1,0 +1,598 @@
+import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+
+/**
+ * Integer convolution kernels on uint8/int8 data (byte addresses into device memory):
+ *
+ * - `packPairs` lays out K rows of P bytes (a pointwise convolution's input, or any [K, P] matrix)
+ *   as an i16 panel of (row pair, column, 2): element (k, p) minus the zero point at
+ *   ((k>>1)·NP + p)·2 + (k&1), an odd K padded with a zero row.
+ * - `igemm` multiplies M weight rows (bytes, row stride ldw, per-row zero point) with such a panel:
+ *   4 rows × 8 columns per step, i32x4.dot_i16x8_s over a pair of K per lane. The store is either
+ *   the int32 accumulator (ConvInteger) or the requantization of tsge::RequantizedConv, fused:
+ *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes.
+ * - `dwChannels` runs depthwise channels over an i16 zero-padded copy of each plane (the columns
+ *   split by phase for stride 2, so every tap reads contiguous lanes), i32x4.extmul per tap, with
+ *   the same store.
+ */
+
+/** The flags argument of igemm and dwChannels. */
+export const INT_FLAGS = {
+  /** Weights are int8 (else uint8). */
+  weightsSigned: 1,
+  /** Store the int32 accumulator (else requantize to bytes); 2, the shift of its element size. */
+  int32Out: 2,
+  /** Output bytes are int8 (else uint8). */
+  outSigned: 4,
+  /** Input bytes are int8 (else uint8). */
+  inputSigned: 8,
+  /** A bias is given. */
+  bias: 16,
+} as const;
+
+/** Lanes of two i16x8 vectors a, b interleaved: a0 b0 a1 b1 a2 b2 a3 b3 (low) and a4 b4 … (high). */
+const INTERLEAVE_LOW = [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23];
+const INTERLEAVE_HIGH = [8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31];
+
+/** `for (v = from; v < to; v += step) body()`, with from, to and step pushed by callbacks. */
+function forLoop(code: Code, v: number, from: () => void, to: () => void, step: number, body: () => void): void {
+  from();
+  code.set(v);
+  code.block().loop();
+  code.get(v);
+  to();
+  code.i32GeS().brIf(1);
+  body();
+  code.get(v).i32(step).i32Add().set(v);
+  code.br(0).end().end();
+}
+
+/**
+ * `packPairs(x, ldx, K, np, panel, NP, zx, signed)`: rows k < K of x (row stride ldx bytes),
+ * columns 0..np (rounded up to 8; the extra columns are don't-cares) into the panel.
+ */
+function packPairsFunction(): FunctionDef {
+  const [x, ldx, K, np, panel, NP, zx, signed] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const code = new Code(8);
+  const k = code.local(I32);
+  const p = code.local(I32);
+  const row = code.local(I32);
+  const dst = code.local(I32);
+  const zero = code.local(V128);
+  const a = code.local(V128);
+  const b = code.local(V128);
+  code.get(zx).i16x8Splat().set(zero);
+  const load = (): void => {
+    code.get(signed).ifValue(V128);
+    code.get(row).get(p).i32Add().v128Load8x8(true);
+    code.else();
+    code.get(row).get(p).i32Add().v128Load8x8(false);
+    code.end();
+    code.get(zero).i16x8Sub();
+  };
+  forLoop(
+    code,
+    k,
+    () => code.i32(0),
+    () => code.get(K),
+    2,
+    () => {
+      code.get(x).get(k).get(ldx).i32Mul().i32Add().set(row);
+      code.get(panel).get(k).i32(1).i32ShrS().get(NP).i32Mul().i32(2).i32Shl().i32Add().set(dst);
+      forLoop(
+        code,
+        p,
+        () => code.i32(0),
+        () => code.get(np),
+        8,
+        () => {
+          load();
+          code.set(a);
+          // the partner row, or zeros past an odd K
+          code.get(k).i32(1).i32Add().get(K).i32LtS().ifValue(V128);
+          code.get(row).get(ldx).i32Add().set(row);
+          load();
+          code.get(row).get(ldx).i32Sub().set(row);
+          code.else();
+          code.i32x4Const(0);
+          code.end();
+          code.set(b);
+          code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_LOW).v128Store(0);
+          code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+          code.get(dst).i32(32).i32Add().set(dst);
+        },
+      );
+    },
+  );
+  return { name: 'packPairs', params: Array(8).fill(I32), results: [], code };
+}
+
+/** Per-row values the store reads, held in locals while a row block runs. */
+interface RowLocals {
+  readonly bias: number;
+  readonly scale: number;
+}
+
+/**
+ * Emits the requantizing store of 8 accumulators (two i32x4) of one row: leaves the 8 result bytes
+ * in the low half of a v128 on the stack.
+ */
+function emitRequant(
+  code: Code,
+  accs: readonly [number, number],
+  row: RowLocals,
+  v: { lo: number; hi: number; zp: number; flags: number; packed: number },
+): void {
+  for (const acc of accs) {
+    code.get(acc).get(row.bias).i32x4Splat().i32x4Add().f32x4ConvertI32x4S();
+    code.get(row.scale).f32x4Splat().f32x4Mul().f32x4Nearest();
+    code.get(v.lo).f32x4Max().get(v.hi).f32x4Min().i32x4TruncSatF32x4S();
+    code.get(v.zp).i32x4Add();
+  }
+  code.i16x8NarrowI32x4S();
+  // int8 or uint8 saturation (the values are in range already)
+  const packed = v.packed;
+  code.set(packed);
+  code.get(v.flags).i32(INT_FLAGS.outSigned).i32And().ifValue(V128);
+  code.get(packed).get(packed).i8x16NarrowI16x8(true);
+  code.else();
+  code.get(packed).get(packed).i8x16NarrowI16x8(false);
+  code.end();
+}
+
+/**
+ * Emits the store of one row's 8 columns at `dst` (element address of column 0 of the block):
+ * the full 8 when `full` is set, else the first `count` through the scratch `tmp`.
+ */
+function emitRowStore(
+  code: Code,
+  accs: readonly [number, number],
+  row: RowLocals,
+  s: {
+    dst: number;
+    full: number;
+    count: number;
+    tmp: number;
+    j: number;
+    lo: number;
+    hi: number;
+    zp: number;
+    flags: number;
+    packed: number;
+  },
+): void {
+  code.get(s.flags).i32(INT_FLAGS.int32Out).i32And().if();
+  // int32 accumulators
+  code.get(s.full).if();
+  code.get(s.dst).get(accs[0]).v128Store(0);
+  code.get(s.dst).get(accs[1]).v128Store(16);
+  code.else();
+  code.get(s.tmp).get(accs[0]).v128Store(0);
+  code.get(s.tmp).get(accs[1]).v128Store(16);
+  forLoop(
+    code,
+    s.j,
+    () => code.i32(0),
+    () => code.get(s.count),
+    1,
+    () => {
+      code.get(s.dst).get(s.j).i32(2).i32Shl().i32Add();
+      code.get(s.tmp).get(s.j).i32(2).i32Shl().i32Add().i32Load();
+      code.i32Store();
+    },
+  );
+  code.end();
+  code.else();
+  {
+    emitRequant(code, accs, row, s);
+    const packed = s.packed;
+    code.set(packed);
+    code.get(s.full).if();
+    code.get(s.dst).get(packed).v128Store64Lane0();
+    code.else();
+    code.get(s.tmp).get(packed).v128Store(0);
+    forLoop(
+      code,
+      s.j,
+      () => code.i32(0),
+      () => code.get(s.count),
+      1,
+      () => {
+        code.get(s.dst).get(s.j).i32Add();
+        code.get(s.tmp).get(s.j).i32Add().i32Load8U();
+        code.i32Store8();
+      },
+    );
+    code.end();
+  }
+  code.end();
+}
+
+/** Reads the per-row bias (i32) and scale (f32) of row `m` into locals. */
+function emitRowParams(
+  code: Code,
+  m: number,
+  row: RowLocals,
+  p: { bias: number; biasStride: number; scale: number; scaleStride: number; flags: number },
+): void {
+  code.get(p.flags).i32(INT_FLAGS.bias).i32And().ifValue(I32);
+  code.get(p.bias).get(m).get(p.biasStride).i32Mul().i32Add().i32Load();
+  code.else();
+  code.i32(0);
+  code.end();
+  code.set(row.bias);
+  code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().set(row.scale);
+}
+
+/**
+ * `igemm(M, K, W, ldw, wzp, wzStride, panel, NP, np, Y, ldy, flags, bias, biasStride, scale,
+ * scaleStride, lo, hi, zp, tmp)`: Y[m, p] for m < M, p < np from weight rows W (bytes) and a packed
+ * panel (packPairs layout, NP columns); ldy is Y's row stride in elements (bytes or int32);
+ * lo/hi are the output range minus the zero point (float32), tmp 32 bytes of scratch.
+ */
+function igemmFunction(): FunctionDef {
+  const P = {
+    M: 0,
+    K: 1,
+    W: 2,
+    ldw: 3,
+    wzp: 4,
+    wzStride: 5,
+    panel: 6,
+    NP: 7,
+    np: 8,
+    Y: 9,
+    ldy: 10,
+    flags: 11,
+    bias: 12,
+    biasStride: 13,
+    scale: 14,
+    scaleStride: 15,
+    lo: 16,
+    hi: 17,
+    zp: 18,
+    tmp: 19,
+  } as const;
+  const params = Array(20).fill(I32);
+  params[P.lo] = F32;
+  params[P.hi] = F32;
+  const code = new Code(20);
+  const m = code.local(I32);
+  const pj = code.local(I32);
+  const kp = code.local(I32);
+  const pp = code.local(I32);
+  const pairs = code.local(I32);
+  const full = code.local(I32);
+  const count = code.local(I32);
+  const dst = code.local(I32);
+  const j = code.local(I32);
+  const x0 = code.local(V128);
+  const x1 = code.local(V128);
+  const wv = code.local(V128);
+  const lo = code.local(V128);
+  const hi = code.local(V128);
+  const zp = code.local(V128);
+  const packed = code.local(V128);
+  const rows = [0, 1, 2, 3].map(() => ({
+    w: code.local(I32),
+    z: code.local(V128),
+    bias: code.local(I32),
+    scale: code.local(F32),
+    accs: [code.local(V128), code.local(V128)] as [number, number],
+  }));
+  code.get(P.lo).f32x4Splat().set(lo);
+  code.get(P.hi).f32x4Splat().set(hi);
+  code.get(P.zp).i32x4Splat().set(zp);
+  code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+
+  /** Rows m..m+R-1 over all column blocks. */
+  const block = (R: number): void => {
+    for (let r = 0; r < R; r++) {
+      const row = rows[r] as (typeof rows)[number];
+      code.get(P.W).get(m).i32(r).i32Add().get(P.ldw).i32Mul().i32Add().set(row.w);
+      // the row's weight zero point as i16 lanes
+      code.get(P.wzp).get(m).i32(r).i32Add().get(P.wzStride).i32Mul().i32Add().set(j);
+      code.get(P.flags).i32(INT_FLAGS.weightsSigned).i32And().ifValue(I32);
+      code.get(j).i32Load8S();
+      code.else();
+      code.get(j).i32Load8U();
+      code.end();
+      code.i16x8Splat().set(row.z);
+      code.get(m).i32(r).i32Add().set(j);
+      emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+    }
+    forLoop(
+      code,
+      pj,
+      () => code.i32(0),
+      () => code.get(P.np),
+      8,
+      () => {
+        for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
+        code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
+        const signedBranch = (signed: boolean): void => {
+          forLoop(
+            code,
+            kp,
+            () => code.i32(0),
+            () => code.get(pairs),
+            1,
+            () => {
+              code.get(pp).v128Load(0).set(x0);
+              code.get(pp).v128Load(16).set(x1);
+              for (let r = 0; r < R; r++) {
+                const row = rows[r] as (typeof rows)[number];
+                code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load16Splat().i16x8ExtendLowI8x16(signed);
+                code.get(row.z).i16x8Sub().set(wv);
+                code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
+                code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
+              }
+              code.get(pp).get(P.NP).i32(2).i32Shl().i32Add().set(pp);
+            },
+          );
+        };
+        code.get(P.flags).i32(INT_FLAGS.weightsSigned).i32And().if();
+        signedBranch(true);
+        code.else();
+        signedBranch(false);
+        code.end();
+        code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
+        code.get(P.np).get(pj).i32Sub().set(count);
+        for (let r = 0; r < R; r++) {
+          const row = rows[r] as (typeof rows)[number];
+          // element address of (m + r, pj)
+          // (int32Out is 2: the flag is the element size's shift)
+          code.get(m).i32(r).i32Add().get(P.ldy).i32Mul().get(pj).i32Add();
+          code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+          code.get(P.Y).i32Add().set(dst);
+          emitRowStore(code, row.accs, row, store);
+        }
+      },
+    );
+  };
+
+  code.i32(0).set(m);
+  code.block().loop();
+  code.get(m).i32(4).i32Add().get(P.M).i32GtS().brIf(1);
+  block(4);
+  code.get(m).i32(4).i32Add().set(m);
+  code.br(0).end().end();
+  code.block().loop();
+  code.get(m).get(P.M).i32GeS().brIf(1);
+  block(1);
+  code.get(m).i32(1).i32Add().set(m);
+  code.br(0).end().end();
+  return { name: 'igemm', params, results: [], code };
+}
+
+/**
+ * `dwChannels(x, w, wzp, wzStride, y, count, c0, H, W, OH, OW, KK, taps, plane, Lp, rowStep,
+ * padOffset, sw, zx, flags, bias, biasStride, scale, scaleStride, lo, hi, zp, tmp)`: depthwise
+ * channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW each). Per channel the plane
+ * is copied, minus zx, into the zero-bordered i16 `plane` (rows of sw phases of Lp lanes; input
+ * (0, 0) lands at byte padOffset, input column ix in phase ix' % sw at index ix' / sw with
+ * ix' = ix + pl), the KK taps' weights are stored beside their byte offsets in `taps` (8 bytes per
+ * tap: offset, then weight − zero point, filled here), and each output row oi reads from
+ * plane + oi·rowStep.
+ */
+function dwChannelsFunction(): FunctionDef {
+  const names = [
+    'x',
+    'w',
+    'wzp',
+    'wzStride',
+    'y',
+    'count',
+    'c0',
+    'H',
+    'W',
+    'OH',
+    'OW',
+    'KK',
+    'taps',
+    'plane',
+    'Lp',
+    'rowStep',
+    'padOffset',
+    'sw',
+    'zx',
+    'flags',
+    'bias',
+    'biasStride',
+    'scale',
+    'scaleStride',
+    'lo',
+    'hi',
+    'zp',
+    'tmp',
+    'pl',
+  ] as const;
+  const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
+  const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
+  const code = new Code(names.length);
+  const c = code.local(I32);
+  const iy = code.local(I32);
+  const ix = code.local(I32);
+  const src = code.local(I32);
+  const dstRow = code.local(I32);
+  const t = code.local(I32);
+  const oi = code.local(I32);
+  const oj = code.local(I32);
+  const rowBase = code.local(I32);
+  const ybase = code.local(I32);
+  const full = code.local(I32);
+  const count = code.local(I32);
+  const dst = code.local(I32);
+  const j = code.local(I32);
+  const wz = code.local(I32);
+  const col = code.local(I32);
+  const lo = code.local(V128);
+  const hi = code.local(V128);
+  const zp = code.local(V128);
+  const zx = code.local(V128);
+  const wv = code.local(V128);
+  const xv = code.local(V128);
+  const packed = code.local(V128);
+  const row = { bias: code.local(I32), scale: code.local(F32) };
+  const accs: [number, number] = [code.local(V128), code.local(V128)];
+  code.get(P.lo).f32x4Splat().set(lo);
+  code.get(P.hi).f32x4Splat().set(hi);
+  code.get(P.zp).i32x4Splat().set(zp);
+  code.get(P.zx).i16x8Splat().set(zx);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+  const loadByte = (flag: number): void => {
+    code.get(P.flags).i32(flag).i32And().ifValue(I32);
+    code.get(src).i32Load8S();
+    code.else();
+    code.get(src).i32Load8U();
+    code.end();
+  };
+
+  forLoop(
+    code,
+    c,
+    () => code.i32(0),
+    () => code.get(P.count),
+    1,
+    () => {
+      // the plane minus its zero point into the padded i16 copy
+      code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
+      forLoop(
+        code,
+        iy,
+        () => code.i32(0),
+        () => code.get(P.H),
+        1,
+        () => {
+          // padded row pt + iy (padOffset is pt's byte offset)
+          code.get(P.plane).get(P.padOffset).i32Add().get(iy).get(P.sw).i32Mul().get(P.Lp).i32Mul().i32(1).i32Shl().i32Add().set(dstRow);
+          code.get(P.sw).i32(1).i32Eq().if();
+          // stride 1: 8 columns a step, then the tail one by one
+          code.i32(0).set(ix);
+          code.block().loop();
+          code.get(ix).i32(8).i32Add().get(P.W).i32GtS().brIf(1);
+          code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
+          code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(V128);
+          code.get(src).get(ix).i32Add().v128Load8x8(true);
+          code.else();
+          code.get(src).get(ix).i32Add().v128Load8x8(false);
+          code.end();
+          code.get(zx).i16x8Sub().v128Store();
+          code.get(ix).i32(8).i32Add().set(ix);
+          code.br(0).end().end();
+          code.block().loop();
+          code.get(ix).get(P.W).i32GeS().brIf(1);
+          code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
+          code.get(src).get(ix).i32Add().set(j);
+          code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(I32);
+          code.get(j).i32Load8S();
+          code.else();
+          code.get(j).i32Load8U();
+          code.end();
+          code.get(P.zx).i32Sub().i32Store16();
+          code.get(ix).i32(1).i32Add().set(ix);
+          code.br(0).end().end();
+          code.else();
+          // other strides: each column to its phase
+          forLoop(
+            code,
+            ix,
+            () => code.i32(0),
+            () => code.get(P.W),
+            1,
+            () => {
+              code.get(ix).get(P.pl).i32Add().set(col);
+              code.get(dstRow);
+              // phase (col % sw) at index col / sw
+              code.get(col).get(P.sw).i32DivU();
+              code.get(col).get(col).get(P.sw).i32DivU().get(P.sw).i32Mul().i32Sub().get(P.Lp).i32Mul().i32Add();
+              code.i32(1).i32Shl().i32Add();
+              code.get(src).get(ix).i32Add().set(j);
+              code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(I32);
+              code.get(j).i32Load8S();
+              code.else();
+              code.get(j).i32Load8U();
+              code.end();
+              code.get(P.zx).i32Sub().i32Store16();
+            },
+          );
+          code.end();
+          code.get(src).get(P.W).i32Add().set(src);
+        },
+      );
+      // this channel's tap weights minus the zero point
+      code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
+      loadByte(INT_FLAGS.weightsSigned);
+      code.set(wz);
+      forLoop(
+        code,
+        t,
+        () => code.i32(0),
+        () => code.get(P.KK),
+        1,
+        () => {
+          code.get(P.taps).get(t).i32(3).i32Shl().i32Add();
+          code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(t).i32Add().set(src);
+          loadByte(INT_FLAGS.weightsSigned);
+          code.get(wz).i32Sub().i32Store(4);
+        },
+      );
+      code.get(P.c0).get(c).i32Add().set(j);
+      emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+      code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+      code.i32Add().set(ybase);
+      forLoop(
+        code,
+        oi,
+        () => code.i32(0),
+        () => code.get(P.OH),
+        1,
+        () => {
+          code.get(P.plane).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
+          forLoop(
+            code,
+            oj,
+            () => code.i32(0),
+            () => code.get(P.OW),
+            8,
+            () => {
+              code.i32x4Const(0).set(accs[0]);
+              code.i32x4Const(0).set(accs[1]);
+              forLoop(
+                code,
+                t,
+                () => code.i32(0),
+                () => code.get(P.KK),
+                1,
+                () => {
+                  code.get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(4).i16x8Splat().set(wv);
+                  code.get(rowBase).get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(0).i32Add();
+                  code.get(oj).i32(1).i32Shl().i32Add().v128Load().set(xv);
+                  code.get(accs[0]).get(xv).get(wv).i32x4ExtmulLowI16x8S().i32x4Add().set(accs[0]);
+                  code.get(accs[1]).get(xv).get(wv).i32x4ExtmulHighI16x8S().i32x4Add().set(accs[1]);
+                },
+              );
+              code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);
+              code.get(P.OW).get(oj).i32Sub().set(count);
+              code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();
+              code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+              code.get(ybase).i32Add().set(dst);
+              emitRowStore(code, accs, row, store);
+            },
+          );
+        },
+      );
+    },
+  );
+  return { name: 'dwChannels', params, results: [], code };
+}
+
+export interface IntConvExports {
+  packPairs(x: number, ldx: number, K: number, np: number, panel: number, NP: number, zx: number, signed: number): void;
+  igemm(...args: number[]): void;
+  dwChannels(...args: number[]): void;
+}
+
+export function intConvFunctions(): FunctionDef[] {
+  return [packPairsFunction(), igemmFunction(), dwChannelsFunction()];
+}

@@ -1,0 +1,392 @@
+import { type HostTensor, type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
+import { REQUANTIZED_CONV } from '@tsge/ops/kernel-support';
+import { convProblem, defineKernel, requantizedRange } from '@tsge/kernels-js/kernel-support';
+import { extraModule } from './extra-modules.js';
+import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { type NumberTuple, runTiles, splitRange, tileFunction } from './tiles.js';
+
+/**
+ * ConvInteger and tsge::RequantizedConv on uint8/int8 tensors in device memory, with the integer
+ * kernels of int-conv-module.ts: depthwise 2-D convolutions per channel over padded i16 planes,
+ * every other 2-D convolution as a GEMM per group over i16 pair panels packed into the thread's
+ * workspace (pointwise ones by the wasm packer, k×k ones through the window's gather table), split
+ * into tiles across threads. The store writes int32 (ConvInteger) or the requantized bytes. Results
+ * equal the reference kernels' (integer accumulation is exact; the requantization runs the same
+ * float32 operations); whatever these paths do not cover goes to the reference kernel.
+ */
+
+const intModule = extraModule(intConvFunctions);
+const exportsOf = (memory: LinearMemory) => intModule(memory) as unknown as IntConvExports | undefined;
+
+/** Workspace header: 32 bytes of store scratch, then one zero byte (the absent weight zero point). */
+const HEADER = 64;
+const ZERO_BYTE = 48;
+/** Panel bytes per tile step: about a quarter of the workspace, so the panel stays in cache. */
+const PANEL_BYTES = 256 * 1024;
+
+const align64 = (n: number): number => (n + 63) & ~63;
+
+function inDeviceMemory(memory: LinearMemory, ...tensors: (HostTensor | undefined)[]): boolean {
+  for (const t of tensors) if (t && (ArrayBuffer.isView(t.data) ? t.data.buffer !== memory.buffer : true)) return false;
+  return true;
+}
+
+const byteOffset = (t: HostTensor): number => (t.data as Uint8Array).byteOffset;
+const isByteType = (t: HostTensor | undefined): boolean => t?.type === 'uint8' || t?.type === 'int8';
+
+/** Addresses and strides of the per-output-channel operands, or undefined when they do not fit. */
+interface ChannelOperands {
+  readonly wzp: number;
+  readonly wzStride: number;
+  readonly bias: number;
+  readonly biasStride: number;
+  readonly scale: number;
+  readonly scaleStride: number;
+}
+
+/** One plan per context, as the float Conv kernel keeps (tensor offsets do not move in a static model). */
+interface IntPlan {
+  readonly signature: readonly number[];
+  readonly outDims: readonly number[];
+  readonly yOffset: number;
+  readonly tile: (typeof INT_TILES)[number];
+  readonly tiles: readonly (readonly number[])[];
+}
+const plans = new WeakMap<KernelContextV1, IntPlan>();
+
+function channelOperands(
+  memory: LinearMemory,
+  w: HostTensor,
+  wz: HostTensor | undefined,
+  bias: HostTensor | undefined,
+  scale: HostTensor | undefined,
+  channels: number,
+): ChannelOperands | undefined {
+  const perChannel = (t: HostTensor | undefined) => t === undefined || t.data.length === 1 || t.data.length === channels;
+  if (!perChannel(wz) || !perChannel(bias) || !perChannel(scale)) return undefined;
+  if (wz && (wz.type !== w.type || !inDeviceMemory(memory, wz))) return undefined;
+  if (bias && (bias.type !== 'int32' || !inDeviceMemory(memory, bias))) return undefined;
+  if (scale && (scale.type !== 'float32' || !inDeviceMemory(memory, scale))) return undefined;
+  const stride = (t: HostTensor | undefined, bytes: number) => (t && t.data.length > 1 ? bytes : 0);
+  return {
+    wzp: wz ? byteOffset(wz) : -1,
+    wzStride: stride(wz, 1),
+    bias: bias ? byteOffset(bias) : -1,
+    biasStride: stride(bias, 4),
+    scale: scale ? byteOffset(scale) : -1,
+    scaleStride: stride(scale, 4),
+  };
+}
+
+/** Runs the convolution on the integer SIMD paths; false when they do not apply (nothing written). */
+function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
+  const memory = ctx.memory;
+  const x = ctx.tensor(0);
+  const w = ctx.tensor(1);
+  if (!memory || !x || !w || !isByteType(x) || !isByteType(w) || x.dims.length !== 4) return false;
+  if (!exportsOf(memory) || !threadWorkspace(memory) || !inDeviceMemory(memory, x, w)) return false;
+  const xz = ctx.tensor(2);
+  const wz = ctx.tensor(3);
+  if ((xz && xz.type !== x.type) || (wz && wz.type !== w.type)) return false;
+  const bias = requantized ? ctx.tensor(4) : undefined;
+  const scale = requantized ? ctx.tensor(5) : undefined;
+  const yzp = requantized ? ctx.tensor(6) : undefined;
+  if (requantized && (!scale || !isByteType(yzp))) return false;
+  const threads = ctx.parallel?.threads ?? 1;
+  const signature = [byteOffset(x), byteOffset(w), threads, ...x.dims];
+  const old = plans.get(ctx);
+  if (old && old.signature.length === signature.length && old.signature.every((v, i) => v === signature[i])) {
+    const y = ctx.output(0, old.outDims, requantized ? (yzp as HostTensor).type : 'int32');
+    if (byteOffset(y) === old.yOffset) {
+      runTiles(memory, ctx.parallel, old.tile, old.tiles);
+      return true;
+    }
+  }
+  const p = convProblem(ctx, x, w);
+  const ops = channelOperands(memory, w, wz, bias, scale, p.outChannels);
+  if (!ops) return false;
+  const outType = requantized ? (yzp as HostTensor).type : 'int32';
+  const y = ctx.output(0, [p.batch, p.outChannels, ...p.geometry.outDims], outType);
+  if (!inDeviceMemory(memory, y)) return false;
+  // one zero point for the whole input, as the reference reads it
+  const zx = xz && xz.data.length > 0 ? readNumber(xz, 0) : 0;
+  const zp = yzp ? readNumber(yzp, 0) : 0;
+  const [lo, hi] = yzp ? requantizedRange(ctx, yzp.type) : [0, 0];
+  const flags =
+    (w.type === 'int8' ? INT_FLAGS.weightsSigned : 0) |
+    (x.type === 'int8' ? INT_FLAGS.inputSigned : 0) |
+    (requantized ? (outType === 'int8' ? INT_FLAGS.outSigned : 0) : INT_FLAGS.int32Out) |
+    (bias && bias.data.length > 0 ? INT_FLAGS.bias : 0);
+  const store = [flags, ops.bias, ops.biasStride, ops.scale, ops.scaleStride, lo - zp, hi - zp, zp];
+  const cg = p.inChannels / p.group;
+  const mg = p.outChannels / p.group;
+  const g = p.geometry;
+  const [H, W] = g.inDims as [number, number];
+  const [OH, OW] = g.outDims as [number, number];
+  const [KH, KW] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [pt, pl] = g.padsBegin as [number, number];
+  const workspace = threadWorkspace(memory) as { offset: number; bytes: number };
+  const ySize = outType === 'int32' ? 4 : 1;
+  let plan: IntPlan | undefined;
+  if (cg === 1 && mg === 1) {
+    // zero-padded planes: rows of sw phases of Lp lanes, 8 lanes of slack for the last vector
+    const Hp = Math.max(H + pt, (OH - 1) * sh + (KH - 1) * dh + 1);
+    const reach = Math.floor(((KW - 1) * dw) / sw);
+    const Lp = Math.max(Math.ceil((W + pl) / sw), ((OW + 7) & ~7) + reach) + 8;
+    const taps = HEADER;
+    const plane = align64(taps + KH * KW * 8);
+    if (plane + Hp * sw * Lp * 2 > workspace.bytes) return false;
+    const tapOffsets: number[] = [];
+    for (let ki = 0; ki < KH; ki++)
+      for (let kj = 0; kj < KW; kj++) {
+        const col = kj * dw;
+        tapOffsets.push(((ki * dh * sw + (col % sw)) * Lp + Math.floor(col / sw)) * 2);
+      }
+    const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 2, pt * sw * Lp * 2, sw, zx, pl, Hp * sw * Lp * 2];
+    const tiles: number[][] = [];
+    for (let n = 0; n < p.batch; n++)
+      for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
+        const base = n * p.outChannels + c0;
+        tiles.push([
+          byteOffset(x) + base * H * W,
+          byteOffset(w) + c0 * KH * KW,
+          byteOffset(y) + base * OH * OW * ySize,
+          c1 - c0,
+          c0,
+          ops.wzp,
+          ops.wzStride,
+          ...store,
+          ...geometry,
+          ...tapOffsets,
+        ]);
+      }
+    plan = { signature, outDims: y.dims, yOffset: byteOffset(y), tile: depthwiseIntTile, tiles };
+  } else {
+    const K = cg * KH * KW;
+    const P = OH * OW;
+    const pairs = (K + 1) >> 1;
+    const pointwise = KH === 1 && KW === 1 && sh === 1 && sw === 1 && pt === 0 && pl === 0 && OH === H && OW === W;
+    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER);
+    const NP = Math.min((P + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
+    if (NP < 8) return false;
+    // one byte past an odd K's last weight row is read (and multiplied by the zero pad row)
+    if (byteOffset(w) + w.data.length + 16 > memory.buffer.byteLength) return false;
+    if (byteOffset(x) + x.data.length + 16 > memory.buffer.byteLength) return false;
+    // split columns when there are enough of them, else rows of output channels
+    const byColumns = P >= 64 * threads || mg < 8;
+    const tiles: number[][] = [];
+    for (let n = 0; n < p.batch; n++)
+      for (let grp = 0; grp < p.group; grp++) {
+        const ranges = byColumns ? splitRange(P, threads, 8, mg * K) : splitRange(mg, threads, 4, P * K);
+        for (const [a, b] of ranges) {
+          const [m0, m1, p0, p1] = byColumns ? [0, mg, a, b] : [a, b, 0, P];
+          const row = grp * mg + m0;
+          tiles.push([
+            byteOffset(x) + (n * p.inChannels + grp * cg) * H * W,
+            byteOffset(w) + row * K,
+            byteOffset(y) + (n * p.outChannels + row) * P * ySize,
+            m1 - m0,
+            K,
+            P,
+            p0,
+            p1,
+            NP,
+            zx,
+            pointwise ? 0 : 1,
+            ops.wzp < 0 ? -1 : ops.wzp + row * ops.wzStride,
+            ops.wzStride,
+            flags,
+            ops.bias < 0 ? -1 : ops.bias + row * ops.biasStride,
+            ops.biasStride,
+            ops.scale < 0 ? -1 : ops.scale + row * ops.scaleStride,
+            ops.scaleStride,
+            lo - zp,
+            hi - zp,
+            zp,
+            cg,
+            H,
+            W,
+            OW,
+            KH,
+            KW,
+            sh,
+            sw,
+            dh,
+            dw,
+            pt,
+            pl,
+          ]);
+        }
+      }
+    plan = { signature, outDims: y.dims, yOffset: byteOffset(y), tile: gemmIntTile, tiles };
+  }
+  plans.set(ctx, plan);
+  runTiles(memory, ctx.parallel, plan.tile, plan.tiles);
+  return true;
+}
+
+/** This thread's workspace, with the zero byte set. */
+function workspaceOf(memory: LinearMemory): { offset: number; bytes: number } {
+  const ws = threadWorkspace(memory);
+  if (!ws) throw new Error('the integer convolution tiles need a thread workspace');
+  new Uint8Array(memory.buffer, ws.offset + ZERO_BYTE, 1)[0] = 0;
+  return ws;
+}
+
+function kernelsOf(memory: LinearMemory): IntConvExports {
+  const k = exportsOf(memory);
+  if (!k) throw new Error('the integer convolution tiles need WebAssembly SIMD');
+  return k;
+}
+
+/** Tile: output channels [0, count) of a depthwise convolution, addresses at the first one. */
+const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
+  const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
+  const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl, planeBytes] = t.slice(15, 29) as number[] as NumberTuple<14>;
+  const ws = workspaceOf(memory);
+  const k = kernelsOf(memory);
+  new Uint8Array(memory.buffer, ws.offset + plane, planeBytes).fill(0);
+  const offsets = new Int32Array(memory.buffer, ws.offset + taps, KK * 2);
+  for (let i = 0; i < KK; i++) offsets[i * 2] = t[29 + i] as number;
+  k.dwChannels(
+    x,
+    w,
+    wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+    wzp < 0 ? 0 : wzStride,
+    y,
+    count,
+    c0,
+    H,
+    W,
+    OH,
+    OW,
+    KK,
+    ws.offset + taps,
+    ws.offset + plane,
+    Lp,
+    rowStep,
+    padOffset,
+    sw,
+    zx,
+    flags,
+    bias,
+    biasStride,
+    scale < 0 ? ws.offset : scale,
+    scaleStride,
+    lo,
+    hi,
+    zp,
+    ws.offset,
+    pl,
+  );
+});
+
+/** Tile: rows [0, M) × columns [p0, p1) of one group's GEMM, in panels of NP columns. */
+const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
+  const [x, w, y, M, K, P, p0, p1, NP, zx, gathered, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] =
+    t as number[] as NumberTuple<21>;
+  const ws = workspaceOf(memory);
+  const k = kernelsOf(memory);
+  const panel = ws.offset + HEADER;
+  const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
+  for (let c = p0; c < p1; c += NP) {
+    const np = Math.min(NP, p1 - c);
+    if (gathered)
+      packWindows(memory, x, t.slice(21) as number[] as NumberTuple<12>, c, np, panel, NP, zx, (flags & INT_FLAGS.inputSigned) !== 0);
+    else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
+    k.igemm(
+      M,
+      K,
+      w,
+      K,
+      wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+      wzp < 0 ? 0 : wzStride,
+      panel,
+      NP,
+      np,
+      y + c * ySize,
+      P,
+      flags,
+      bias,
+      biasStride,
+      scale < 0 ? ws.offset : scale,
+      scaleStride,
+      lo,
+      hi,
+      zp,
+      ws.offset,
+    );
+  }
+});
+
+/**
+ * im2col of output positions [c, c + np) of a 2-D convolution, minus the zero point, in the pair
+ * layout (padding reads as 0, i.e. the zero point).
+ */
+function packWindows(
+  memory: LinearMemory,
+  x: number,
+  geometry: NumberTuple<12>,
+  c: number,
+  np: number,
+  panel: number,
+  NP: number,
+  zx: number,
+  signed: boolean,
+): void {
+  const [channels, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl] = geometry;
+  const K = channels * KH * KW;
+  const src = signed ? new Int8Array(memory.buffer) : new Uint8Array(memory.buffer);
+  const dst = new Int16Array(memory.buffer, panel, ((K + 1) >> 1) * NP * 2);
+  const oi0 = Math.floor(c / OW);
+  const oj0 = c % OW;
+  let row = 0;
+  for (let ch = 0; ch < channels; ch++) {
+    const xc = x + ch * H * W;
+    for (let ki = 0; ki < KH; ki++)
+      for (let kj = 0; kj < KW; kj++, row++) {
+        let at = (row >> 1) * NP * 2 + (row & 1);
+        let oi = oi0;
+        let oj = oj0;
+        for (let o = 0; o < np; o++, at += 2) {
+          const iy = oi * sh + ki * dh - pt;
+          const ix = oj * sw + kj * dw - pl;
+          dst[at] = iy >= 0 && iy < H && ix >= 0 && ix < W ? (src[xc + iy * W + ix] as number) - zx : 0;
+          if (++oj === OW) {
+            oj = 0;
+            oi++;
+          }
+        }
+      }
+  }
+  if (K & 1) {
+    let at = (K >> 1) * NP * 2 + 1;
+    for (let o = 0; o < np; o++, at += 2) dst[at] = 0;
+  }
+}
+
+export const INT_TILES = [depthwiseIntTile, gemmIntTile] as const;
+
+function intKernel(opType: string, domain: string | undefined, reference: KernelV1, requantized: boolean): KernelV1 {
+  return defineKernel({
+    opType,
+    ...(domain ? { domain } : {}),
+    name: 'wasm-simd',
+    dtypes: ['uint8', 'int8'],
+    parallel: true,
+    compute: (ctx) => {
+      if (!convolve(ctx, requantized)) reference.compute(ctx);
+    },
+  });
+}
+
+/** ConvInteger and tsge::RequantizedConv; `reference` finds the reference kernel of an op. */
+export function simdIntConvKernels(reference: (opType: string) => KernelV1): KernelV1[] {
+  return [
+    intKernel('ConvInteger', undefined, reference('ConvInteger'), false),
+    intKernel(REQUANTIZED_CONV, TSGE_DOMAIN, reference(REQUANTIZED_CONV), true),
+  ];
+}
