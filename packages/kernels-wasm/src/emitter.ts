@@ -391,6 +391,15 @@ export class Code {
   i32x4ExtmulHighI16x8S(): this {
     return this.simd(0xbd);
   }
+  i32x4ExtendLowI16x8S(): this {
+    return this.simd(0xa7);
+  }
+  i32x4ExtendHighI16x8S(): this {
+    return this.simd(0xa8);
+  }
+  f32x4Eq(): this {
+    return this.simd(0x41);
+  }
   f32x4ConvertI32x4S(): this {
     return this.simd(0xfa);
   }

@@ -21,7 +21,13 @@ const referenceOf = (opType: string): KernelV1 => {
   if (!k) throw new Error(`no reference ${opType}`);
   return k;
 };
-const [convInteger, requantizedConv] = simdIntConvKernels(referenceOf);
+/** Calls of the reference through the SIMD kernels: the SIMD paths must not fall back here. */
+let fallbacks = 0;
+const counted = (opType: string): KernelV1 => ({
+  ...referenceOf(opType),
+  compute: (ctx) => (fallbacks++, referenceOf(opType).compute(ctx)),
+});
+const [convInteger, requantizedConv] = simdIntConvKernels(counted);
 
 function seeded(seed: number): () => number {
   let s = seed;
@@ -207,11 +213,13 @@ describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the refe
         const memory = wasmMemory(false, 64);
         const { conv, requant } = inputsOf(c, c.name.length * 7 + 3);
         const expectedInt = run(referenceOf('ConvInteger'), conv, c.attrs);
+        const before = fallbacks;
         const gotInt = run(convInteger as KernelV1, conv, c.attrs, memory, threads);
         expect(gotInt.dims).toEqual(expectedInt.dims);
         expect(Array.from(gotInt.data as Int32Array)).toEqual(Array.from(expectedInt.data as Int32Array));
         const expected = run(referenceOf('RequantizedConv'), requant, c.attrs);
         const got = run(requantizedConv as KernelV1, requant, c.attrs, memory, threads);
+        expect(fallbacks, 'SIMD path taken').toBe(before);
         expect(got.type).toBe(expected.type);
         expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(expected.data as Uint8Array));
         // the outputs are not all saturated: the test sees the requantization
@@ -225,9 +233,11 @@ describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the refe
     const c = cases[0] as Case;
     const { requant } = inputsOf(c, 5);
     const expected = run(referenceOf('RequantizedConv'), requant, c.attrs);
+    const before = fallbacks;
     expect(Array.from(run(requantizedConv as KernelV1, requant, c.attrs).data as Uint8Array)).toEqual(
       Array.from(expected.data as Uint8Array),
     );
+    expect(fallbacks).toBe(before + 1);
     expect(requantizedConv?.domain).toBe(TSGE_DOMAIN);
   });
 });

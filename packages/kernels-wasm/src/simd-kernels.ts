@@ -6,6 +6,7 @@ import { simdConvTransposeKernel } from './simd-conv-transpose.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdGemmKernel } from './simd-gemm.js';
 import { simdIntConvKernels } from './simd-int-conv.js';
+import { simdQuantizeKernels } from './simd-quantize.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 import { simdPoolKernels } from './simd-pool.js';
 import { simdResizeKernel } from './simd-resize.js';
@@ -41,5 +42,6 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
     ...simdIntConvKernels((opType) => referenceOf(all, opType)),
+    ...simdQuantizeKernels((opType) => referenceOf(all, opType)),
   ];
 }
