@@ -32,6 +32,12 @@ export const INT_FLAGS = {
 /** Lanes of two i16x8 vectors a, b interleaved: a0 b0 a1 b1 a2 b2 a3 b3 (low) and a4 b4 … (high). */
 const INTERLEAVE_LOW = [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23];
 const INTERLEAVE_HIGH = [8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31];
+/** Depthwise filters of this many taps (3×3) run unrolled, their taps in locals. */
+const UNROLLED_TAPS = 9;
+
+/** The even and the odd i16 lanes of two vectors. */
+const EVEN_I16 = [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29];
+const ODD_I16 = [2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31];
 
 /** `for (v = from; v < to; v += step) body()`, with from, to and step pushed by callbacks. */
 function forLoop(code: Code, v: number, from: () => void, to: () => void, step: number, body: () => void): void {
@@ -225,9 +231,11 @@ function emitRowParams(
 
 /**
  * `igemm(M, K, W, ldw, wzp, wzStride, panel, NP, np, Y, ldy, flags, bias, biasStride, scale,
- * scaleStride, lo, hi, zp, tmp)`: Y[m, p] for m < M, p < np from weight rows W (bytes) and a packed
- * panel (packPairs layout, NP columns); ldy is Y's row stride in elements (bytes or int32);
- * lo/hi are the output range minus the zero point (float32), tmp 32 bytes of scratch.
+ * scaleStride, lo, hi, zp, tmp, wpack)`: Y[m, p] for m < M, p < np from weight rows W (bytes) and
+ * a packed panel (packPairs layout, NP columns); ldy is Y's row stride in elements (bytes or
+ * int32); lo/hi are the output range minus the zero point (float32), tmp 32 bytes of scratch.
+ * Each block of 4 rows is first laid out, minus its zero points, as i16 pairs in wpack
+ * (16·(ceil(K/2) + 8) bytes), so the inner loop splats one i32 per row and pair.
  */
 function igemmFunction(): FunctionDef {
   const P = {
@@ -251,12 +259,14 @@ function igemmFunction(): FunctionDef {
     hi: 17,
     zp: 18,
     tmp: 19,
+    wpack: 20,
   } as const;
-  const params = Array(20).fill(I32);
+  const params = Array(21).fill(I32);
   params[P.lo] = F32;
   params[P.hi] = F32;
-  const code = new Code(20);
+  const code = new Code(21);
   const m = code.local(I32);
+  const wp = code.local(I32);
   const pj = code.local(I32);
   const kp = code.local(I32);
   const pp = code.local(I32);
@@ -300,6 +310,41 @@ function igemmFunction(): FunctionDef {
       code.i16x8Splat().set(row.z);
       code.get(m).i32(r).i32Add().set(j);
       emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+      // the row minus its zero point as i16 pairs, one i32 per pair, into wpack[kp][r]
+      forLoop(
+        code,
+        kp,
+        () => code.i32(0),
+        () => code.get(pairs),
+        8,
+        () => {
+          for (const high of [false, true]) {
+            code.get(P.flags).i32(INT_FLAGS.weightsSigned).i32And().ifValue(V128);
+            code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load();
+            if (high) code.i16x8ExtendHighI8x16(true);
+            else code.i16x8ExtendLowI8x16(true);
+            code.else();
+            code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load();
+            if (high) code.i16x8ExtendHighI8x16(false);
+            else code.i16x8ExtendLowI8x16(false);
+            code.end();
+            code.get(row.z).i16x8Sub().set(wv);
+            for (let q = 0; q < 4; q++) {
+              const pair = (high ? 4 : 0) + q;
+              code
+                .get(P.wpack)
+                .get(kp)
+                .i32(R * 4)
+                .i32Mul()
+                .i32Add();
+              code
+                .get(wv)
+                .i32x4ExtractLane(q)
+                .i32Store((pair * R + r) * 4);
+            }
+          }
+        },
+      );
     }
     forLoop(
       code,
@@ -310,32 +355,33 @@ function igemmFunction(): FunctionDef {
       () => {
         for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
         code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
-        const signedBranch = (signed: boolean): void => {
-          forLoop(
-            code,
-            kp,
-            () => code.i32(0),
-            () => code.get(pairs),
-            1,
-            () => {
-              code.get(pp).v128Load(0).set(x0);
-              code.get(pp).v128Load(16).set(x1);
-              for (let r = 0; r < R; r++) {
-                const row = rows[r] as (typeof rows)[number];
-                code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load16Splat().i16x8ExtendLowI8x16(signed);
-                code.get(row.z).i16x8Sub().set(wv);
-                code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
-                code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
-              }
-              code.get(pp).get(P.NP).i32(2).i32Shl().i32Add().set(pp);
-            },
-          );
-        };
-        code.get(P.flags).i32(INT_FLAGS.weightsSigned).i32And().if();
-        signedBranch(true);
-        code.else();
-        signedBranch(false);
-        code.end();
+        code.get(P.wpack).set(wp);
+        forLoop(
+          code,
+          kp,
+          () => code.i32(0),
+          () => code.get(pairs),
+          1,
+          () => {
+            code.get(pp).v128Load(0).set(x0);
+            code.get(pp).v128Load(16).set(x1);
+            for (let r = 0; r < R; r++) {
+              const row = rows[r] as (typeof rows)[number];
+              code
+                .get(wp)
+                .v128Load32Splat(r * 4)
+                .set(wv);
+              code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
+              code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
+            }
+            code.get(pp).get(P.NP).i32(2).i32Shl().i32Add().set(pp);
+            code
+              .get(wp)
+              .i32(R * 4)
+              .i32Add()
+              .set(wp);
+          },
+        );
         code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
         code.get(P.np).get(pj).i32Sub().set(count);
         for (let r = 0; r < R; r++) {
@@ -432,6 +478,10 @@ function dwChannelsFunction(): FunctionDef {
   const zx = code.local(V128);
   const wv = code.local(V128);
   const xv = code.local(V128);
+  const tapOffsets = Array.from({ length: UNROLLED_TAPS }, () => code.local(I32));
+  const tapWeights = Array.from({ length: UNROLLED_TAPS }, () => code.local(V128));
+  const lo16 = code.local(V128);
+  const hi16 = code.local(V128);
   const packed = code.local(V128);
   const row = { bias: code.local(I32), scale: code.local(F32) };
   const accs: [number, number] = [code.local(V128), code.local(V128)];
@@ -493,11 +543,42 @@ function dwChannelsFunction(): FunctionDef {
           code.get(ix).i32(1).i32Add().set(ix);
           code.br(0).end().end();
           code.else();
-          // other strides: each column to its phase
+          // other strides: each column to its phase; stride 2 splits 16 columns a step
+          code.i32(0).set(ix);
+          code.get(P.sw).i32(2).i32Eq().if();
+          code.block().loop();
+          code.get(ix).i32(16).i32Add().get(P.W).i32GtS().brIf(1);
+          code.get(src).get(ix).i32Add().v128Load().set(xv);
+          for (const [half, high] of [
+            [lo16, false],
+            [hi16, true],
+          ] as const) {
+            code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(V128);
+            code.get(xv);
+            if (high) code.i16x8ExtendHighI8x16(true);
+            else code.i16x8ExtendLowI8x16(true);
+            code.else();
+            code.get(xv);
+            if (high) code.i16x8ExtendHighI8x16(false);
+            else code.i16x8ExtendLowI8x16(false);
+            code.end();
+            code.get(zx).i16x8Sub().set(half);
+          }
+          for (const [lanes, shift] of [
+            [EVEN_I16, 0],
+            [ODD_I16, 1],
+          ] as const) {
+            code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
+            code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
+            code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
+          }
+          code.get(ix).i32(16).i32Add().set(ix);
+          code.br(0).end().end();
+          code.end();
           forLoop(
             code,
             ix,
-            () => code.i32(0),
+            () => code.get(ix),
             () => code.get(P.W),
             1,
             () => {
@@ -537,6 +618,20 @@ function dwChannelsFunction(): FunctionDef {
           code.get(wz).i32Sub().i32Store(4);
         },
       );
+      // a 3×3 filter's taps stay in locals for the channel
+      code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
+      for (let k = 0; k < UNROLLED_TAPS; k++) {
+        code
+          .get(P.taps)
+          .i32Load(k * 8)
+          .set(tapOffsets[k] as number);
+        code
+          .get(P.taps)
+          .i32Load(k * 8 + 4)
+          .i16x8Splat()
+          .set(tapWeights[k] as number);
+      }
+      code.end();
       code.get(P.c0).get(c).i32Add().set(j);
       emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
       code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
@@ -558,6 +653,24 @@ function dwChannelsFunction(): FunctionDef {
             () => {
               code.i32x4Const(0).set(accs[0]);
               code.i32x4Const(0).set(accs[1]);
+              const tap = (weight: () => void): void => {
+                code.set(xv);
+                weight();
+                code.set(wv);
+                code.get(accs[0]).get(xv).get(wv).i32x4ExtmulLowI16x8S().i32x4Add().set(accs[0]);
+                code.get(accs[1]).get(xv).get(wv).i32x4ExtmulHighI16x8S().i32x4Add().set(accs[1]);
+              };
+              code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
+              code.get(rowBase).get(oj).i32(1).i32Shl().i32Add().set(src);
+              for (let k = 0; k < UNROLLED_TAPS; k++) {
+                code
+                  .get(src)
+                  .get(tapOffsets[k] as number)
+                  .i32Add()
+                  .v128Load();
+                tap(() => code.get(tapWeights[k] as number));
+              }
+              code.else();
               forLoop(
                 code,
                 t,
@@ -565,13 +678,12 @@ function dwChannelsFunction(): FunctionDef {
                 () => code.get(P.KK),
                 1,
                 () => {
-                  code.get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(4).i16x8Splat().set(wv);
                   code.get(rowBase).get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(0).i32Add();
-                  code.get(oj).i32(1).i32Shl().i32Add().v128Load().set(xv);
-                  code.get(accs[0]).get(xv).get(wv).i32x4ExtmulLowI16x8S().i32x4Add().set(accs[0]);
-                  code.get(accs[1]).get(xv).get(wv).i32x4ExtmulHighI16x8S().i32x4Add().set(accs[1]);
+                  code.get(oj).i32(1).i32Shl().i32Add().v128Load();
+                  tap(() => code.get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(4).i16x8Splat());
                 },
               );
+              code.end();
               code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);
               code.get(P.OW).get(oj).i32Sub().set(count);
               code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();

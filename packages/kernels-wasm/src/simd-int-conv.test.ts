@@ -64,7 +64,7 @@ function place(memory: LinearMemory, tensors: readonly (HostTensor | undefined)[
     const Ctor = t.data.constructor as new (b: ArrayBufferLike, o: number, n: number) => HostTensor['data'];
     const data = new Ctor(memory.buffer, offset, t.data.length);
     (data as Uint8Array).set(t.data as Uint8Array);
-    offset += Math.ceil((t.data.byteLength + 16) / 64) * 64;
+    offset += Math.ceil(((t.data as Uint8Array).byteLength + 16) / 64) * 64;
     return { type: t.type, dims: [...t.dims], data };
   });
 }
@@ -105,7 +105,7 @@ function run(
         const Ctor = t.data.constructor as new (b: ArrayBufferLike, o: number, n: number) => HostTensor['data'];
         const data = new Ctor(memory.buffer, outOffset, t.data.length);
         (data as Uint8Array).fill(0x5a);
-        outOffset += Math.ceil(t.data.byteLength / 64) * 64 + 64;
+        outOffset += Math.ceil((t.data as Uint8Array).byteLength / 64) * 64 + 64;
         result = { type: dtype, dims: [...dims], data };
       } else result = t;
       return result;

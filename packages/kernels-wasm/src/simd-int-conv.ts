@@ -169,7 +169,8 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const P = OH * OW;
     const pairs = (K + 1) >> 1;
     const pointwise = KH === 1 && KW === 1 && sh === 1 && sw === 1 && pt === 0 && pl === 0 && OH === H && OW === W;
-    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER);
+    // the panel, then the packed weight rows of one 4-row block
+    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 64 - (pairs + 8) * 16);
     const NP = Math.min((P + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
     if (NP < 8) return false;
     // one byte past an odd K's last weight row is read (and multiplied by the zero pad row)
@@ -318,6 +319,7 @@ const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
       hi,
       zp,
       ws.offset,
+      (panel + ((K + 1) >> 1) * NP * 4 + 63) & ~63,
     );
   }
 });

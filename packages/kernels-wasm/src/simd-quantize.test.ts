@@ -26,7 +26,7 @@ function run(kernel: KernelV1, inputs: readonly HostTensor[], memory?: LinearMem
     const Ctor = t.data.constructor as new (b: ArrayBufferLike, o: number, n: number) => Uint8Array;
     const data = new Ctor(memory.buffer, offset, t.data.length);
     data.set(t.data as Uint8Array);
-    offset += Math.ceil((t.data.byteLength + 1) / 64) * 64;
+    offset += Math.ceil(((t.data as Uint8Array).byteLength + 1) / 64) * 64;
     return { type: t.type, dims: [...t.dims], data } as HostTensor;
   };
   const tensors = inputs.map(place);
