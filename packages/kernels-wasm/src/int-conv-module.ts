@@ -6,6 +6,7 @@ import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
  * - `packPairs` lays out K rows of P bytes (a pointwise convolution's input, or any [K, P] matrix)
  *   as an i16 panel of (row pair, column, 2): element (k, p) minus the zero point at
  *   ((k>>1)·NP + p)·2 + (k&1), an odd K padded with a zero row.
+ * - `packWindows` does the same for a k×k convolution's im2col (padding reads as the zero point).
  * - `igemm` multiplies M weight rows (bytes, row stride ldw, per-row zero point) with such a panel:
  *   4 rows × 8 columns per step, i32x4.dot_i16x8_s over a pair of K per lane. The store is either
  *   the int32 accumulator (ConvInteger) or the requantization of tsge::RequantizedConv, fused:
@@ -110,6 +111,137 @@ function packPairsFunction(): FunctionDef {
     },
   );
   return { name: 'packPairs', params: Array(8).fill(I32), results: [], code };
+}
+
+/**
+ * `packWindows(x, panel, NP, np, c, channels, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, zx, signed)`:
+ * the im2col of output positions c..c+np of a 2-D convolution over `channels` planes of x, minus
+ * the zero point (padding reads 0), in the packPairs layout; an odd K = channels·KH·KW gets a zero
+ * partner row.
+ */
+function packWindowsFunction(): FunctionDef {
+  const names = [
+    'x',
+    'panel',
+    'NP',
+    'np',
+    'c',
+    'channels',
+    'H',
+    'W',
+    'OW',
+    'KH',
+    'KW',
+    'sh',
+    'sw',
+    'dh',
+    'dw',
+    'pt',
+    'pl',
+    'zx',
+    'signed',
+  ] as const;
+  const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
+  const code = new Code(names.length);
+  const row = code.local(I32);
+  const ch = code.local(I32);
+  const ki = code.local(I32);
+  const kj = code.local(I32);
+  const o = code.local(I32);
+  const at = code.local(I32);
+  const oi = code.local(I32);
+  const oj = code.local(I32);
+  const iy = code.local(I32);
+  const ix = code.local(I32);
+  const xc = code.local(I32);
+  const oi0 = code.local(I32);
+  const oj0 = code.local(I32);
+  code.get(P.c).get(P.OW).i32DivU().set(oi0);
+  code.get(P.c).get(oi0).get(P.OW).i32Mul().i32Sub().set(oj0);
+  code.i32(0).set(row);
+  const start = (): void => {
+    // byte address of (row >> 1, column 0, row & 1)
+    code.get(P.panel).get(row).i32(1).i32ShrS().get(P.NP).i32Mul().i32(2).i32Shl().i32Add();
+    code.get(row).i32(1).i32And().i32(1).i32Shl().i32Add().set(at);
+  };
+  forLoop(
+    code,
+    ch,
+    () => code.i32(0),
+    () => code.get(P.channels),
+    1,
+    () => {
+      code.get(P.x).get(ch).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(xc);
+      forLoop(
+        code,
+        ki,
+        () => code.i32(0),
+        () => code.get(P.KH),
+        1,
+        () => {
+          forLoop(
+            code,
+            kj,
+            () => code.i32(0),
+            () => code.get(P.KW),
+            1,
+            () => {
+              start();
+              code.get(oi0).set(oi);
+              code.get(oj0).set(oj);
+              forLoop(
+                code,
+                o,
+                () => code.i32(0),
+                () => code.get(P.np),
+                1,
+                () => {
+                  code.get(oi).get(P.sh).i32Mul().get(ki).get(P.dh).i32Mul().i32Add().get(P.pt).i32Sub().set(iy);
+                  code.get(oj).get(P.sw).i32Mul().get(kj).get(P.dw).i32Mul().i32Add().get(P.pl).i32Sub().set(ix);
+                  code.get(at);
+                  // unsigned compares also reject negative coordinates
+                  code.get(iy).get(P.H).i32LtU().get(ix).get(P.W).i32LtU().i32And().ifValue(I32);
+                  code.get(xc).get(iy).get(P.W).i32Mul().i32Add().get(ix).i32Add().set(iy);
+                  code.get(P.signed).ifValue(I32);
+                  code.get(iy).i32Load8S();
+                  code.else();
+                  code.get(iy).i32Load8U();
+                  code.end();
+                  code.get(P.zx).i32Sub();
+                  code.else();
+                  code.i32(0);
+                  code.end();
+                  code.i32Store16();
+                  code.get(at).i32(4).i32Add().set(at);
+                  code.get(oj).i32(1).i32Add().tee(oj).get(P.OW).i32Eq().if();
+                  code.i32(0).set(oj);
+                  code.get(oi).i32(1).i32Add().set(oi);
+                  code.end();
+                },
+              );
+              code.get(row).i32(1).i32Add().set(row);
+            },
+          );
+        },
+      );
+    },
+  );
+  // the zero partner of an odd last row
+  code.get(row).i32(1).i32And().if();
+  start();
+  forLoop(
+    code,
+    o,
+    () => code.i32(0),
+    () => code.get(P.np),
+    1,
+    () => {
+      code.get(at).i32(0).i32Store16();
+      code.get(at).i32(4).i32Add().set(at);
+    },
+  );
+  code.end();
+  return { name: 'packWindows', params: names.map(() => I32), results: [], code };
 }
 
 /** Per-row values the store reads, held in locals while a row block runs. */
@@ -701,10 +833,11 @@ function dwChannelsFunction(): FunctionDef {
 
 export interface IntConvExports {
   packPairs(x: number, ldx: number, K: number, np: number, panel: number, NP: number, zx: number, signed: number): void;
+  packWindows(...args: number[]): void;
   igemm(...args: number[]): void;
   dwChannels(...args: number[]): void;
 }
 
 export function intConvFunctions(): FunctionDef[] {
-  return [packPairsFunction(), igemmFunction(), dwChannelsFunction()];
+  return [packPairsFunction(), packWindowsFunction(), igemmFunction(), dwChannelsFunction()];
 }

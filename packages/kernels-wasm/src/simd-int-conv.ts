@@ -295,8 +295,7 @@ const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
   for (let c = p0; c < p1; c += NP) {
     const np = Math.min(NP, p1 - c);
-    if (gathered)
-      packWindows(memory, x, t.slice(21) as number[] as NumberTuple<12>, c, np, panel, NP, zx, (flags & INT_FLAGS.inputSigned) !== 0);
+    if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
     else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
     k.igemm(
       M,
@@ -323,52 +322,6 @@ const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
     );
   }
 });
-
-/**
- * im2col of output positions [c, c + np) of a 2-D convolution, minus the zero point, in the pair
- * layout (padding reads as 0, i.e. the zero point).
- */
-function packWindows(
-  memory: LinearMemory,
-  x: number,
-  geometry: NumberTuple<12>,
-  c: number,
-  np: number,
-  panel: number,
-  NP: number,
-  zx: number,
-  signed: boolean,
-): void {
-  const [channels, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl] = geometry;
-  const K = channels * KH * KW;
-  const src = signed ? new Int8Array(memory.buffer) : new Uint8Array(memory.buffer);
-  const dst = new Int16Array(memory.buffer, panel, ((K + 1) >> 1) * NP * 2);
-  const oi0 = Math.floor(c / OW);
-  const oj0 = c % OW;
-  let row = 0;
-  for (let ch = 0; ch < channels; ch++) {
-    const xc = x + ch * H * W;
-    for (let ki = 0; ki < KH; ki++)
-      for (let kj = 0; kj < KW; kj++, row++) {
-        let at = (row >> 1) * NP * 2 + (row & 1);
-        let oi = oi0;
-        let oj = oj0;
-        for (let o = 0; o < np; o++, at += 2) {
-          const iy = oi * sh + ki * dh - pt;
-          const ix = oj * sw + kj * dw - pl;
-          dst[at] = iy >= 0 && iy < H && ix >= 0 && ix < W ? (src[xc + iy * W + ix] as number) - zx : 0;
-          if (++oj === OW) {
-            oj = 0;
-            oi++;
-          }
-        }
-      }
-  }
-  if (K & 1) {
-    let at = (K >> 1) * NP * 2 + 1;
-    for (let o = 0; o < np; o++, at += 2) dst[at] = 0;
-  }
-}
 
 export const INT_TILES = [depthwiseIntTile, gemmIntTile] as const;
 
