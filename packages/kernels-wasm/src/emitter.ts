@@ -407,6 +407,18 @@ export class Code {
   f32x4Nearest(): this {
     return this.simd(0x6a);
   }
+  /**
+   * `if (condition) body(true) else body(false)` leaving one value of `type`: code specialised to a
+   * signedness (or any flag) chosen at run time.
+   */
+  bySign(condition: () => void, type: ValType, body: (signed: boolean) => void): this {
+    condition();
+    this.ifValue(type);
+    body(true);
+    this.else();
+    body(false);
+    return this.end();
+  }
   /** Relaxed SIMD fused multiply-add: a*b + c (operands pushed a, b, c). */
   f32x4RelaxedMadd(): this {
     return this.simd(0x105);

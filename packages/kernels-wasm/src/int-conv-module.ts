@@ -53,6 +53,33 @@ function forLoop(code: Code, v: number, from: () => void, to: () => void, step: 
   code.br(0).end().end();
 }
 
+/** `for (v = 0; v < limit; v += step) body()` over locals v and limit. */
+function countUp(code: Code, v: number, limit: number, step: number, body: () => void): void {
+  forLoop(
+    code,
+    v,
+    () => code.i32(0),
+    () => code.get(limit),
+    step,
+    body,
+  );
+}
+
+/** Pushes `flags & flag` (the condition of a bySign). */
+export function flagOf(code: Code, flags: number, flag: number): () => void {
+  return () => code.get(flags).i32(flag).i32And();
+}
+
+/** The low or high 8 bytes of the vector on the stack widened to i16 lanes. */
+export function widen(code: Code, high: boolean, signed: boolean): Code {
+  return high ? code.i16x8ExtendHighI8x16(signed) : code.i16x8ExtendLowI8x16(signed);
+}
+
+/** Pushes the byte at the address in local `at`, sign-extended when flag `signed` is set in local `flags`. */
+function loadByte(code: Code, at: number, flags: number, signed: number): void {
+  code.bySign(flagOf(code, flags, signed), I32, (s) => (s ? code.get(at).i32Load8S() : code.get(at).i32Load8U()));
+}
+
 /**
  * `packPairs(x, ldx, K, np, panel, NP, zx, signed)`: rows k < K of x (row stride ldx bytes),
  * columns 0..np (rounded up to 8; the extra columns are don't-cares) into the panel.
@@ -69,47 +96,33 @@ function packPairsFunction(): FunctionDef {
   const b = code.local(V128);
   code.get(zx).i16x8Splat().set(zero);
   const load = (): void => {
-    code.get(signed).ifValue(V128);
-    code.get(row).get(p).i32Add().v128Load8x8(true);
-    code.else();
-    code.get(row).get(p).i32Add().v128Load8x8(false);
-    code.end();
+    code.bySign(
+      () => code.get(signed),
+      V128,
+      (s) => code.get(row).get(p).i32Add().v128Load8x8(s),
+    );
     code.get(zero).i16x8Sub();
   };
-  forLoop(
-    code,
-    k,
-    () => code.i32(0),
-    () => code.get(K),
-    2,
-    () => {
-      code.get(x).get(k).get(ldx).i32Mul().i32Add().set(row);
-      code.get(panel).get(k).i32(1).i32ShrS().get(NP).i32Mul().i32(2).i32Shl().i32Add().set(dst);
-      forLoop(
-        code,
-        p,
-        () => code.i32(0),
-        () => code.get(np),
-        8,
-        () => {
-          load();
-          code.set(a);
-          // the partner row, or zeros past an odd K
-          code.get(k).i32(1).i32Add().get(K).i32LtS().ifValue(V128);
-          code.get(row).get(ldx).i32Add().set(row);
-          load();
-          code.get(row).get(ldx).i32Sub().set(row);
-          code.else();
-          code.i32x4Const(0);
-          code.end();
-          code.set(b);
-          code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_LOW).v128Store(0);
-          code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
-          code.get(dst).i32(32).i32Add().set(dst);
-        },
-      );
-    },
-  );
+  countUp(code, k, K, 2, () => {
+    code.get(x).get(k).get(ldx).i32Mul().i32Add().set(row);
+    code.get(panel).get(k).i32(1).i32ShrS().get(NP).i32Mul().i32(2).i32Shl().i32Add().set(dst);
+    countUp(code, p, np, 8, () => {
+      load();
+      code.set(a);
+      // the partner row, or zeros past an odd K
+      code.get(k).i32(1).i32Add().get(K).i32LtS().ifValue(V128);
+      code.get(row).get(ldx).i32Add().set(row);
+      load();
+      code.get(row).get(ldx).i32Sub().set(row);
+      code.else();
+      code.i32x4Const(0);
+      code.end();
+      code.set(b);
+      code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_LOW).v128Store(0);
+      code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+      code.get(dst).i32(32).i32Add().set(dst);
+    });
+  });
   return { name: 'packPairs', params: Array(8).fill(I32), results: [], code };
 }
 
@@ -164,82 +177,43 @@ function packWindowsFunction(): FunctionDef {
     code.get(P.panel).get(row).i32(1).i32ShrS().get(P.NP).i32Mul().i32(2).i32Shl().i32Add();
     code.get(row).i32(1).i32And().i32(1).i32Shl().i32Add().set(at);
   };
-  forLoop(
-    code,
-    ch,
-    () => code.i32(0),
-    () => code.get(P.channels),
-    1,
-    () => {
-      code.get(P.x).get(ch).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(xc);
-      forLoop(
-        code,
-        ki,
-        () => code.i32(0),
-        () => code.get(P.KH),
-        1,
-        () => {
-          forLoop(
-            code,
-            kj,
-            () => code.i32(0),
-            () => code.get(P.KW),
-            1,
-            () => {
-              start();
-              code.get(oi0).set(oi);
-              code.get(oj0).set(oj);
-              forLoop(
-                code,
-                o,
-                () => code.i32(0),
-                () => code.get(P.np),
-                1,
-                () => {
-                  code.get(oi).get(P.sh).i32Mul().get(ki).get(P.dh).i32Mul().i32Add().get(P.pt).i32Sub().set(iy);
-                  code.get(oj).get(P.sw).i32Mul().get(kj).get(P.dw).i32Mul().i32Add().get(P.pl).i32Sub().set(ix);
-                  code.get(at);
-                  // unsigned compares also reject negative coordinates
-                  code.get(iy).get(P.H).i32LtU().get(ix).get(P.W).i32LtU().i32And().ifValue(I32);
-                  code.get(xc).get(iy).get(P.W).i32Mul().i32Add().get(ix).i32Add().set(iy);
-                  code.get(P.signed).ifValue(I32);
-                  code.get(iy).i32Load8S();
-                  code.else();
-                  code.get(iy).i32Load8U();
-                  code.end();
-                  code.get(P.zx).i32Sub();
-                  code.else();
-                  code.i32(0);
-                  code.end();
-                  code.i32Store16();
-                  code.get(at).i32(4).i32Add().set(at);
-                  code.get(oj).i32(1).i32Add().tee(oj).get(P.OW).i32Eq().if();
-                  code.i32(0).set(oj);
-                  code.get(oi).i32(1).i32Add().set(oi);
-                  code.end();
-                },
-              );
-              code.get(row).i32(1).i32Add().set(row);
-            },
-          );
-        },
-      );
-    },
-  );
+  countUp(code, ch, P.channels, 1, () => {
+    code.get(P.x).get(ch).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(xc);
+    countUp(code, ki, P.KH, 1, () => {
+      countUp(code, kj, P.KW, 1, () => {
+        start();
+        code.get(oi0).set(oi);
+        code.get(oj0).set(oj);
+        countUp(code, o, P.np, 1, () => {
+          code.get(oi).get(P.sh).i32Mul().get(ki).get(P.dh).i32Mul().i32Add().get(P.pt).i32Sub().set(iy);
+          code.get(oj).get(P.sw).i32Mul().get(kj).get(P.dw).i32Mul().i32Add().get(P.pl).i32Sub().set(ix);
+          code.get(at);
+          // unsigned compares also reject negative coordinates
+          code.get(iy).get(P.H).i32LtU().get(ix).get(P.W).i32LtU().i32And().ifValue(I32);
+          code.get(xc).get(iy).get(P.W).i32Mul().i32Add().get(ix).i32Add().set(iy);
+          loadByte(code, iy, P.signed, 1);
+          code.get(P.zx).i32Sub();
+          code.else();
+          code.i32(0);
+          code.end();
+          code.i32Store16();
+          code.get(at).i32(4).i32Add().set(at);
+          code.get(oj).i32(1).i32Add().tee(oj).get(P.OW).i32Eq().if();
+          code.i32(0).set(oj);
+          code.get(oi).i32(1).i32Add().set(oi);
+          code.end();
+        });
+        code.get(row).i32(1).i32Add().set(row);
+      });
+    });
+  });
   // the zero partner of an odd last row
   code.get(row).i32(1).i32And().if();
   start();
-  forLoop(
-    code,
-    o,
-    () => code.i32(0),
-    () => code.get(P.np),
-    1,
-    () => {
-      code.get(at).i32(0).i32Store16();
-      code.get(at).i32(4).i32Add().set(at);
-    },
-  );
+  countUp(code, o, P.np, 1, () => {
+    code.get(at).i32(0).i32Store16();
+    code.get(at).i32(4).i32Add().set(at);
+  });
   code.end();
   return { name: 'packWindows', params: names.map(() => I32), results: [], code };
 }
@@ -270,11 +244,7 @@ function emitRequant(
   // int8 or uint8 saturation (the values are in range already)
   const packed = v.packed;
   code.set(packed);
-  code.get(v.flags).i32(INT_FLAGS.outSigned).i32And().ifValue(V128);
-  code.get(packed).get(packed).i8x16NarrowI16x8(true);
-  code.else();
-  code.get(packed).get(packed).i8x16NarrowI16x8(false);
-  code.end();
+  code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) => code.get(packed).get(packed).i8x16NarrowI16x8(s));
 }
 
 /**
@@ -306,18 +276,11 @@ function emitRowStore(
   code.else();
   code.get(s.tmp).get(accs[0]).v128Store(0);
   code.get(s.tmp).get(accs[1]).v128Store(16);
-  forLoop(
-    code,
-    s.j,
-    () => code.i32(0),
-    () => code.get(s.count),
-    1,
-    () => {
-      code.get(s.dst).get(s.j).i32(2).i32Shl().i32Add();
-      code.get(s.tmp).get(s.j).i32(2).i32Shl().i32Add().i32Load();
-      code.i32Store();
-    },
-  );
+  countUp(code, s.j, s.count, 1, () => {
+    code.get(s.dst).get(s.j).i32(2).i32Shl().i32Add();
+    code.get(s.tmp).get(s.j).i32(2).i32Shl().i32Add().i32Load();
+    code.i32Store();
+  });
   code.end();
   code.else();
   {
@@ -328,18 +291,11 @@ function emitRowStore(
     code.get(s.dst).get(packed).v128Store64Lane0();
     code.else();
     code.get(s.tmp).get(packed).v128Store(0);
-    forLoop(
-      code,
-      s.j,
-      () => code.i32(0),
-      () => code.get(s.count),
-      1,
-      () => {
-        code.get(s.dst).get(s.j).i32Add();
-        code.get(s.tmp).get(s.j).i32Add().i32Load8U();
-        code.i32Store8();
-      },
-    );
+    countUp(code, s.j, s.count, 1, () => {
+      code.get(s.dst).get(s.j).i32Add();
+      code.get(s.tmp).get(s.j).i32Add().i32Load8U();
+      code.i32Store8();
+    });
     code.end();
   }
   code.end();
@@ -434,99 +390,68 @@ function igemmFunction(): FunctionDef {
       code.get(P.W).get(m).i32(r).i32Add().get(P.ldw).i32Mul().i32Add().set(row.w);
       // the row's weight zero point as i16 lanes
       code.get(P.wzp).get(m).i32(r).i32Add().get(P.wzStride).i32Mul().i32Add().set(j);
-      code.get(P.flags).i32(INT_FLAGS.weightsSigned).i32And().ifValue(I32);
-      code.get(j).i32Load8S();
-      code.else();
-      code.get(j).i32Load8U();
-      code.end();
+      loadByte(code, j, P.flags, INT_FLAGS.weightsSigned);
       code.i16x8Splat().set(row.z);
       code.get(m).i32(r).i32Add().set(j);
       emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
       // the row minus its zero point as i16 pairs, one i32 per pair, into wpack[kp][r]
-      forLoop(
-        code,
-        kp,
-        () => code.i32(0),
-        () => code.get(pairs),
-        8,
-        () => {
-          for (const high of [false, true]) {
-            code.get(P.flags).i32(INT_FLAGS.weightsSigned).i32And().ifValue(V128);
-            code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load();
-            if (high) code.i16x8ExtendHighI8x16(true);
-            else code.i16x8ExtendLowI8x16(true);
-            code.else();
-            code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load();
-            if (high) code.i16x8ExtendHighI8x16(false);
-            else code.i16x8ExtendLowI8x16(false);
-            code.end();
-            code.get(row.z).i16x8Sub().set(wv);
-            for (let q = 0; q < 4; q++) {
-              const pair = (high ? 4 : 0) + q;
-              code
-                .get(P.wpack)
-                .get(kp)
-                .i32(R * 4)
-                .i32Mul()
-                .i32Add();
-              code
-                .get(wv)
-                .i32x4ExtractLane(q)
-                .i32Store((pair * R + r) * 4);
-            }
-          }
-        },
-      );
-    }
-    forLoop(
-      code,
-      pj,
-      () => code.i32(0),
-      () => code.get(P.np),
-      8,
-      () => {
-        for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
-        code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
-        code.get(P.wpack).set(wp);
-        forLoop(
-          code,
-          kp,
-          () => code.i32(0),
-          () => code.get(pairs),
-          1,
-          () => {
-            code.get(pp).v128Load(0).set(x0);
-            code.get(pp).v128Load(16).set(x1);
-            for (let r = 0; r < R; r++) {
-              const row = rows[r] as (typeof rows)[number];
-              code
-                .get(wp)
-                .v128Load32Splat(r * 4)
-                .set(wv);
-              code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
-              code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
-            }
-            code.get(pp).get(P.NP).i32(2).i32Shl().i32Add().set(pp);
+      countUp(code, kp, pairs, 8, () => {
+        for (const high of [false, true]) {
+          code.bySign(flagOf(code, P.flags, INT_FLAGS.weightsSigned), V128, (s) =>
+            widen(code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load(), high, s),
+          );
+          code.get(row.z).i16x8Sub().set(wv);
+          for (let q = 0; q < 4; q++) {
+            const pair = (high ? 4 : 0) + q;
             code
-              .get(wp)
+              .get(P.wpack)
+              .get(kp)
               .i32(R * 4)
-              .i32Add()
-              .set(wp);
-          },
-        );
-        code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
-        code.get(P.np).get(pj).i32Sub().set(count);
+              .i32Mul()
+              .i32Add();
+            code
+              .get(wv)
+              .i32x4ExtractLane(q)
+              .i32Store((pair * R + r) * 4);
+          }
+        }
+      });
+    }
+    countUp(code, pj, P.np, 8, () => {
+      for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
+      code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
+      code.get(P.wpack).set(wp);
+      countUp(code, kp, pairs, 1, () => {
+        code.get(pp).v128Load(0).set(x0);
+        code.get(pp).v128Load(16).set(x1);
         for (let r = 0; r < R; r++) {
           const row = rows[r] as (typeof rows)[number];
-          // element address of (m + r, pj)
-          // (int32Out is 2: the flag is the element size's shift)
-          code.get(m).i32(r).i32Add().get(P.ldy).i32Mul().get(pj).i32Add();
-          code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
-          code.get(P.Y).i32Add().set(dst);
-          emitRowStore(code, row.accs, row, store);
+          code
+            .get(wp)
+            .v128Load32Splat(r * 4)
+            .set(wv);
+          code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
+          code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
         }
-      },
-    );
+        code.get(pp).get(P.NP).i32(2).i32Shl().i32Add().set(pp);
+        code
+          .get(wp)
+          .i32(R * 4)
+          .i32Add()
+          .set(wp);
+      });
+      code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
+      code.get(P.np).get(pj).i32Sub().set(count);
+      for (let r = 0; r < R; r++) {
+        const row = rows[r] as (typeof rows)[number];
+        // element address of (m + r, pj)
+        // (int32Out is 2: the flag is the element size's shift)
+        code.get(m).i32(r).i32Add().get(P.ldy).i32Mul().get(pj).i32Add();
+        code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+        code.get(P.Y).i32Add().set(dst);
+        emitRowStore(code, row.accs, row, store);
+      }
+    });
   };
 
   code.i32(0).set(m);
@@ -622,212 +547,143 @@ function dwChannelsFunction(): FunctionDef {
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.zx).i16x8Splat().set(zx);
   const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
-  const loadByte = (flag: number): void => {
-    code.get(P.flags).i32(flag).i32And().ifValue(I32);
-    code.get(src).i32Load8S();
-    code.else();
-    code.get(src).i32Load8U();
-    code.end();
-  };
 
-  forLoop(
-    code,
-    c,
-    () => code.i32(0),
-    () => code.get(P.count),
-    1,
-    () => {
-      // the plane minus its zero point into the padded i16 copy
-      code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
-      forLoop(
-        code,
-        iy,
-        () => code.i32(0),
-        () => code.get(P.H),
-        1,
-        () => {
-          // padded row pt + iy (padOffset is pt's byte offset)
-          code.get(P.plane).get(P.padOffset).i32Add().get(iy).get(P.sw).i32Mul().get(P.Lp).i32Mul().i32(1).i32Shl().i32Add().set(dstRow);
-          code.get(P.sw).i32(1).i32Eq().if();
-          // stride 1: 8 columns a step, then the tail one by one
-          code.i32(0).set(ix);
-          code.block().loop();
-          code.get(ix).i32(8).i32Add().get(P.W).i32GtS().brIf(1);
-          code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
-          code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(V128);
-          code.get(src).get(ix).i32Add().v128Load8x8(true);
-          code.else();
-          code.get(src).get(ix).i32Add().v128Load8x8(false);
-          code.end();
-          code.get(zx).i16x8Sub().v128Store();
-          code.get(ix).i32(8).i32Add().set(ix);
-          code.br(0).end().end();
-          code.block().loop();
-          code.get(ix).get(P.W).i32GeS().brIf(1);
-          code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
-          code.get(src).get(ix).i32Add().set(j);
-          code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(I32);
-          code.get(j).i32Load8S();
-          code.else();
-          code.get(j).i32Load8U();
-          code.end();
-          code.get(P.zx).i32Sub().i32Store16();
-          code.get(ix).i32(1).i32Add().set(ix);
-          code.br(0).end().end();
-          code.else();
-          // other strides: each column to its phase; stride 2 splits 16 columns a step
-          code.i32(0).set(ix);
-          code.get(P.sw).i32(2).i32Eq().if();
-          code.block().loop();
-          code.get(ix).i32(16).i32Add().get(P.W).i32GtS().brIf(1);
-          code.get(src).get(ix).i32Add().v128Load().set(xv);
-          for (const [half, high] of [
-            [lo16, false],
-            [hi16, true],
-          ] as const) {
-            code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(V128);
-            code.get(xv);
-            if (high) code.i16x8ExtendHighI8x16(true);
-            else code.i16x8ExtendLowI8x16(true);
-            code.else();
-            code.get(xv);
-            if (high) code.i16x8ExtendHighI8x16(false);
-            else code.i16x8ExtendLowI8x16(false);
-            code.end();
-            code.get(zx).i16x8Sub().set(half);
-          }
-          for (const [lanes, shift] of [
-            [EVEN_I16, 0],
-            [ODD_I16, 1],
-          ] as const) {
-            code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
-            code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
-            code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
-          }
-          code.get(ix).i32(16).i32Add().set(ix);
-          code.br(0).end().end();
-          code.end();
-          forLoop(
-            code,
-            ix,
-            () => code.get(ix),
-            () => code.get(P.W),
-            1,
-            () => {
-              code.get(ix).get(P.pl).i32Add().set(col);
-              code.get(dstRow);
-              // phase (col % sw) at index col / sw
-              code.get(col).get(P.sw).i32DivU();
-              code.get(col).get(col).get(P.sw).i32DivU().get(P.sw).i32Mul().i32Sub().get(P.Lp).i32Mul().i32Add();
-              code.i32(1).i32Shl().i32Add();
-              code.get(src).get(ix).i32Add().set(j);
-              code.get(P.flags).i32(INT_FLAGS.inputSigned).i32And().ifValue(I32);
-              code.get(j).i32Load8S();
-              code.else();
-              code.get(j).i32Load8U();
-              code.end();
-              code.get(P.zx).i32Sub().i32Store16();
-            },
-          );
-          code.end();
-          code.get(src).get(P.W).i32Add().set(src);
-        },
-      );
-      // this channel's tap weights minus the zero point
-      code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
-      loadByte(INT_FLAGS.weightsSigned);
-      code.set(wz);
-      forLoop(
-        code,
-        t,
-        () => code.i32(0),
-        () => code.get(P.KK),
-        1,
-        () => {
-          code.get(P.taps).get(t).i32(3).i32Shl().i32Add();
-          code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(t).i32Add().set(src);
-          loadByte(INT_FLAGS.weightsSigned);
-          code.get(wz).i32Sub().i32Store(4);
-        },
-      );
-      // a 3×3 filter's taps stay in locals for the channel
-      code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
-      for (let k = 0; k < UNROLLED_TAPS; k++) {
-        code
-          .get(P.taps)
-          .i32Load(k * 8)
-          .set(tapOffsets[k] as number);
-        code
-          .get(P.taps)
-          .i32Load(k * 8 + 4)
-          .i16x8Splat()
-          .set(tapWeights[k] as number);
+  countUp(code, c, P.count, 1, () => {
+    // the plane minus its zero point into the padded i16 copy
+    code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
+    countUp(code, iy, P.H, 1, () => {
+      // padded row pt + iy (padOffset is pt's byte offset)
+      code.get(P.plane).get(P.padOffset).i32Add().get(iy).get(P.sw).i32Mul().get(P.Lp).i32Mul().i32(1).i32Shl().i32Add().set(dstRow);
+      code.get(P.sw).i32(1).i32Eq().if();
+      // stride 1: 8 columns a step, then the tail one by one
+      code.i32(0).set(ix);
+      code.block().loop();
+      code.get(ix).i32(8).i32Add().get(P.W).i32GtS().brIf(1);
+      code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
+      code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => code.get(src).get(ix).i32Add().v128Load8x8(s));
+      code.get(zx).i16x8Sub().v128Store();
+      code.get(ix).i32(8).i32Add().set(ix);
+      code.br(0).end().end();
+      code.block().loop();
+      code.get(ix).get(P.W).i32GeS().brIf(1);
+      code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
+      code.get(src).get(ix).i32Add().set(j);
+      loadByte(code, j, P.flags, INT_FLAGS.inputSigned);
+      code.get(P.zx).i32Sub().i32Store16();
+      code.get(ix).i32(1).i32Add().set(ix);
+      code.br(0).end().end();
+      code.else();
+      // other strides: each column to its phase; stride 2 splits 16 columns a step
+      code.i32(0).set(ix);
+      code.get(P.sw).i32(2).i32Eq().if();
+      code.block().loop();
+      code.get(ix).i32(16).i32Add().get(P.W).i32GtS().brIf(1);
+      code.get(src).get(ix).i32Add().v128Load().set(xv);
+      for (const [half, high] of [
+        [lo16, false],
+        [hi16, true],
+      ] as const) {
+        code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => widen(code.get(xv), high, s));
+        code.get(zx).i16x8Sub().set(half);
       }
+      for (const [lanes, shift] of [
+        [EVEN_I16, 0],
+        [ODD_I16, 1],
+      ] as const) {
+        code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
+        code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
+        code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
+      }
+      code.get(ix).i32(16).i32Add().set(ix);
+      code.br(0).end().end();
       code.end();
-      code.get(P.c0).get(c).i32Add().set(j);
-      emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
-      code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
-      code.i32Add().set(ybase);
       forLoop(
         code,
-        oi,
-        () => code.i32(0),
-        () => code.get(P.OH),
+        ix,
+        () => code.get(ix),
+        () => code.get(P.W),
         1,
         () => {
-          code.get(P.plane).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
-          forLoop(
-            code,
-            oj,
-            () => code.i32(0),
-            () => code.get(P.OW),
-            8,
-            () => {
-              code.i32x4Const(0).set(accs[0]);
-              code.i32x4Const(0).set(accs[1]);
-              const tap = (weight: () => void): void => {
-                code.set(xv);
-                weight();
-                code.set(wv);
-                code.get(accs[0]).get(xv).get(wv).i32x4ExtmulLowI16x8S().i32x4Add().set(accs[0]);
-                code.get(accs[1]).get(xv).get(wv).i32x4ExtmulHighI16x8S().i32x4Add().set(accs[1]);
-              };
-              code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
-              code.get(rowBase).get(oj).i32(1).i32Shl().i32Add().set(src);
-              for (let k = 0; k < UNROLLED_TAPS; k++) {
-                code
-                  .get(src)
-                  .get(tapOffsets[k] as number)
-                  .i32Add()
-                  .v128Load();
-                tap(() => code.get(tapWeights[k] as number));
-              }
-              code.else();
-              forLoop(
-                code,
-                t,
-                () => code.i32(0),
-                () => code.get(P.KK),
-                1,
-                () => {
-                  code.get(rowBase).get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(0).i32Add();
-                  code.get(oj).i32(1).i32Shl().i32Add().v128Load();
-                  tap(() => code.get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(4).i16x8Splat());
-                },
-              );
-              code.end();
-              code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);
-              code.get(P.OW).get(oj).i32Sub().set(count);
-              code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();
-              code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
-              code.get(ybase).i32Add().set(dst);
-              emitRowStore(code, accs, row, store);
-            },
-          );
+          code.get(ix).get(P.pl).i32Add().set(col);
+          code.get(dstRow);
+          // phase (col % sw) at index col / sw
+          code.get(col).get(P.sw).i32DivU();
+          code.get(col).get(col).get(P.sw).i32DivU().get(P.sw).i32Mul().i32Sub().get(P.Lp).i32Mul().i32Add();
+          code.i32(1).i32Shl().i32Add();
+          code.get(src).get(ix).i32Add().set(j);
+          loadByte(code, j, P.flags, INT_FLAGS.inputSigned);
+          code.get(P.zx).i32Sub().i32Store16();
         },
       );
-    },
-  );
+      code.end();
+      code.get(src).get(P.W).i32Add().set(src);
+    });
+    // this channel's tap weights minus the zero point
+    code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
+    loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
+    code.set(wz);
+    countUp(code, t, P.KK, 1, () => {
+      code.get(P.taps).get(t).i32(3).i32Shl().i32Add();
+      code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(t).i32Add().set(src);
+      loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
+      code.get(wz).i32Sub().i32Store(4);
+    });
+    // a 3×3 filter's taps stay in locals for the channel
+    code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
+    for (let k = 0; k < UNROLLED_TAPS; k++) {
+      code
+        .get(P.taps)
+        .i32Load(k * 8)
+        .set(tapOffsets[k] as number);
+      code
+        .get(P.taps)
+        .i32Load(k * 8 + 4)
+        .i16x8Splat()
+        .set(tapWeights[k] as number);
+    }
+    code.end();
+    code.get(P.c0).get(c).i32Add().set(j);
+    emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+    code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+    code.i32Add().set(ybase);
+    countUp(code, oi, P.OH, 1, () => {
+      code.get(P.plane).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
+      countUp(code, oj, P.OW, 8, () => {
+        code.i32x4Const(0).set(accs[0]);
+        code.i32x4Const(0).set(accs[1]);
+        const tap = (weight: () => void): void => {
+          code.set(xv);
+          weight();
+          code.set(wv);
+          code.get(accs[0]).get(xv).get(wv).i32x4ExtmulLowI16x8S().i32x4Add().set(accs[0]);
+          code.get(accs[1]).get(xv).get(wv).i32x4ExtmulHighI16x8S().i32x4Add().set(accs[1]);
+        };
+        code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
+        code.get(rowBase).get(oj).i32(1).i32Shl().i32Add().set(src);
+        for (let k = 0; k < UNROLLED_TAPS; k++) {
+          code
+            .get(src)
+            .get(tapOffsets[k] as number)
+            .i32Add()
+            .v128Load();
+          tap(() => code.get(tapWeights[k] as number));
+        }
+        code.else();
+        countUp(code, t, P.KK, 1, () => {
+          code.get(rowBase).get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(0).i32Add();
+          code.get(oj).i32(1).i32Shl().i32Add().v128Load();
+          tap(() => code.get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(4).i16x8Splat());
+        });
+        code.end();
+        code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);
+        code.get(P.OW).get(oj).i32Sub().set(count);
+        code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();
+        code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+        code.get(ybase).i32Add().set(dst);
+        emitRowStore(code, accs, row, store);
+      });
+    });
+  });
   return { name: 'dwChannels', params, results: [], code };
 }
 

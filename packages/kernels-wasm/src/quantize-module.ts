@@ -1,4 +1,5 @@
 import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+import { widen } from './int-conv-module.js';
 
 /**
  * Per-tensor DequantizeLinear and QuantizeLinear between bytes and float32, 16 elements a step
@@ -23,15 +24,11 @@ function dequantizeFunction(): FunctionDef {
   code.get(i).i32(16).i32Add().get(n).i32GtS().brIf(1);
   code.get(x).get(i).i32Add().v128Load().set(bytes);
   for (const high of [false, true]) {
-    code.get(signed).ifValue(V128);
-    code.get(bytes);
-    if (high) code.i16x8ExtendHighI8x16(true);
-    else code.i16x8ExtendLowI8x16(true);
-    code.else();
-    code.get(bytes);
-    if (high) code.i16x8ExtendHighI8x16(false);
-    else code.i16x8ExtendLowI8x16(false);
-    code.end();
+    code.bySign(
+      () => code.get(signed),
+      V128,
+      (s) => widen(code.get(bytes), high, s),
+    );
     code.get(z).i16x8Sub().set(half);
     for (const quarter of [0, 1]) {
       code.get(y).get(i).i32(2).i32Shl().i32Add();
@@ -93,17 +90,15 @@ function quantizeFunction(): FunctionDef {
         .set(halves[q >> 1] as number);
   }
   code.get(y).get(i).i32Add();
-  code.get(signed).ifValue(V128);
-  code
-    .get(halves[0] as number)
-    .get(halves[1] as number)
-    .i8x16NarrowI16x8(true);
-  code.else();
-  code
-    .get(halves[0] as number)
-    .get(halves[1] as number)
-    .i8x16NarrowI16x8(false);
-  code.end();
+  code.bySign(
+    () => code.get(signed),
+    V128,
+    (s) =>
+      code
+        .get(halves[0] as number)
+        .get(halves[1] as number)
+        .i8x16NarrowI16x8(s),
+  );
   code.v128Store();
   code.get(i).i32(16).i32Add().set(i);
   code.br(0).end().end();

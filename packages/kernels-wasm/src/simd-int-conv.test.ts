@@ -1,122 +1,11 @@
-import {
-  type AttrValue,
-  type DataType,
-  type HostTensor,
-  type KernelContextV1,
-  type KernelV1,
-  type LinearMemory,
-  TSGE_DOMAIN,
-  attr,
-  createAttrReader,
-  createTensor,
-} from '@tsge/metadef';
-import { nnKernels } from '@tsge/kernels-js/kernel-support';
+import { type AttrValue, type KernelV1, TSGE_DOMAIN, attr } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { hasWasmSimd } from './kernel-modules.js';
 import { simdIntConvKernels } from './simd-int-conv.js';
-import { runTile, wasmMemory } from './simd-test-support.fixture.js';
+import { bytes, counted, fallbacks, referenceOf, run, seeded, tensorOf } from './simd-int-test-support.fixture.js';
+import { wasmMemory } from './simd-test-support.fixture.js';
 
-const referenceOf = (opType: string): KernelV1 => {
-  const k = nnKernels.find((x) => x.opType === opType && x.name === 'reference');
-  if (!k) throw new Error(`no reference ${opType}`);
-  return k;
-};
-/** Calls of the reference through the SIMD kernels: the SIMD paths must not fall back here. */
-let fallbacks = 0;
-const counted = (opType: string): KernelV1 => ({
-  ...referenceOf(opType),
-  compute: (ctx) => (fallbacks++, referenceOf(opType).compute(ctx)),
-});
 const [convInteger, requantizedConv] = simdIntConvKernels(counted);
-
-function seeded(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s / 0x7fffffff;
-  };
-}
-
-/** A tensor of `dtype` whose values come from `value(i)`. */
-function tensorOf(dtype: DataType, dims: readonly number[], value: (i: number) => number): HostTensor {
-  const t = createTensor(dtype, dims);
-  for (let i = 0; i < t.data.length; i++) (t.data as Float32Array)[i] = value(i);
-  return t;
-}
-
-/** Random bytes of a type, a share of them at the type's extremes. */
-function bytes(dtype: 'uint8' | 'int8', dims: readonly number[], seed: number): HostTensor {
-  const rnd = seeded(seed);
-  const [lo, hi] = dtype === 'uint8' ? [0, 255] : [-128, 127];
-  return tensorOf(dtype, dims, () => {
-    const r = rnd();
-    if (r < 0.05) return lo;
-    if (r > 0.95) return hi;
-    return lo + Math.floor(rnd() * (hi - lo + 1));
-  });
-}
-
-/** Copies tensors into device memory (the executor's placement) and back. */
-function place(memory: LinearMemory, tensors: readonly (HostTensor | undefined)[]): (HostTensor | undefined)[] {
-  let offset = 64;
-  return tensors.map((t) => {
-    if (!t) return undefined;
-    const Ctor = t.data.constructor as new (b: ArrayBufferLike, o: number, n: number) => HostTensor['data'];
-    const data = new Ctor(memory.buffer, offset, t.data.length);
-    (data as Uint8Array).set(t.data as Uint8Array);
-    offset += Math.ceil(((t.data as Uint8Array).byteLength + 16) / 64) * 64;
-    return { type: t.type, dims: [...t.dims], data };
-  });
-}
-
-function run(
-  kernel: KernelV1,
-  inputs: readonly (HostTensor | undefined)[],
-  attrs: Record<string, AttrValue>,
-  memory?: LinearMemory,
-  threads?: number,
-): HostTensor {
-  const tensors = memory ? place(memory, inputs) : [...inputs];
-  let outOffset = memory ? 32 * 65536 : 0;
-  let result: HostTensor | undefined;
-  const ctx: KernelContextV1 = {
-    nodeName: 'node',
-    opType: kernel.opType,
-    attrs: createAttrReader(new Map(Object.entries(attrs))),
-    inputCount: tensors.length,
-    outputCount: 1,
-    opsetVersion: 21,
-    ...(memory ? { memory } : {}),
-    ...(memory && threads
-      ? {
-          parallel: {
-            threads,
-            run: (name: string, tiles: readonly (readonly number[])[]) => {
-              for (const t of [...tiles].reverse()) runTile(memory, name, t);
-            },
-          },
-        }
-      : {}),
-    input: (i) => tensors[i],
-    tensor: (i) => tensors[i],
-    output: (_i, dims, dtype) => {
-      const t = createTensor(dtype, dims);
-      if (memory) {
-        const Ctor = t.data.constructor as new (b: ArrayBufferLike, o: number, n: number) => HostTensor['data'];
-        const data = new Ctor(memory.buffer, outOffset, t.data.length);
-        (data as Uint8Array).fill(0x5a);
-        outOffset += Math.ceil((t.data as Uint8Array).byteLength / 64) * 64 + 64;
-        result = { type: dtype, dims: [...dims], data };
-      } else result = t;
-      return result;
-    },
-    setOutput: () => {},
-    runSubgraph: () => [],
-  };
-  kernel.compute(ctx);
-  if (!result) throw new Error('no output');
-  return { type: result.type, dims: [...result.dims], data: (result.data as Uint8Array).slice() } as HostTensor;
-}
 
 interface Case {
   name: string;
@@ -213,13 +102,13 @@ describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the refe
         const memory = wasmMemory(false, 64);
         const { conv, requant } = inputsOf(c, c.name.length * 7 + 3);
         const expectedInt = run(referenceOf('ConvInteger'), conv, c.attrs);
-        const before = fallbacks;
+        const before = fallbacks.count;
         const gotInt = run(convInteger as KernelV1, conv, c.attrs, memory, threads);
         expect(gotInt.dims).toEqual(expectedInt.dims);
         expect(Array.from(gotInt.data as Int32Array)).toEqual(Array.from(expectedInt.data as Int32Array));
         const expected = run(referenceOf('RequantizedConv'), requant, c.attrs);
         const got = run(requantizedConv as KernelV1, requant, c.attrs, memory, threads);
-        expect(fallbacks, 'SIMD path taken').toBe(before);
+        expect(fallbacks.count, 'SIMD path taken').toBe(before);
         expect(got.type).toBe(expected.type);
         expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(expected.data as Uint8Array));
         // the outputs are not all saturated: the test sees the requantization
@@ -233,11 +122,11 @@ describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the refe
     const c = cases[0] as Case;
     const { requant } = inputsOf(c, 5);
     const expected = run(referenceOf('RequantizedConv'), requant, c.attrs);
-    const before = fallbacks;
+    const before = fallbacks.count;
     expect(Array.from(run(requantizedConv as KernelV1, requant, c.attrs).data as Uint8Array)).toEqual(
       Array.from(expected.data as Uint8Array),
     );
-    expect(fallbacks).toBe(before + 1);
+    expect(fallbacks.count).toBe(before + 1);
     expect(requantizedConv?.domain).toBe(TSGE_DOMAIN);
   });
 });
