@@ -130,3 +130,29 @@ describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the refe
     expect(requantizedConv?.domain).toBe(TSGE_DOMAIN);
   });
 });
+
+describe.skipIf(!hasWasmSimd())('MatMulInteger SIMD kernel equals the reference', () => {
+  const matmulInteger = simdIntConvKernels(counted)[2] as KernelV1;
+  for (const c of [
+    { name: 'uint8 [37, 70]·[70, 29], per-row A zero points', a: [37, 70], b: [70, 29], aType: 'uint8', bType: 'uint8', perRow: true },
+    { name: 'int8·uint8, odd K, batched A over a 2-D B', a: [3, 5, 13], b: [13, 70], aType: 'int8', bType: 'uint8', perRow: false },
+    { name: 'batched both, int8', a: [2, 9, 16], b: [2, 16, 11], aType: 'int8', bType: 'int8', perRow: false },
+  ] as const) {
+    for (const threads of [undefined, 3]) {
+      it(`${c.name}${threads ? ', tiles over 3 threads' : ''}`, () => {
+        const rnd = seeded(c.a.length * 11 + c.b[1]);
+        const a = bytes(c.aType, c.a, 3);
+        const b = bytes(c.bType, c.b, 4);
+        const M = c.a[c.a.length - 2] as number;
+        const az = tensorOf(c.aType, c.perRow ? [M] : [], () => Math.floor(rnd() * 100) - (c.aType === 'int8' ? 50 : 0));
+        const bz = tensorOf(c.bType, [], () => Math.floor(rnd() * 100) - (c.bType === 'int8' ? 50 : 0));
+        const expected = run(referenceOf('MatMulInteger'), [a, b, az, bz], {});
+        const before = fallbacks.count;
+        const got = run(matmulInteger, [a, b, az, bz], {}, wasmMemory(false, 64), threads);
+        expect(fallbacks.count, 'SIMD path taken').toBe(before);
+        expect(got.dims).toEqual(expected.dims);
+        expect(Array.from(got.data as Int32Array)).toEqual(Array.from(expected.data as Int32Array));
+      });
+    }
+  }
+});

@@ -325,6 +325,87 @@ const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
 
 export const INT_TILES = [depthwiseIntTile, gemmIntTile] as const;
 
+/** The tiles of one batch's [M, K]·[K, N] product, in the gemm tile's argument layout. */
+function gemmTiles(
+  a: number,
+  b: number,
+  y: number,
+  M: number,
+  K: number,
+  N: number,
+  NP: number,
+  threads: number,
+  operands: { zx: number; wzp: number; wzStride: number; flags: number },
+): number[][] {
+  const byColumns = N >= 64 * threads || M < 8;
+  const ranges = byColumns ? splitRange(N, threads, 8, M * K) : splitRange(M, threads, 4, N * K);
+  return ranges.map(([lo, hi]) => {
+    const [m0, m1, p0, p1] = byColumns ? [0, M, lo, hi] : [lo, hi, 0, N];
+    const wzp = operands.wzp < 0 ? -1 : operands.wzp + m0 * operands.wzStride;
+    const rest = [-1, 0, -1, 0, 0, 0, 0, ...new Array<number>(12).fill(0)];
+    return [b, a + m0 * K, y + m0 * N * 4, m1 - m0, K, N, p0, p1, NP, operands.zx, 0, wzp, operands.wzStride, operands.flags, ...rest];
+  });
+}
+
+/**
+ * MatMulInteger of byte matrices in device memory as the integer GEMM: A's rows are the weight
+ * rows (with A's zero point, one or one per row), B is packed into panels (one zero point), the
+ * int32 product stored as is. A may carry batch dims over a 2-D B or match B's batch dims.
+ */
+function matmulInteger(ctx: KernelContextV1): boolean {
+  const memory = ctx.memory;
+  const a = ctx.tensor(0);
+  const b = ctx.tensor(1);
+  if (!memory || !isByteType(a) || !isByteType(b) || !exportsOf(memory) || !threadWorkspace(memory)) return false;
+  const A = a as HostTensor;
+  const B = b as HostTensor;
+  if (A.dims.length < 2 || B.dims.length < 2 || !inDeviceMemory(memory, A, B)) return false;
+  const az = ctx.tensor(2);
+  const bz = ctx.tensor(3);
+  const [M, K] = A.dims.slice(-2) as [number, number];
+  const [Kb, N] = B.dims.slice(-2) as [number, number];
+  const aBatch = A.dims.slice(0, -2);
+  const bBatch = B.dims.slice(0, -2);
+  const sharedB = bBatch.every((d) => d === 1);
+  if (Kb !== K || K === 0 || (!sharedB && (aBatch.length !== bBatch.length || aBatch.some((d, i) => d !== bBatch[i])))) return false;
+  if (az && (az.type !== A.type || (az.data.length !== 1 && az.data.length !== M) || !inDeviceMemory(memory, az))) return false;
+  if (bz && (bz.type !== B.type || bz.data.length !== 1)) return false;
+  const batches = aBatch.reduce((p, d) => p * d, 1);
+  const y = ctx.output(0, [...aBatch, M, N], 'int32');
+  if (!inDeviceMemory(memory, y)) return false;
+  if (byteOffset(A) + A.data.length + 16 > memory.buffer.byteLength || byteOffset(B) + B.data.length + 16 > memory.buffer.byteLength)
+    return false;
+  const pairs = (K + 1) >> 1;
+  const workspace = threadWorkspace(memory) as { bytes: number };
+  const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 64 - (pairs + 8) * 16);
+  const NP = Math.min((N + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
+  if (NP < 8) return false;
+  const operands = {
+    zx: bz ? readNumber(bz, 0) : 0,
+    wzp: az ? byteOffset(az) : -1,
+    wzStride: az && az.data.length > 1 ? 1 : 0,
+    flags: INT_FLAGS.int32Out | (A.type === 'int8' ? INT_FLAGS.weightsSigned : 0) | (B.type === 'int8' ? INT_FLAGS.inputSigned : 0),
+  };
+  const threads = ctx.parallel?.threads ?? 1;
+  const tiles: number[][] = [];
+  for (let i = 0; i < batches; i++)
+    tiles.push(
+      ...gemmTiles(
+        byteOffset(A) + i * M * K,
+        byteOffset(B) + (sharedB ? 0 : i * K * N),
+        byteOffset(y) + i * M * N * 4,
+        M,
+        K,
+        N,
+        NP,
+        threads,
+        operands,
+      ),
+    );
+  runTiles(memory, ctx.parallel, gemmIntTile, tiles);
+  return true;
+}
+
 function intKernel(opType: string, domain: string | undefined, reference: KernelV1, requantized: boolean): KernelV1 {
   return defineKernel({
     opType,
@@ -338,10 +419,19 @@ function intKernel(opType: string, domain: string | undefined, reference: Kernel
   });
 }
 
-/** ConvInteger and tsge::RequantizedConv; `reference` finds the reference kernel of an op. */
+/** ConvInteger, tsge::RequantizedConv and MatMulInteger; `reference` finds the reference kernel of an op. */
 export function simdIntConvKernels(reference: (opType: string) => KernelV1): KernelV1[] {
   return [
     intKernel('ConvInteger', undefined, reference('ConvInteger'), false),
     intKernel(REQUANTIZED_CONV, TSGE_DOMAIN, reference(REQUANTIZED_CONV), true),
+    defineKernel({
+      opType: 'MatMulInteger',
+      name: 'wasm-simd',
+      dtypes: ['uint8', 'int8'],
+      parallel: true,
+      compute: (ctx) => {
+        if (!matmulInteger(ctx)) reference('MatMulInteger').compute(ctx);
+      },
+    }),
   ];
 }

@@ -10,11 +10,11 @@ import {
   createAttrReader,
   createTensor,
 } from '@tsge/metadef';
-import { nnKernels } from '@tsge/kernels-js/kernel-support';
+import { mathKernels, nnKernels } from '@tsge/kernels-js/kernel-support';
 import { runTile } from './simd-test-support.fixture.js';
 
 export const referenceOf = (opType: string): KernelV1 => {
-  const k = nnKernels.find((x) => x.opType === opType && x.name === 'reference');
+  const k = [...nnKernels, ...mathKernels].find((x) => x.opType === opType && x.name === 'reference');
   if (!k) throw new Error(`no reference ${opType}`);
   return k;
 };
