@@ -218,7 +218,7 @@ function packWindowsFunction(): FunctionDef {
   return { name: 'packWindows', params: names.map(() => I32), results: [], code };
 }
 
-/** Per-row values the store reads, held in locals while a row block runs. */
+/** Per-row values the store reads (bias as i32x4, scale as f32x4 splats), held in locals while a row block runs. */
 interface RowLocals {
   readonly bias: number;
   readonly scale: number;
@@ -235,8 +235,8 @@ function emitRequant(
   v: { lo: number; hi: number; zp: number; flags: number; packed: number },
 ): void {
   for (const acc of accs) {
-    code.get(acc).get(row.bias).i32x4Splat().i32x4Add().f32x4ConvertI32x4S();
-    code.get(row.scale).f32x4Splat().f32x4Mul().f32x4Nearest();
+    code.get(acc).get(row.bias).i32x4Add().f32x4ConvertI32x4S();
+    code.get(row.scale).f32x4Mul().f32x4Nearest();
     code.get(v.lo).f32x4Max().get(v.hi).f32x4Min().i32x4TruncSatF32x4S();
     code.get(v.zp).i32x4Add();
   }
@@ -313,8 +313,8 @@ function emitRowParams(
   code.else();
   code.i32(0);
   code.end();
-  code.set(row.bias);
-  code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().set(row.scale);
+  code.i32x4Splat().set(row.bias);
+  code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f32x4Splat().set(row.scale);
 }
 
 /**
@@ -373,8 +373,8 @@ function igemmFunction(): FunctionDef {
   const rows = [0, 1, 2, 3].map(() => ({
     w: code.local(I32),
     z: code.local(V128),
-    bias: code.local(I32),
-    scale: code.local(F32),
+    bias: code.local(V128),
+    scale: code.local(V128),
     accs: [code.local(V128), code.local(V128)] as [number, number],
   }));
   code.get(P.lo).f32x4Splat().set(lo);
@@ -540,7 +540,7 @@ function dwChannelsFunction(): FunctionDef {
   const lo16 = code.local(V128);
   const hi16 = code.local(V128);
   const packed = code.local(V128);
-  const row = { bias: code.local(I32), scale: code.local(F32) };
+  const row = { bias: code.local(V128), scale: code.local(V128) };
   const accs: [number, number] = [code.local(V128), code.local(V128)];
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
