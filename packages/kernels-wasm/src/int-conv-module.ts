@@ -33,8 +33,8 @@ export const INT_FLAGS = {
 /** Lanes of two i16x8 vectors a, b interleaved: a0 b0 a1 b1 a2 b2 a3 b3 (low) and a4 b4 … (high). */
 const INTERLEAVE_LOW = [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23];
 const INTERLEAVE_HIGH = [8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31];
-/** Depthwise filters of this many taps (3×3) run unrolled, their taps in locals. */
-const UNROLLED_TAPS = 9;
+/** Depthwise filters of this many tap pairs (3×3: 2 row pairs × 3 columns) run unrolled, their taps in locals. */
+const UNROLLED_TAPS = 6;
 
 /** The even and the odd i16 lanes of two vectors. */
 const EVEN_I16 = [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29];
@@ -509,11 +509,17 @@ function dwChannelsFunction(): FunctionDef {
     'zp',
     'tmp',
     'pl',
+    'KP',
+    'pairs',
+    'Hp',
+    'dhBytes',
   ] as const;
   const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
   const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
   const code = new Code(names.length);
   const c = code.local(I32);
+  const lane = code.local(I32);
+  const rowLanes = code.local(I32);
   const iy = code.local(I32);
   const ix = code.local(I32);
   const src = code.local(I32);
@@ -536,6 +542,7 @@ function dwChannelsFunction(): FunctionDef {
   const wv = code.local(V128);
   const xv = code.local(V128);
   const tapOffsets = Array.from({ length: UNROLLED_TAPS }, () => code.local(I32));
+  const wb = code.local(I32);
   const tapWeights = Array.from({ length: UNROLLED_TAPS }, () => code.local(V128));
   const lo16 = code.local(V128);
   const hi16 = code.local(V128);
@@ -618,27 +625,49 @@ function dwChannelsFunction(): FunctionDef {
       code.end();
       code.get(src).get(P.W).i32Add().set(src);
     });
-    // this channel's tap weights minus the zero point
+    // rows y and y + dh side by side as i16 pairs: two taps of a column per dot product
+    code.get(P.sw).get(P.Lp).i32Mul().set(rowLanes);
+    countUp(code, iy, P.Hp, 1, () => {
+      code.get(iy).get(rowLanes).i32Mul().set(lane);
+      code.get(lane).get(rowLanes).i32Add().set(col);
+      code.block().loop();
+      code.get(lane).get(col).i32GeS().brIf(1);
+      code.get(P.plane).get(lane).i32(1).i32Shl().i32Add().tee(src).v128Load().set(lo16);
+      code.get(src).get(P.dhBytes).i32Add().v128Load().set(hi16);
+      code.get(P.pairs).get(lane).i32(2).i32Shl().i32Add().tee(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+      code.get(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+      code.get(lane).i32(8).i32Add().set(lane);
+      code.br(0).end().end();
+    });
+    // this channel's tap pairs minus the zero point (entries: offset, tap a, tap b or -1, pair)
     code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
     loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
     code.set(wz);
-    countUp(code, t, P.KK, 1, () => {
-      code.get(P.taps).get(t).i32(3).i32Shl().i32Add();
-      code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(t).i32Add().set(src);
+    countUp(code, t, P.KP, 1, () => {
+      code.get(P.taps).get(t).i32(4).i32Shl().i32Add().set(dstRow);
+      code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(dstRow).i32Load(4).i32Add().set(src);
       loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
-      code.get(wz).i32Sub().i32Store(4);
+      code.get(wz).i32Sub().set(wb);
+      code.get(dstRow).i32Load(8).i32(0).i32LtS().ifValue(I32);
+      code.i32(0);
+      code.else();
+      code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(dstRow).i32Load(8).i32Add().set(src);
+      loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
+      code.get(wz).i32Sub();
+      code.end();
+      code.i32(16).i32Shl().get(wb).i32(0xffff).i32And().i32Or().set(wb);
+      code.get(dstRow).get(wb).i32Store(12);
     });
-    // a 3×3 filter's taps stay in locals for the channel
-    code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
+    // a 3×3 filter's tap pairs stay in locals for the channel
+    code.get(P.KP).i32(UNROLLED_TAPS).i32Eq().if();
     for (let k = 0; k < UNROLLED_TAPS; k++) {
       code
         .get(P.taps)
-        .i32Load(k * 8)
+        .i32Load(k * 16)
         .set(tapOffsets[k] as number);
       code
         .get(P.taps)
-        .i32Load(k * 8 + 4)
-        .i16x8Splat()
+        .v128Load32Splat(k * 16 + 12)
         .set(tapWeights[k] as number);
     }
     code.end();
@@ -647,32 +676,32 @@ function dwChannelsFunction(): FunctionDef {
     code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
     code.i32Add().set(ybase);
     countUp(code, oi, P.OH, 1, () => {
-      code.get(P.plane).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
+      code.get(P.pairs).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
       countUp(code, oj, P.OW, 8, () => {
         code.i32x4Const(0).set(accs[0]);
         code.i32x4Const(0).set(accs[1]);
+        /** Two taps of 8 outputs from the pair rows at the address on the stack. */
         const tap = (weight: () => void): void => {
-          code.set(xv);
+          code.set(j);
           weight();
           code.set(wv);
-          code.get(accs[0]).get(xv).get(wv).i32x4ExtmulLowI16x8S().i32x4Add().set(accs[0]);
-          code.get(accs[1]).get(xv).get(wv).i32x4ExtmulHighI16x8S().i32x4Add().set(accs[1]);
+          code.get(accs[0]).get(j).v128Load(0).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[0]);
+          code.get(accs[1]).get(j).v128Load(16).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[1]);
         };
-        code.get(P.KK).i32(UNROLLED_TAPS).i32Eq().if();
-        code.get(rowBase).get(oj).i32(1).i32Shl().i32Add().set(src);
+        code.get(P.KP).i32(UNROLLED_TAPS).i32Eq().if();
+        code.get(rowBase).get(oj).i32(2).i32Shl().i32Add().set(src);
         for (let k = 0; k < UNROLLED_TAPS; k++) {
           code
             .get(src)
             .get(tapOffsets[k] as number)
-            .i32Add()
-            .v128Load();
+            .i32Add();
           tap(() => code.get(tapWeights[k] as number));
         }
         code.else();
-        countUp(code, t, P.KK, 1, () => {
-          code.get(rowBase).get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(0).i32Add();
-          code.get(oj).i32(1).i32Shl().i32Add().v128Load();
-          tap(() => code.get(P.taps).get(t).i32(3).i32Shl().i32Add().i32Load(4).i16x8Splat());
+        countUp(code, t, P.KP, 1, () => {
+          code.get(rowBase).get(P.taps).get(t).i32(4).i32Shl().i32Add().i32Load(0).i32Add();
+          code.get(oj).i32(2).i32Shl().i32Add();
+          tap(() => code.get(P.taps).get(t).i32(4).i32Shl().i32Add().v128Load32Splat(12));
         });
         code.end();
         code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);

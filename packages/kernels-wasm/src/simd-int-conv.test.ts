@@ -71,6 +71,13 @@ const cases: Case[] = [
     wType: 'int8',
     yType: 'int8',
   },
+  {
+    name: 'depthwise 3×3 dilation 2, 4×2 filter',
+    x: [1, 4, 13, 11],
+    w: [4, 1, 4, 2],
+    attrs: { group: attr.int(4), dilations: attr.ints([2, 3]), pads: attr.ints([3, 1, 2, 2]) },
+    perChannel: true,
+  },
   { name: 'clipped (Relu6 range), no bias', x: [1, 9, 6, 6], w: [7, 9, 1, 1], attrs: {}, bias: false, clip: [3, 200] },
 ];
 

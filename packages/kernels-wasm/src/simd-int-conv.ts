@@ -132,20 +132,27 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const ySize = outType === 'int32' ? 4 : 1;
   let plan: IntPlan | undefined;
   if (cg === 1 && mg === 1) {
-    // zero-padded planes: rows of sw phases of Lp lanes, 8 lanes of slack for the last vector
+    // zero-padded planes: rows of sw phases of Lp lanes (a multiple of 8), slack for the last
+    // vector, dh zero rows past the last for the row pairs
     const Hp = Math.max(H + pt, (OH - 1) * sh + (KH - 1) * dh + 1);
     const reach = Math.floor(((KW - 1) * dw) / sw);
-    const Lp = Math.max(Math.ceil((W + pl) / sw), ((OW + 7) & ~7) + reach) + 8;
+    const Lp = (Math.max(Math.ceil((W + pl) / sw), ((OW + 7) & ~7) + reach) + 8 + 7) & ~7;
+    const rowPairs = (KH + 1) >> 1;
     const taps = HEADER;
-    const plane = align64(taps + KH * KW * 8);
-    if (plane + Hp * sw * Lp * 2 > workspace.bytes) return false;
-    const tapOffsets: number[] = [];
-    for (let ki = 0; ki < KH; ki++)
+    const plane = align64(taps + rowPairs * KW * 16);
+    const planeBytes = (Hp + dh) * sw * Lp * 2;
+    const pairPlane = align64(plane + planeBytes);
+    if (pairPlane + Hp * sw * Lp * 4 > workspace.bytes) return false;
+    // per tap pair: its byte offset in the pair plane, the taps (rows 2r and 2r + 1, or -1)
+    const tapPairs: number[] = [];
+    for (let rp = 0; rp < rowPairs; rp++)
       for (let kj = 0; kj < KW; kj++) {
         const col = kj * dw;
-        tapOffsets.push(((ki * dh * sw + (col % sw)) * Lp + Math.floor(col / sw)) * 2);
+        const ki = 2 * rp;
+        tapPairs.push(((ki * dh * sw + (col % sw)) * Lp + Math.floor(col / sw)) * 4, ki * KW + kj, ki + 1 < KH ? (ki + 1) * KW + kj : -1);
       }
-    const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 2, pt * sw * Lp * 2, sw, zx, pl, Hp * sw * Lp * 2];
+    const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 4, pt * sw * Lp * 2, sw, zx, pl, planeBytes];
+    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
@@ -160,7 +167,8 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
           ops.wzStride,
           ...store,
           ...geometry,
-          ...tapOffsets,
+          ...pairing,
+          ...tapPairs,
         ]);
       }
     plan = { signature, outDims: y.dims, yOffset: byteOffset(y), tile: depthwiseIntTile, tiles };
@@ -247,11 +255,12 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
   const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
   const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl, planeBytes] = t.slice(15, 29) as number[] as NumberTuple<14>;
+  const [KP, pairPlane, Hp, dhBytes] = t.slice(29, 33) as number[] as NumberTuple<4>;
   const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
   new Uint8Array(memory.buffer, ws.offset + plane, planeBytes).fill(0);
-  const offsets = new Int32Array(memory.buffer, ws.offset + taps, KK * 2);
-  for (let i = 0; i < KK; i++) offsets[i * 2] = t[29 + i] as number;
+  const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
+  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[33 + i * 3 + f] as number;
   k.dwChannels(
     x,
     w,
@@ -282,6 +291,10 @@ const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
     zp,
     ws.offset,
     pl,
+    KP,
+    ws.offset + pairPlane,
+    Hp,
+    dhBytes,
   );
 });
 
