@@ -355,6 +355,8 @@ function igemmFunction(): FunctionDef {
   const code = new Code(21);
   const m = code.local(I32);
   const wp = code.local(I32);
+  const panelStep = code.local(I32);
+  const wend = code.local(I32);
   const pj = code.local(I32);
   const kp = code.local(I32);
   const pp = code.local(I32);
@@ -381,6 +383,7 @@ function igemmFunction(): FunctionDef {
   code.get(P.hi).f32x4Splat().set(hi);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
+  code.get(P.NP).i32(2).i32Shl().set(panelStep);
   const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
 
   /** Rows m..m+R-1 over all column blocks. */
@@ -421,25 +424,34 @@ function igemmFunction(): FunctionDef {
       for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
       code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
       code.get(P.wpack).set(wp);
-      countUp(code, kp, pairs, 1, () => {
-        code.get(pp).v128Load(0).set(x0);
-        code.get(pp).v128Load(16).set(x1);
-        for (let r = 0; r < R; r++) {
-          const row = rows[r] as (typeof rows)[number];
-          code
-            .get(wp)
-            .v128Load32Splat(r * 4)
-            .set(wv);
-          code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
-          code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
-        }
-        code.get(pp).get(P.NP).i32(2).i32Shl().i32Add().set(pp);
+      // wp walks R pairs a step until it reaches wend (pairs·R·4 bytes on)
+      code
+        .get(P.wpack)
+        .get(pairs)
+        .i32(R * 4)
+        .i32Mul()
+        .i32Add()
+        .set(wend);
+      code.block().loop();
+      code.get(wp).get(wend).i32GeU().brIf(1);
+      code.get(pp).v128Load(0).set(x0);
+      code.get(pp).v128Load(16).set(x1);
+      for (let r = 0; r < R; r++) {
+        const row = rows[r] as (typeof rows)[number];
         code
           .get(wp)
-          .i32(R * 4)
-          .i32Add()
-          .set(wp);
-      });
+          .v128Load32Splat(r * 4)
+          .set(wv);
+        code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
+        code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
+      }
+      code.get(pp).get(panelStep).i32Add().set(pp);
+      code
+        .get(wp)
+        .i32(R * 4)
+        .i32Add()
+        .set(wp);
+      code.br(0).end().end();
       code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
       code.get(P.np).get(pj).i32Sub().set(count);
       for (let r = 0; r < R; r++) {
@@ -470,13 +482,15 @@ function igemmFunction(): FunctionDef {
 
 /**
  * `dwChannels(x, w, wzp, wzStride, y, count, c0, H, W, OH, OW, KK, taps, plane, Lp, rowStep,
- * padOffset, sw, zx, flags, bias, biasStride, scale, scaleStride, lo, hi, zp, tmp)`: depthwise
- * channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW each). Per channel the plane
- * is copied, minus zx, into the zero-bordered i16 `plane` (rows of sw phases of Lp lanes; input
- * (0, 0) lands at byte padOffset, input column ix in phase ix' % sw at index ix' / sw with
- * ix' = ix + pl), the KK taps' weights are stored beside their byte offsets in `taps` (8 bytes per
- * tap: offset, then weight − zero point, filled here), and each output row oi reads from
- * plane + oi·rowStep.
+ * padOffset, sw, zx, flags, bias, biasStride, scale, scaleStride, lo, hi, zp, tmp, pl, KP, pairs,
+ * Hp, dhBytes)`: depthwise channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW
+ * each). Per channel the plane is copied, minus zx, into the zero-bordered i16 `plane` (Hp rows
+ * of sw phases of Lp lanes; padded row pt starts at byte padOffset, input column ix lands in phase
+ * (ix + pl) % sw at index (ix + pl) / sw); then `pairs` holds, for every row y, rows y and
+ * y + dilation side by side as i16 pairs (dhBytes apart in `plane`). The KP tap pairs in `taps`
+ * (16 bytes each: byte offset in `pairs`, the two taps' indices, the second −1 past the filter's
+ * last row, then their weights minus the zero point as an i16 pair, filled here) each take one
+ * i32x4.dot_i16x8_s per 4 outputs; output row oi reads from pairs + oi·rowStep.
  */
 function dwChannelsFunction(): FunctionDef {
   const names = [
