@@ -100,6 +100,8 @@ export async function benchTflite(
   const mine = last.get('tsge');
   const theirs = last.get('litert');
   const sameTop5 = mine && theirs ? top5(mine).join() === top5(theirs).join() : undefined;
+  if (process.env.BENCH_DEBUG && mine && theirs)
+    log(`top-5 tsge ${top5(mine)} (${mine.type} ${mine.dims}), LiteRT ${top5(theirs)} (${theirs.type} ${theirs.dims})`);
   for (const r of runners) await r.release();
   const latency: TfliteResult['latency'] = {};
   for (const [name, xs] of samples) {
