@@ -14,4 +14,5 @@ export { runKernelOnHost } from './host/run-on-host.js';
 export { mathKernels } from './math/index.js';
 export { convProblem, type ConvProblem } from './nn/conv.js';
 export { nnKernels } from './nn/index.js';
+export { requantize, requantizedRange } from './nn/requantized-conv.js';
 export { tensorKernels } from './tensor/index.js';

@@ -321,6 +321,104 @@ export class Code {
     for (const lane of lanes) this.bytes.push(lane);
     return this;
   }
+  // integer SIMD (the quantized kernels)
+  i32Load8U(offset = 0): this {
+    return this.op(0x2d).memarg(0, offset);
+  }
+  i32Load8S(offset = 0): this {
+    return this.op(0x2c).memarg(0, offset);
+  }
+  i32Load16S(offset = 0): this {
+    return this.op(0x2e).memarg(1, offset);
+  }
+  i32Store8(offset = 0): this {
+    return this.op(0x3a).memarg(0, offset);
+  }
+  i32Store16(offset = 0): this {
+    return this.op(0x3b).memarg(1, offset);
+  }
+  i32ShrS(): this {
+    return this.op(0x75);
+  }
+  /** Two bytes repeated across the vector. */
+  v128Load16Splat(offset = 0): this {
+    return this.simd(0x08).memarg(1, offset);
+  }
+  /** Eight bytes widened to i16 lanes, signed or unsigned. */
+  v128Load8x8(signed: boolean, offset = 0): this {
+    return this.simd(signed ? 0x01 : 0x02).memarg(3, offset);
+  }
+  /** Stores the low eight bytes of the vector. */
+  v128Store64Lane0(offset = 0): this {
+    this.simd(0x5b).memarg(3, offset);
+    this.bytes.push(0);
+    return this;
+  }
+  i16x8Splat(): this {
+    return this.simd(0x10);
+  }
+  i32x4Splat(): this {
+    return this.simd(0x11);
+  }
+  i32x4ExtractLane(lane: number): this {
+    this.simd(0x1b);
+    this.bytes.push(lane);
+    return this;
+  }
+  i16x8ExtendLowI8x16(signed: boolean): this {
+    return this.simd(signed ? 0x87 : 0x89);
+  }
+  i16x8ExtendHighI8x16(signed: boolean): this {
+    return this.simd(signed ? 0x88 : 0x8a);
+  }
+  i16x8Sub(): this {
+    return this.simd(0x91);
+  }
+  i16x8NarrowI32x4S(): this {
+    return this.simd(0x85);
+  }
+  /** Saturating narrow of signed i16 lanes to int8 (signed) or uint8 (unsigned). */
+  i8x16NarrowI16x8(signed: boolean): this {
+    return this.simd(signed ? 0x65 : 0x66);
+  }
+  /** Lane-wise Σ of adjacent i16 products into i32 lanes. */
+  i32x4DotI16x8S(): this {
+    return this.simd(0xba);
+  }
+  i32x4ExtmulLowI16x8S(): this {
+    return this.simd(0xbc);
+  }
+  i32x4ExtmulHighI16x8S(): this {
+    return this.simd(0xbd);
+  }
+  i32x4ExtendLowI16x8S(): this {
+    return this.simd(0xa7);
+  }
+  i32x4ExtendHighI16x8S(): this {
+    return this.simd(0xa8);
+  }
+  f32x4Eq(): this {
+    return this.simd(0x41);
+  }
+  f32x4ConvertI32x4S(): this {
+    return this.simd(0xfa);
+  }
+  /** Round to nearest, ties to even. */
+  f32x4Nearest(): this {
+    return this.simd(0x6a);
+  }
+  /**
+   * `if (condition) body(true) else body(false)` leaving one value of `type`: code specialised to a
+   * signedness (or any flag) chosen at run time.
+   */
+  bySign(condition: () => void, type: ValType, body: (signed: boolean) => void): this {
+    condition();
+    this.ifValue(type);
+    body(true);
+    this.else();
+    body(false);
+    return this.end();
+  }
   /** Relaxed SIMD fused multiply-add: a*b + c (operands pushed a, b, c). */
   f32x4RelaxedMadd(): this {
     return this.simd(0x105);

@@ -7,6 +7,7 @@ import { convGemmTile } from './conv-gemm-tiles.js';
 import { convTransposeTile } from './conv-transpose-tiles.js';
 import { gemmPackedTile } from './gemm-packed-tiles.js';
 import { depthwiseTile } from './simd-conv.js';
+import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { lrnTile } from './simd-lrn.js';
@@ -28,6 +29,7 @@ export const WASM_TILE_FUNCTIONS = [
   layerNormTile,
   transposeTile,
   matMulNBitsTile,
+  ...INT_TILES,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {

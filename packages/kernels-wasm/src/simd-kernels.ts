@@ -5,6 +5,8 @@ import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
 import { simdConvTransposeKernel } from './simd-conv-transpose.js';
 import { simdElementwiseKernels } from './simd-elementwise.js';
 import { simdGemmKernel } from './simd-gemm.js';
+import { simdIntConvKernels } from './simd-int-conv.js';
+import { simdQuantizeKernels } from './simd-quantize.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 import { simdMatMulNBitsKernel } from './simd-matmul-nbits.js';
 import { simdPoolKernels } from './simd-pool.js';
@@ -41,5 +43,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
+    ...simdIntConvKernels((opType) => referenceOf(all, opType)),
+    ...simdQuantizeKernels((opType) => referenceOf(all, opType)),
   ];
 }

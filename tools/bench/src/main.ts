@@ -1,5 +1,6 @@
 // `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
-// and onnxruntime-web on identical inputs, alternating runs in one process, reported as ratios.
+// and onnxruntime-web on identical inputs (ONNX models), and against LiteRT and its own float import
+// (TFLite models), alternating runs in one process, reported as ratios.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,8 @@ import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge
 import type { HostTensor } from '@tsge/metadef';
 import { createTensor, elementCount } from '@tsge/metadef';
 import { concreteDims, createRandom, latencyStats, randomTensor, compareTensors } from '@tsge/run';
-import { type BenchModel, benchModels } from './models.js';
+import { type BenchModel, benchModels, tfliteBenchModels } from './models.js';
+import { type TfliteResult, benchTflite, tfliteTable } from './tflite-bench.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
 interface Options {
@@ -248,12 +250,31 @@ async function main(): Promise<void> {
       });
     }
   }
+  const tflite = tfliteBenchModels(repoRoot).filter((m) => !options.models || options.models.includes(m.id));
+  const tfliteResults: TfliteResult[] = [];
+  for (const [i, m] of tflite.entries()) {
+    process.stderr.write(`(${i + 1}/${tflite.length}) ${m.id}\n`);
+    try {
+      tfliteResults.push(await benchTflite(m, options, () => untilQuiet((ms) => new Promise((resolve) => setTimeout(resolve, ms)))));
+    } catch (e) {
+      tfliteResults.push({ id: m.id, latency: {}, ratios: {}, error: e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e) });
+    }
+  }
   console.log(table(results, options));
+  if (tfliteResults.length)
+    console.log(
+      `\nLiteRT runs its single-threaded wasm build (XNNPACK); tsge uses ${options.threads} thread(s).\n\n${tfliteTable(tfliteResults)}`,
+    );
   const jsonPath = options.json ?? path.join(outDir, 'bench.json');
   await writeFile(
     jsonPath,
     JSON.stringify(
-      { machine: { cpu: os.cpus()[0]?.model, threads: os.availableParallelism(), node: process.version }, options, results },
+      {
+        machine: { cpu: os.cpus()[0]?.model, threads: os.availableParallelism(), node: process.version },
+        options,
+        results,
+        tflite: tfliteResults,
+      },
       null,
       2,
     ),

@@ -10,6 +10,12 @@ export interface BenchModel {
   readonly input: 'random' | 'arange';
 }
 
+/** TFLite models, run by tsge (quantized and dequantized to float) and LiteRT. */
+export function tfliteBenchModels(repoRoot: string): { id: string; path: string }[] {
+  const coral = path.resolve(repoRoot, '../shared/testdata/models/tflite/coral');
+  return [{ id: 'mobilenet_v2_quant', path: path.join(coral, 'mobilenet_v2_1.0_224_quant.tflite') }];
+}
+
 /** The model set of the performance issue. Paths resolve from the repository root. */
 export function benchModels(repoRoot: string): BenchModel[] {
   const testdata = path.resolve(repoRoot, '../shared/testdata');

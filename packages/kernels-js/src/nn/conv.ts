@@ -145,7 +145,13 @@ export function convProblem(ctx: KernelContextV1, x: HostTensor, w: HostTensor):
   return { batch: x.dims[0] as number, inChannels, outChannels, group, geometry };
 }
 
-function subtractZeroPoint(t: HostTensor, zp: HostTensor | undefined, channelAxisSize: number, perChannelStride: number): Float64Array {
+/** Values of t minus its zero point (one, or one per W's output channel), as float64. */
+export function subtractZeroPoint(
+  t: HostTensor,
+  zp: HostTensor | undefined,
+  channelAxisSize: number,
+  perChannelStride: number,
+): Float64Array {
   const v = readFloat64(t);
   const out = new Float64Array(v);
   if (!zp) return out;

@@ -19,6 +19,7 @@ import { poolKernels } from './pool.js';
 import { preluKernels } from './prelu.js';
 import { quantizeKernels } from './quantize.js';
 import { recurrentKernels } from './recurrent.js';
+import { requantizedConvKernel } from './requantized-conv.js';
 import { resizeKernels } from './resize.js';
 import { softmaxKernels } from './softmax.js';
 /** Reference kernels of the nn group. */
@@ -34,6 +35,7 @@ export const nnKernels: readonly KernelV1[] = [
   ...resizeKernels,
   ...recurrentKernels,
   ...quantizeKernels,
+  requantizedConvKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,

@@ -7,3 +7,4 @@ export {
   type FusableActivation,
   fusedDefinitions,
 } from './fused-ops.js';
+export { REQUANTIZED_CONV, requantizedConvDefinition } from './requantized-conv.js';

@@ -5,7 +5,7 @@ import { NN_FLOAT_TYPES, inputInfo } from '../common/nn-float-io.js';
 import { defineOp, param } from '../define.js';
 import { checkWindowAttrs } from './window-attrs-check.js';
 
-function inferConv(ctx: InferenceContextV1, dtypeOverride?: HostTensor['type']): void {
+export function inferConv(ctx: InferenceContextV1, dtypeOverride?: HostTensor['type']): void {
   checkWindowAttrs(ctx);
   const x = inputInfo(ctx, 0);
   const w = inputInfo(ctx, ctx.opType === 'QLinearConv' ? 3 : 1);
@@ -26,7 +26,7 @@ function inferConv(ctx: InferenceContextV1, dtypeOverride?: HostTensor['type']):
   ctx.setOutput(0, { dtype, shape: [x.shape[0] as Shape[number], outChannels, ...spatialOut] });
 }
 
-const windowAttributes = [
+export const windowAttributes = [
   { name: 'auto_pad', kind: 'string', default: { kind: 'string', value: 'NOTSET' } },
   { name: 'dilations', kind: 'ints' },
   { name: 'group', kind: 'int', default: { kind: 'int', value: 1 } },

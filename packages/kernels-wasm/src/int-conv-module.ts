@@ -1,0 +1,742 @@
+import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+
+/**
+ * Integer convolution kernels on uint8/int8 data (byte addresses into device memory):
+ *
+ * - `packPairs` lays out K rows of P bytes (a pointwise convolution's input, or any [K, P] matrix)
+ *   as an i16 panel of (row pair, column, 2): element (k, p) minus the zero point at
+ *   ((k>>1)·NP + p)·2 + (k&1), an odd K padded with a zero row.
+ * - `packWindows` does the same for a k×k convolution's im2col (padding reads as the zero point).
+ * - `igemm` multiplies M weight rows (bytes, row stride ldw, per-row zero point) with such a panel:
+ *   4 rows × 8 columns per step, i32x4.dot_i16x8_s over a pair of K per lane. The store is either
+ *   the int32 accumulator (ConvInteger) or the requantization of tsge::RequantizedConv, fused:
+ *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes.
+ * - `dwChannels` runs depthwise channels over an i16 zero-padded copy of each plane (the columns
+ *   split by phase for stride 2, so every tap reads contiguous lanes), i32x4.extmul per tap, with
+ *   the same store.
+ */
+
+/** The flags argument of igemm and dwChannels. */
+export const INT_FLAGS = {
+  /** Weights are int8 (else uint8). */
+  weightsSigned: 1,
+  /** Store the int32 accumulator (else requantize to bytes); 2, the shift of its element size. */
+  int32Out: 2,
+  /** Output bytes are int8 (else uint8). */
+  outSigned: 4,
+  /** Input bytes are int8 (else uint8). */
+  inputSigned: 8,
+  /** A bias is given. */
+  bias: 16,
+} as const;
+
+/** Lanes of two i16x8 vectors a, b interleaved: a0 b0 a1 b1 a2 b2 a3 b3 (low) and a4 b4 … (high). */
+const INTERLEAVE_LOW = [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23];
+const INTERLEAVE_HIGH = [8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31];
+/** Depthwise filters of this many tap pairs (3×3: 2 row pairs × 3 columns) run unrolled, their taps in locals. */
+const UNROLLED_TAPS = 6;
+
+/** The even and the odd i16 lanes of two vectors. */
+const EVEN_I16 = [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29];
+const ODD_I16 = [2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31];
+
+/** `for (v = from; v < to; v += step) body()`, with from, to and step pushed by callbacks. */
+function forLoop(code: Code, v: number, from: () => void, to: () => void, step: number, body: () => void): void {
+  from();
+  code.set(v);
+  code.block().loop();
+  code.get(v);
+  to();
+  code.i32GeS().brIf(1);
+  body();
+  code.get(v).i32(step).i32Add().set(v);
+  code.br(0).end().end();
+}
+
+/** `for (v = 0; v < limit; v += step) body()` over locals v and limit. */
+function countUp(code: Code, v: number, limit: number, step: number, body: () => void): void {
+  forLoop(
+    code,
+    v,
+    () => code.i32(0),
+    () => code.get(limit),
+    step,
+    body,
+  );
+}
+
+/** Pushes `flags & flag` (the condition of a bySign). */
+export function flagOf(code: Code, flags: number, flag: number): () => void {
+  return () => code.get(flags).i32(flag).i32And();
+}
+
+/** The low or high 8 bytes of the vector on the stack widened to i16 lanes. */
+export function widen(code: Code, high: boolean, signed: boolean): Code {
+  return high ? code.i16x8ExtendHighI8x16(signed) : code.i16x8ExtendLowI8x16(signed);
+}
+
+/** Pushes the byte at the address in local `at`, sign-extended when flag `signed` is set in local `flags`. */
+function loadByte(code: Code, at: number, flags: number, signed: number): void {
+  code.bySign(flagOf(code, flags, signed), I32, (s) => (s ? code.get(at).i32Load8S() : code.get(at).i32Load8U()));
+}
+
+/**
+ * `packPairs(x, ldx, K, np, panel, NP, zx, signed)`: rows k < K of x (row stride ldx bytes),
+ * columns 0..np (rounded up to 8; the extra columns are don't-cares) into the panel.
+ */
+function packPairsFunction(): FunctionDef {
+  const [x, ldx, K, np, panel, NP, zx, signed] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const code = new Code(8);
+  const k = code.local(I32);
+  const p = code.local(I32);
+  const row = code.local(I32);
+  const dst = code.local(I32);
+  const zero = code.local(V128);
+  const a = code.local(V128);
+  const b = code.local(V128);
+  code.get(zx).i16x8Splat().set(zero);
+  const load = (): void => {
+    code.bySign(
+      () => code.get(signed),
+      V128,
+      (s) => code.get(row).get(p).i32Add().v128Load8x8(s),
+    );
+    code.get(zero).i16x8Sub();
+  };
+  countUp(code, k, K, 2, () => {
+    code.get(x).get(k).get(ldx).i32Mul().i32Add().set(row);
+    code.get(panel).get(k).i32(1).i32ShrS().get(NP).i32Mul().i32(2).i32Shl().i32Add().set(dst);
+    countUp(code, p, np, 8, () => {
+      load();
+      code.set(a);
+      // the partner row, or zeros past an odd K
+      code.get(k).i32(1).i32Add().get(K).i32LtS().ifValue(V128);
+      code.get(row).get(ldx).i32Add().set(row);
+      load();
+      code.get(row).get(ldx).i32Sub().set(row);
+      code.else();
+      code.i32x4Const(0);
+      code.end();
+      code.set(b);
+      code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_LOW).v128Store(0);
+      code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+      code.get(dst).i32(32).i32Add().set(dst);
+    });
+  });
+  return { name: 'packPairs', params: Array(8).fill(I32), results: [], code };
+}
+
+/**
+ * `packWindows(x, panel, NP, np, c, channels, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, zx, signed)`:
+ * the im2col of output positions c..c+np of a 2-D convolution over `channels` planes of x, minus
+ * the zero point (padding reads 0), in the packPairs layout; an odd K = channels·KH·KW gets a zero
+ * partner row.
+ */
+function packWindowsFunction(): FunctionDef {
+  const names = [
+    'x',
+    'panel',
+    'NP',
+    'np',
+    'c',
+    'channels',
+    'H',
+    'W',
+    'OW',
+    'KH',
+    'KW',
+    'sh',
+    'sw',
+    'dh',
+    'dw',
+    'pt',
+    'pl',
+    'zx',
+    'signed',
+  ] as const;
+  const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
+  const code = new Code(names.length);
+  const row = code.local(I32);
+  const ch = code.local(I32);
+  const ki = code.local(I32);
+  const kj = code.local(I32);
+  const o = code.local(I32);
+  const at = code.local(I32);
+  const oi = code.local(I32);
+  const oj = code.local(I32);
+  const iy = code.local(I32);
+  const ix = code.local(I32);
+  const xc = code.local(I32);
+  const oi0 = code.local(I32);
+  const oj0 = code.local(I32);
+  code.get(P.c).get(P.OW).i32DivU().set(oi0);
+  code.get(P.c).get(oi0).get(P.OW).i32Mul().i32Sub().set(oj0);
+  code.i32(0).set(row);
+  const start = (): void => {
+    // byte address of (row >> 1, column 0, row & 1)
+    code.get(P.panel).get(row).i32(1).i32ShrS().get(P.NP).i32Mul().i32(2).i32Shl().i32Add();
+    code.get(row).i32(1).i32And().i32(1).i32Shl().i32Add().set(at);
+  };
+  countUp(code, ch, P.channels, 1, () => {
+    code.get(P.x).get(ch).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(xc);
+    countUp(code, ki, P.KH, 1, () => {
+      countUp(code, kj, P.KW, 1, () => {
+        start();
+        code.get(oi0).set(oi);
+        code.get(oj0).set(oj);
+        countUp(code, o, P.np, 1, () => {
+          code.get(oi).get(P.sh).i32Mul().get(ki).get(P.dh).i32Mul().i32Add().get(P.pt).i32Sub().set(iy);
+          code.get(oj).get(P.sw).i32Mul().get(kj).get(P.dw).i32Mul().i32Add().get(P.pl).i32Sub().set(ix);
+          code.get(at);
+          // unsigned compares also reject negative coordinates
+          code.get(iy).get(P.H).i32LtU().get(ix).get(P.W).i32LtU().i32And().ifValue(I32);
+          code.get(xc).get(iy).get(P.W).i32Mul().i32Add().get(ix).i32Add().set(iy);
+          loadByte(code, iy, P.signed, 1);
+          code.get(P.zx).i32Sub();
+          code.else();
+          code.i32(0);
+          code.end();
+          code.i32Store16();
+          code.get(at).i32(4).i32Add().set(at);
+          code.get(oj).i32(1).i32Add().tee(oj).get(P.OW).i32Eq().if();
+          code.i32(0).set(oj);
+          code.get(oi).i32(1).i32Add().set(oi);
+          code.end();
+        });
+        code.get(row).i32(1).i32Add().set(row);
+      });
+    });
+  });
+  // the zero partner of an odd last row
+  code.get(row).i32(1).i32And().if();
+  start();
+  countUp(code, o, P.np, 1, () => {
+    code.get(at).i32(0).i32Store16();
+    code.get(at).i32(4).i32Add().set(at);
+  });
+  code.end();
+  return { name: 'packWindows', params: names.map(() => I32), results: [], code };
+}
+
+/** Per-row values the store reads (bias as i32x4, scale as f32x4 splats), held in locals while a row block runs. */
+interface RowLocals {
+  readonly bias: number;
+  readonly scale: number;
+}
+
+/**
+ * Emits the requantizing store of 8 accumulators (two i32x4) of one row: leaves the 8 result bytes
+ * in the low half of a v128 on the stack.
+ */
+function emitRequant(
+  code: Code,
+  accs: readonly [number, number],
+  row: RowLocals,
+  v: { lo: number; hi: number; zp: number; flags: number; packed: number },
+): void {
+  for (const acc of accs) {
+    code.get(acc).get(row.bias).i32x4Add().f32x4ConvertI32x4S();
+    code.get(row.scale).f32x4Mul().f32x4Nearest();
+    code.get(v.lo).f32x4Max().get(v.hi).f32x4Min().i32x4TruncSatF32x4S();
+    code.get(v.zp).i32x4Add();
+  }
+  code.i16x8NarrowI32x4S();
+  // int8 or uint8 saturation (the values are in range already)
+  const packed = v.packed;
+  code.set(packed);
+  code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) => code.get(packed).get(packed).i8x16NarrowI16x8(s));
+}
+
+/**
+ * Emits the store of one row's 8 columns at `dst` (element address of column 0 of the block):
+ * the full 8 when `full` is set, else the first `count` through the scratch `tmp`.
+ */
+function emitRowStore(
+  code: Code,
+  accs: readonly [number, number],
+  row: RowLocals,
+  s: {
+    dst: number;
+    full: number;
+    count: number;
+    tmp: number;
+    j: number;
+    lo: number;
+    hi: number;
+    zp: number;
+    flags: number;
+    packed: number;
+  },
+): void {
+  code.get(s.flags).i32(INT_FLAGS.int32Out).i32And().if();
+  // int32 accumulators
+  code.get(s.full).if();
+  code.get(s.dst).get(accs[0]).v128Store(0);
+  code.get(s.dst).get(accs[1]).v128Store(16);
+  code.else();
+  code.get(s.tmp).get(accs[0]).v128Store(0);
+  code.get(s.tmp).get(accs[1]).v128Store(16);
+  countUp(code, s.j, s.count, 1, () => {
+    code.get(s.dst).get(s.j).i32(2).i32Shl().i32Add();
+    code.get(s.tmp).get(s.j).i32(2).i32Shl().i32Add().i32Load();
+    code.i32Store();
+  });
+  code.end();
+  code.else();
+  {
+    emitRequant(code, accs, row, s);
+    const packed = s.packed;
+    code.set(packed);
+    code.get(s.full).if();
+    code.get(s.dst).get(packed).v128Store64Lane0();
+    code.else();
+    code.get(s.tmp).get(packed).v128Store(0);
+    countUp(code, s.j, s.count, 1, () => {
+      code.get(s.dst).get(s.j).i32Add();
+      code.get(s.tmp).get(s.j).i32Add().i32Load8U();
+      code.i32Store8();
+    });
+    code.end();
+  }
+  code.end();
+}
+
+/** Reads the per-row bias (i32) and scale (f32) of row `m` into locals. */
+function emitRowParams(
+  code: Code,
+  m: number,
+  row: RowLocals,
+  p: { bias: number; biasStride: number; scale: number; scaleStride: number; flags: number },
+): void {
+  code.get(p.flags).i32(INT_FLAGS.bias).i32And().ifValue(I32);
+  code.get(p.bias).get(m).get(p.biasStride).i32Mul().i32Add().i32Load();
+  code.else();
+  code.i32(0);
+  code.end();
+  code.i32x4Splat().set(row.bias);
+  code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f32x4Splat().set(row.scale);
+}
+
+/**
+ * `igemm(M, K, W, ldw, wzp, wzStride, panel, NP, np, Y, ldy, flags, bias, biasStride, scale,
+ * scaleStride, lo, hi, zp, tmp, wpack)`: Y[m, p] for m < M, p < np from weight rows W (bytes) and
+ * a packed panel (packPairs layout, NP columns); ldy is Y's row stride in elements (bytes or
+ * int32); lo/hi are the output range minus the zero point (float32), tmp 32 bytes of scratch.
+ * Each block of 4 rows is first laid out, minus its zero points, as i16 pairs in wpack
+ * (16·(ceil(K/2) + 8) bytes), so the inner loop splats one i32 per row and pair.
+ */
+function igemmFunction(): FunctionDef {
+  const P = {
+    M: 0,
+    K: 1,
+    W: 2,
+    ldw: 3,
+    wzp: 4,
+    wzStride: 5,
+    panel: 6,
+    NP: 7,
+    np: 8,
+    Y: 9,
+    ldy: 10,
+    flags: 11,
+    bias: 12,
+    biasStride: 13,
+    scale: 14,
+    scaleStride: 15,
+    lo: 16,
+    hi: 17,
+    zp: 18,
+    tmp: 19,
+    wpack: 20,
+  } as const;
+  const params = Array(21).fill(I32);
+  params[P.lo] = F32;
+  params[P.hi] = F32;
+  const code = new Code(21);
+  const m = code.local(I32);
+  const wp = code.local(I32);
+  const panelStep = code.local(I32);
+  const wend = code.local(I32);
+  const pj = code.local(I32);
+  const kp = code.local(I32);
+  const pp = code.local(I32);
+  const pairs = code.local(I32);
+  const full = code.local(I32);
+  const count = code.local(I32);
+  const dst = code.local(I32);
+  const j = code.local(I32);
+  const x0 = code.local(V128);
+  const x1 = code.local(V128);
+  const wv = code.local(V128);
+  const lo = code.local(V128);
+  const hi = code.local(V128);
+  const zp = code.local(V128);
+  const packed = code.local(V128);
+  const rows = [0, 1, 2, 3].map(() => ({
+    w: code.local(I32),
+    z: code.local(V128),
+    bias: code.local(V128),
+    scale: code.local(V128),
+    accs: [code.local(V128), code.local(V128)] as [number, number],
+  }));
+  code.get(P.lo).f32x4Splat().set(lo);
+  code.get(P.hi).f32x4Splat().set(hi);
+  code.get(P.zp).i32x4Splat().set(zp);
+  code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
+  code.get(P.NP).i32(2).i32Shl().set(panelStep);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+
+  /** Rows m..m+R-1 over all column blocks. */
+  const block = (R: number): void => {
+    for (let r = 0; r < R; r++) {
+      const row = rows[r] as (typeof rows)[number];
+      code.get(P.W).get(m).i32(r).i32Add().get(P.ldw).i32Mul().i32Add().set(row.w);
+      // the row's weight zero point as i16 lanes
+      code.get(P.wzp).get(m).i32(r).i32Add().get(P.wzStride).i32Mul().i32Add().set(j);
+      loadByte(code, j, P.flags, INT_FLAGS.weightsSigned);
+      code.i16x8Splat().set(row.z);
+      code.get(m).i32(r).i32Add().set(j);
+      emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+      // the row minus its zero point as i16 pairs, one i32 per pair, into wpack[kp][r]
+      countUp(code, kp, pairs, 8, () => {
+        for (const high of [false, true]) {
+          code.bySign(flagOf(code, P.flags, INT_FLAGS.weightsSigned), V128, (s) =>
+            widen(code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load(), high, s),
+          );
+          code.get(row.z).i16x8Sub().set(wv);
+          for (let q = 0; q < 4; q++) {
+            const pair = (high ? 4 : 0) + q;
+            code
+              .get(P.wpack)
+              .get(kp)
+              .i32(R * 4)
+              .i32Mul()
+              .i32Add();
+            code
+              .get(wv)
+              .i32x4ExtractLane(q)
+              .i32Store((pair * R + r) * 4);
+          }
+        }
+      });
+    }
+    countUp(code, pj, P.np, 8, () => {
+      for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
+      code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
+      code.get(P.wpack).set(wp);
+      // wp walks R pairs a step until it reaches wend (pairs·R·4 bytes on)
+      code
+        .get(P.wpack)
+        .get(pairs)
+        .i32(R * 4)
+        .i32Mul()
+        .i32Add()
+        .set(wend);
+      code.block().loop();
+      code.get(wp).get(wend).i32GeU().brIf(1);
+      code.get(pp).v128Load(0).set(x0);
+      code.get(pp).v128Load(16).set(x1);
+      for (let r = 0; r < R; r++) {
+        const row = rows[r] as (typeof rows)[number];
+        code
+          .get(wp)
+          .v128Load32Splat(r * 4)
+          .set(wv);
+        code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
+        code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
+      }
+      code.get(pp).get(panelStep).i32Add().set(pp);
+      code
+        .get(wp)
+        .i32(R * 4)
+        .i32Add()
+        .set(wp);
+      code.br(0).end().end();
+      code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
+      code.get(P.np).get(pj).i32Sub().set(count);
+      for (let r = 0; r < R; r++) {
+        const row = rows[r] as (typeof rows)[number];
+        // element address of (m + r, pj)
+        // (int32Out is 2: the flag is the element size's shift)
+        code.get(m).i32(r).i32Add().get(P.ldy).i32Mul().get(pj).i32Add();
+        code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+        code.get(P.Y).i32Add().set(dst);
+        emitRowStore(code, row.accs, row, store);
+      }
+    });
+  };
+
+  code.i32(0).set(m);
+  code.block().loop();
+  code.get(m).i32(4).i32Add().get(P.M).i32GtS().brIf(1);
+  block(4);
+  code.get(m).i32(4).i32Add().set(m);
+  code.br(0).end().end();
+  code.block().loop();
+  code.get(m).get(P.M).i32GeS().brIf(1);
+  block(1);
+  code.get(m).i32(1).i32Add().set(m);
+  code.br(0).end().end();
+  return { name: 'igemm', params, results: [], code };
+}
+
+/**
+ * `dwChannels(x, w, wzp, wzStride, y, count, c0, H, W, OH, OW, KK, taps, plane, Lp, rowStep,
+ * padOffset, sw, zx, flags, bias, biasStride, scale, scaleStride, lo, hi, zp, tmp, pl, KP, pairs,
+ * Hp, dhBytes)`: depthwise channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW
+ * each). Per channel the plane is copied, minus zx, into the zero-bordered i16 `plane` (Hp rows
+ * of sw phases of Lp lanes; padded row pt starts at byte padOffset, input column ix lands in phase
+ * (ix + pl) % sw at index (ix + pl) / sw); then `pairs` holds, for every row y, rows y and
+ * y + dilation side by side as i16 pairs (dhBytes apart in `plane`). The KP tap pairs in `taps`
+ * (16 bytes each: byte offset in `pairs`, the two taps' indices, the second −1 past the filter's
+ * last row, then their weights minus the zero point as an i16 pair, filled here) each take one
+ * i32x4.dot_i16x8_s per 4 outputs; output row oi reads from pairs + oi·rowStep.
+ */
+function dwChannelsFunction(): FunctionDef {
+  const names = [
+    'x',
+    'w',
+    'wzp',
+    'wzStride',
+    'y',
+    'count',
+    'c0',
+    'H',
+    'W',
+    'OH',
+    'OW',
+    'KK',
+    'taps',
+    'plane',
+    'Lp',
+    'rowStep',
+    'padOffset',
+    'sw',
+    'zx',
+    'flags',
+    'bias',
+    'biasStride',
+    'scale',
+    'scaleStride',
+    'lo',
+    'hi',
+    'zp',
+    'tmp',
+    'pl',
+    'KP',
+    'pairs',
+    'Hp',
+    'dhBytes',
+  ] as const;
+  const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
+  const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
+  const code = new Code(names.length);
+  const c = code.local(I32);
+  const lane = code.local(I32);
+  const rowLanes = code.local(I32);
+  const iy = code.local(I32);
+  const ix = code.local(I32);
+  const src = code.local(I32);
+  const dstRow = code.local(I32);
+  const t = code.local(I32);
+  const oi = code.local(I32);
+  const oj = code.local(I32);
+  const rowBase = code.local(I32);
+  const ybase = code.local(I32);
+  const full = code.local(I32);
+  const count = code.local(I32);
+  const dst = code.local(I32);
+  const j = code.local(I32);
+  const wz = code.local(I32);
+  const col = code.local(I32);
+  const lo = code.local(V128);
+  const hi = code.local(V128);
+  const zp = code.local(V128);
+  const zx = code.local(V128);
+  const wv = code.local(V128);
+  const xv = code.local(V128);
+  const tapOffsets = Array.from({ length: UNROLLED_TAPS }, () => code.local(I32));
+  const wb = code.local(I32);
+  const tapWeights = Array.from({ length: UNROLLED_TAPS }, () => code.local(V128));
+  const lo16 = code.local(V128);
+  const hi16 = code.local(V128);
+  const packed = code.local(V128);
+  const row = { bias: code.local(V128), scale: code.local(V128) };
+  const accs: [number, number] = [code.local(V128), code.local(V128)];
+  code.get(P.lo).f32x4Splat().set(lo);
+  code.get(P.hi).f32x4Splat().set(hi);
+  code.get(P.zp).i32x4Splat().set(zp);
+  code.get(P.zx).i16x8Splat().set(zx);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+
+  countUp(code, c, P.count, 1, () => {
+    // the plane minus its zero point into the padded i16 copy
+    code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
+    countUp(code, iy, P.H, 1, () => {
+      // padded row pt + iy (padOffset is pt's byte offset)
+      code.get(P.plane).get(P.padOffset).i32Add().get(iy).get(P.sw).i32Mul().get(P.Lp).i32Mul().i32(1).i32Shl().i32Add().set(dstRow);
+      code.get(P.sw).i32(1).i32Eq().if();
+      // stride 1: 8 columns a step, then the tail one by one
+      code.i32(0).set(ix);
+      code.block().loop();
+      code.get(ix).i32(8).i32Add().get(P.W).i32GtS().brIf(1);
+      code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
+      code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => code.get(src).get(ix).i32Add().v128Load8x8(s));
+      code.get(zx).i16x8Sub().v128Store();
+      code.get(ix).i32(8).i32Add().set(ix);
+      code.br(0).end().end();
+      code.block().loop();
+      code.get(ix).get(P.W).i32GeS().brIf(1);
+      code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
+      code.get(src).get(ix).i32Add().set(j);
+      loadByte(code, j, P.flags, INT_FLAGS.inputSigned);
+      code.get(P.zx).i32Sub().i32Store16();
+      code.get(ix).i32(1).i32Add().set(ix);
+      code.br(0).end().end();
+      code.else();
+      // other strides: each column to its phase; stride 2 splits 16 columns a step
+      code.i32(0).set(ix);
+      code.get(P.sw).i32(2).i32Eq().if();
+      code.block().loop();
+      code.get(ix).i32(16).i32Add().get(P.W).i32GtS().brIf(1);
+      code.get(src).get(ix).i32Add().v128Load().set(xv);
+      for (const [half, high] of [
+        [lo16, false],
+        [hi16, true],
+      ] as const) {
+        code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => widen(code.get(xv), high, s));
+        code.get(zx).i16x8Sub().set(half);
+      }
+      for (const [lanes, shift] of [
+        [EVEN_I16, 0],
+        [ODD_I16, 1],
+      ] as const) {
+        code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
+        code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
+        code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
+      }
+      code.get(ix).i32(16).i32Add().set(ix);
+      code.br(0).end().end();
+      code.end();
+      forLoop(
+        code,
+        ix,
+        () => code.get(ix),
+        () => code.get(P.W),
+        1,
+        () => {
+          code.get(ix).get(P.pl).i32Add().set(col);
+          code.get(dstRow);
+          // phase (col % sw) at index col / sw
+          code.get(col).get(P.sw).i32DivU();
+          code.get(col).get(col).get(P.sw).i32DivU().get(P.sw).i32Mul().i32Sub().get(P.Lp).i32Mul().i32Add();
+          code.i32(1).i32Shl().i32Add();
+          code.get(src).get(ix).i32Add().set(j);
+          loadByte(code, j, P.flags, INT_FLAGS.inputSigned);
+          code.get(P.zx).i32Sub().i32Store16();
+        },
+      );
+      code.end();
+      code.get(src).get(P.W).i32Add().set(src);
+    });
+    // rows y and y + dh side by side as i16 pairs: two taps of a column per dot product
+    code.get(P.sw).get(P.Lp).i32Mul().set(rowLanes);
+    countUp(code, iy, P.Hp, 1, () => {
+      code.get(iy).get(rowLanes).i32Mul().set(lane);
+      code.get(lane).get(rowLanes).i32Add().set(col);
+      code.block().loop();
+      code.get(lane).get(col).i32GeS().brIf(1);
+      code.get(P.plane).get(lane).i32(1).i32Shl().i32Add().tee(src).v128Load().set(lo16);
+      code.get(src).get(P.dhBytes).i32Add().v128Load().set(hi16);
+      code.get(P.pairs).get(lane).i32(2).i32Shl().i32Add().tee(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+      code.get(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+      code.get(lane).i32(8).i32Add().set(lane);
+      code.br(0).end().end();
+    });
+    // this channel's tap pairs minus the zero point (entries: offset, tap a, tap b or -1, pair)
+    code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
+    loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
+    code.set(wz);
+    countUp(code, t, P.KP, 1, () => {
+      code.get(P.taps).get(t).i32(4).i32Shl().i32Add().set(dstRow);
+      code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(dstRow).i32Load(4).i32Add().set(src);
+      loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
+      code.get(wz).i32Sub().set(wb);
+      code.get(dstRow).i32Load(8).i32(0).i32LtS().ifValue(I32);
+      code.i32(0);
+      code.else();
+      code.get(P.w).get(c).get(P.KK).i32Mul().i32Add().get(dstRow).i32Load(8).i32Add().set(src);
+      loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
+      code.get(wz).i32Sub();
+      code.end();
+      code.i32(16).i32Shl().get(wb).i32(0xffff).i32And().i32Or().set(wb);
+      code.get(dstRow).get(wb).i32Store(12);
+    });
+    // a 3×3 filter's tap pairs stay in locals for the channel
+    code.get(P.KP).i32(UNROLLED_TAPS).i32Eq().if();
+    for (let k = 0; k < UNROLLED_TAPS; k++) {
+      code
+        .get(P.taps)
+        .i32Load(k * 16)
+        .set(tapOffsets[k] as number);
+      code
+        .get(P.taps)
+        .v128Load32Splat(k * 16 + 12)
+        .set(tapWeights[k] as number);
+    }
+    code.end();
+    code.get(P.c0).get(c).i32Add().set(j);
+    emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+    code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+    code.i32Add().set(ybase);
+    countUp(code, oi, P.OH, 1, () => {
+      code.get(P.pairs).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
+      countUp(code, oj, P.OW, 8, () => {
+        code.i32x4Const(0).set(accs[0]);
+        code.i32x4Const(0).set(accs[1]);
+        /** Two taps of 8 outputs from the pair rows at the address on the stack. */
+        const tap = (weight: () => void): void => {
+          code.set(j);
+          weight();
+          code.set(wv);
+          code.get(accs[0]).get(j).v128Load(0).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[0]);
+          code.get(accs[1]).get(j).v128Load(16).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[1]);
+        };
+        code.get(P.KP).i32(UNROLLED_TAPS).i32Eq().if();
+        code.get(rowBase).get(oj).i32(2).i32Shl().i32Add().set(src);
+        for (let k = 0; k < UNROLLED_TAPS; k++) {
+          code
+            .get(src)
+            .get(tapOffsets[k] as number)
+            .i32Add();
+          tap(() => code.get(tapWeights[k] as number));
+        }
+        code.else();
+        countUp(code, t, P.KP, 1, () => {
+          code.get(rowBase).get(P.taps).get(t).i32(4).i32Shl().i32Add().i32Load(0).i32Add();
+          code.get(oj).i32(2).i32Shl().i32Add();
+          tap(() => code.get(P.taps).get(t).i32(4).i32Shl().i32Add().v128Load32Splat(12));
+        });
+        code.end();
+        code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);
+        code.get(P.OW).get(oj).i32Sub().set(count);
+        code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();
+        code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+        code.get(ybase).i32Add().set(dst);
+        emitRowStore(code, accs, row, store);
+      });
+    });
+  });
+  return { name: 'dwChannels', params, results: [], code };
+}
+
+export interface IntConvExports {
+  packPairs(x: number, ldx: number, K: number, np: number, panel: number, NP: number, zx: number, signed: number): void;
+  packWindows(...args: number[]): void;
+  igemm(...args: number[]): void;
+  dwChannels(...args: number[]): void;
+}
+
+export function intConvFunctions(): FunctionDef[] {
+  return [packPairsFunction(), packWindowsFunction(), igemmFunction(), dwChannelsFunction()];
+}

@@ -1,0 +1,165 @@
+import { type AttrValue, type KernelV1, TSGE_DOMAIN, attr } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import { hasWasmSimd } from './kernel-modules.js';
+import { simdIntConvKernels } from './simd-int-conv.js';
+import { bytes, counted, fallbacks, referenceOf, run, seeded, tensorOf } from './simd-int-test-support.fixture.js';
+import { wasmMemory } from './simd-test-support.fixture.js';
+
+const [convInteger, requantizedConv] = simdIntConvKernels(counted);
+
+interface Case {
+  name: string;
+  x: number[];
+  w: number[];
+  attrs: Record<string, AttrValue>;
+  xType?: 'uint8' | 'int8';
+  wType?: 'uint8' | 'int8';
+  yType?: 'uint8' | 'int8';
+  perChannel?: boolean;
+  bias?: boolean;
+  clip?: [number, number];
+}
+
+const cases: Case[] = [
+  { name: 'pointwise uint8, per-tensor', x: [1, 16, 7, 9], w: [24, 16, 1, 1], attrs: {} },
+  {
+    name: 'pointwise odd K, M % 4, int8 weights per channel',
+    x: [2, 13, 5, 5],
+    w: [11, 13, 1, 1],
+    attrs: {},
+    wType: 'int8',
+    perChannel: true,
+  },
+  {
+    name: 'pointwise int8 everything',
+    x: [1, 32, 3, 3],
+    w: [10, 32, 1, 1],
+    attrs: {},
+    xType: 'int8',
+    wType: 'int8',
+    yType: 'int8',
+    perChannel: true,
+  },
+  {
+    name: '3×3 stride 2 pad 1 (first layer)',
+    x: [1, 3, 17, 15],
+    w: [8, 3, 3, 3],
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  { name: 'grouped 3×3', x: [1, 8, 6, 7], w: [6, 4, 3, 3], attrs: { group: attr.int(2), pads: attr.ints([1, 0, 1, 2]) }, perChannel: true },
+  { name: 'dilated', x: [1, 4, 11, 10], w: [5, 4, 3, 3], attrs: { dilations: attr.ints([2, 2]) }, wType: 'int8' },
+  { name: 'fully connected as 1×1 on 1×1', x: [1, 70, 1, 1], w: [37, 70, 1, 1], attrs: {}, perChannel: true },
+  {
+    name: 'depthwise 3×3 pad 1',
+    x: [2, 6, 9, 13],
+    w: [6, 1, 3, 3],
+    attrs: { group: attr.int(6), pads: attr.ints([1, 1, 1, 1]) },
+    perChannel: true,
+  },
+  {
+    name: 'depthwise 3×3 stride 2 (TFLite SAME)',
+    x: [1, 5, 16, 17],
+    w: [5, 1, 3, 3],
+    attrs: { group: attr.int(5), strides: attr.ints([2, 2]), pads: attr.ints([0, 0, 1, 1]) },
+  },
+  {
+    name: 'depthwise 5×5 int8, stride 2 dilation 1×2',
+    x: [1, 3, 12, 21],
+    w: [3, 1, 5, 5],
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), dilations: attr.ints([1, 2]), pads: attr.ints([2, 3, 1, 0]) },
+    xType: 'int8',
+    wType: 'int8',
+    yType: 'int8',
+  },
+  {
+    name: 'depthwise 3×3 dilation 2, 4×2 filter',
+    x: [1, 4, 13, 11],
+    w: [4, 1, 4, 2],
+    attrs: { group: attr.int(4), dilations: attr.ints([2, 3]), pads: attr.ints([3, 1, 2, 2]) },
+    perChannel: true,
+  },
+  { name: 'clipped (Relu6 range), no bias', x: [1, 9, 6, 6], w: [7, 9, 1, 1], attrs: {}, bias: false, clip: [3, 200] },
+];
+
+function inputsOf(c: Case, seed: number) {
+  const xType = c.xType ?? 'uint8';
+  const wType = c.wType ?? 'uint8';
+  const yType = c.yType ?? 'uint8';
+  const channels = c.w[0] as number;
+  const rnd = seeded(seed + 99);
+  const x = bytes(xType, c.x, seed);
+  const w = bytes(wType, c.w, seed + 1);
+  const xz = tensorOf(xType, [], () => (xType === 'uint8' ? 128 + Math.floor(rnd() * 20) : Math.floor(rnd() * 9) - 4));
+  const wz = tensorOf(wType, c.perChannel ? [channels] : [], () =>
+    wType === 'uint8' ? 100 + Math.floor(rnd() * 50) : c.perChannel ? 0 : Math.floor(rnd() * 5) - 2,
+  );
+  const bias = c.bias === false ? undefined : tensorOf('int32', [1, channels, 1, 1], () => Math.floor((rnd() - 0.5) * 40000));
+  // scales that put the output across its range, some per channel
+  const depth = c.w.slice(1).reduce((p, d) => p * d, 1);
+  const scale = tensorOf('float32', c.perChannel ? [1, channels, 1, 1] : [], () => ((0.5 + rnd()) * 0.0125) / Math.sqrt(depth));
+  const yz = tensorOf(yType, [], () => (yType === 'uint8' ? 120 + Math.floor(rnd() * 10) : Math.floor(rnd() * 9) - 4));
+  const clip = c.clip ? c.clip.map((v) => tensorOf(yType, [], () => v)) : [undefined, undefined];
+  return { conv: [x, w, xz, wz], requant: [x, w, xz, wz, bias, scale, yz, ...clip] };
+}
+
+describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the reference', () => {
+  for (const c of cases) {
+    for (const threads of [undefined, 3]) {
+      it(`${c.name}${threads ? ', tiles over 3 threads' : ''}`, () => {
+        const memory = wasmMemory(false, 64);
+        const { conv, requant } = inputsOf(c, c.name.length * 7 + 3);
+        const expectedInt = run(referenceOf('ConvInteger'), conv, c.attrs);
+        const before = fallbacks.count;
+        const gotInt = run(convInteger as KernelV1, conv, c.attrs, memory, threads);
+        expect(gotInt.dims).toEqual(expectedInt.dims);
+        expect(Array.from(gotInt.data as Int32Array)).toEqual(Array.from(expectedInt.data as Int32Array));
+        const expected = run(referenceOf('RequantizedConv'), requant, c.attrs);
+        const got = run(requantizedConv as KernelV1, requant, c.attrs, memory, threads);
+        expect(fallbacks.count, 'SIMD path taken').toBe(before);
+        expect(got.type).toBe(expected.type);
+        expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(expected.data as Uint8Array));
+        // the outputs are not all saturated: the test sees the requantization
+        const values = new Set(Array.from(got.data as Uint8Array));
+        expect(values.size).toBeGreaterThan(10);
+      });
+    }
+  }
+
+  it('falls back to the reference outside device memory', () => {
+    const c = cases[0] as Case;
+    const { requant } = inputsOf(c, 5);
+    const expected = run(referenceOf('RequantizedConv'), requant, c.attrs);
+    const before = fallbacks.count;
+    expect(Array.from(run(requantizedConv as KernelV1, requant, c.attrs).data as Uint8Array)).toEqual(
+      Array.from(expected.data as Uint8Array),
+    );
+    expect(fallbacks.count).toBe(before + 1);
+    expect(requantizedConv?.domain).toBe(TSGE_DOMAIN);
+  });
+});
+
+describe.skipIf(!hasWasmSimd())('MatMulInteger SIMD kernel equals the reference', () => {
+  const matmulInteger = simdIntConvKernels(counted)[2] as KernelV1;
+  for (const c of [
+    { name: 'uint8 [37, 70]·[70, 29], per-row A zero points', a: [37, 70], b: [70, 29], aType: 'uint8', bType: 'uint8', perRow: true },
+    { name: 'int8·uint8, odd K, batched A over a 2-D B', a: [3, 5, 13], b: [13, 70], aType: 'int8', bType: 'uint8', perRow: false },
+    { name: 'batched both, int8', a: [2, 9, 16], b: [2, 16, 11], aType: 'int8', bType: 'int8', perRow: false },
+  ] as const) {
+    for (const threads of [undefined, 3]) {
+      it(`${c.name}${threads ? ', tiles over 3 threads' : ''}`, () => {
+        const rnd = seeded(c.a.length * 11 + c.b[1]);
+        const a = bytes(c.aType, c.a, 3);
+        const b = bytes(c.bType, c.b, 4);
+        const M = c.a[c.a.length - 2] as number;
+        const az = tensorOf(c.aType, c.perRow ? [M] : [], () => Math.floor(rnd() * 100) - (c.aType === 'int8' ? 50 : 0));
+        const bz = tensorOf(c.bType, [], () => Math.floor(rnd() * 100) - (c.bType === 'int8' ? 50 : 0));
+        const expected = run(referenceOf('MatMulInteger'), [a, b, az, bz], {});
+        const before = fallbacks.count;
+        const got = run(matmulInteger, [a, b, az, bz], {}, wasmMemory(false, 64), threads);
+        expect(fallbacks.count, 'SIMD path taken').toBe(before);
+        expect(got.dims).toEqual(expected.dims);
+        expect(Array.from(got.data as Int32Array)).toEqual(Array.from(expected.data as Int32Array));
+      });
+    }
+  }
+});

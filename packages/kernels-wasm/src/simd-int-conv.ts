@@ -1,0 +1,450 @@
+import { type HostTensor, type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
+import { REQUANTIZED_CONV } from '@tsge/ops/kernel-support';
+import { convProblem, defineKernel, requantizedRange } from '@tsge/kernels-js/kernel-support';
+import { extraModule } from './extra-modules.js';
+import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { type NumberTuple, runTiles, splitRange, tileFunction } from './tiles.js';
+
+/**
+ * ConvInteger and tsge::RequantizedConv on uint8/int8 tensors in device memory, with the integer
+ * kernels of int-conv-module.ts: depthwise 2-D convolutions per channel over padded i16 planes,
+ * every other 2-D convolution as a GEMM per group over i16 pair panels packed into the thread's
+ * workspace (pointwise ones by the wasm packer, k×k ones through the window's gather table), split
+ * into tiles across threads. The store writes int32 (ConvInteger) or the requantized bytes. Results
+ * equal the reference kernels' (integer accumulation is exact; the requantization runs the same
+ * float32 operations); whatever these paths do not cover goes to the reference kernel.
+ */
+
+const intModule = extraModule(intConvFunctions);
+const exportsOf = (memory: LinearMemory) => intModule(memory) as unknown as IntConvExports | undefined;
+
+/** Workspace header: 32 bytes of store scratch, then one zero byte (the absent weight zero point). */
+const HEADER = 64;
+const ZERO_BYTE = 48;
+/** Panel bytes per tile step: about a quarter of the workspace, so the panel stays in cache. */
+const PANEL_BYTES = 256 * 1024;
+
+const align64 = (n: number): number => (n + 63) & ~63;
+
+function inDeviceMemory(memory: LinearMemory, ...tensors: (HostTensor | undefined)[]): boolean {
+  for (const t of tensors) if (t && (ArrayBuffer.isView(t.data) ? t.data.buffer !== memory.buffer : true)) return false;
+  return true;
+}
+
+const byteOffset = (t: HostTensor): number => (t.data as Uint8Array).byteOffset;
+const isByteType = (t: HostTensor | undefined): boolean => t?.type === 'uint8' || t?.type === 'int8';
+
+/** Addresses and strides of the per-output-channel operands, or undefined when they do not fit. */
+interface ChannelOperands {
+  readonly wzp: number;
+  readonly wzStride: number;
+  readonly bias: number;
+  readonly biasStride: number;
+  readonly scale: number;
+  readonly scaleStride: number;
+}
+
+/** One plan per context, as the float Conv kernel keeps (tensor offsets do not move in a static model). */
+interface IntPlan {
+  readonly signature: readonly number[];
+  readonly outDims: readonly number[];
+  readonly yOffset: number;
+  readonly tile: (typeof INT_TILES)[number];
+  readonly tiles: readonly (readonly number[])[];
+}
+const plans = new WeakMap<KernelContextV1, IntPlan>();
+
+function channelOperands(
+  memory: LinearMemory,
+  w: HostTensor,
+  wz: HostTensor | undefined,
+  bias: HostTensor | undefined,
+  scale: HostTensor | undefined,
+  channels: number,
+): ChannelOperands | undefined {
+  const perChannel = (t: HostTensor | undefined) => t === undefined || t.data.length === 1 || t.data.length === channels;
+  if (!perChannel(wz) || !perChannel(bias) || !perChannel(scale)) return undefined;
+  if (wz && (wz.type !== w.type || !inDeviceMemory(memory, wz))) return undefined;
+  if (bias && (bias.type !== 'int32' || !inDeviceMemory(memory, bias))) return undefined;
+  if (scale && (scale.type !== 'float32' || !inDeviceMemory(memory, scale))) return undefined;
+  const stride = (t: HostTensor | undefined, bytes: number) => (t && t.data.length > 1 ? bytes : 0);
+  return {
+    wzp: wz ? byteOffset(wz) : -1,
+    wzStride: stride(wz, 1),
+    bias: bias ? byteOffset(bias) : -1,
+    biasStride: stride(bias, 4),
+    scale: scale ? byteOffset(scale) : -1,
+    scaleStride: stride(scale, 4),
+  };
+}
+
+/** Runs the convolution on the integer SIMD paths; false when they do not apply (nothing written). */
+function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
+  const memory = ctx.memory;
+  const x = ctx.tensor(0);
+  const w = ctx.tensor(1);
+  if (!memory || !x || !w || !isByteType(x) || !isByteType(w) || x.dims.length !== 4) return false;
+  if (!exportsOf(memory) || !threadWorkspace(memory) || !inDeviceMemory(memory, x, w)) return false;
+  const xz = ctx.tensor(2);
+  const wz = ctx.tensor(3);
+  if ((xz && xz.type !== x.type) || (wz && wz.type !== w.type)) return false;
+  const bias = requantized ? ctx.tensor(4) : undefined;
+  const scale = requantized ? ctx.tensor(5) : undefined;
+  const yzp = requantized ? ctx.tensor(6) : undefined;
+  if (requantized && (!scale || !isByteType(yzp))) return false;
+  const threads = ctx.parallel?.threads ?? 1;
+  const signature = [byteOffset(x), byteOffset(w), threads, ...x.dims];
+  const old = plans.get(ctx);
+  if (old && old.signature.length === signature.length && old.signature.every((v, i) => v === signature[i])) {
+    const y = ctx.output(0, old.outDims, requantized ? (yzp as HostTensor).type : 'int32');
+    if (byteOffset(y) === old.yOffset) {
+      runTiles(memory, ctx.parallel, old.tile, old.tiles);
+      return true;
+    }
+  }
+  const p = convProblem(ctx, x, w);
+  const ops = channelOperands(memory, w, wz, bias, scale, p.outChannels);
+  if (!ops) return false;
+  const outType = requantized ? (yzp as HostTensor).type : 'int32';
+  const y = ctx.output(0, [p.batch, p.outChannels, ...p.geometry.outDims], outType);
+  if (!inDeviceMemory(memory, y)) return false;
+  // one zero point for the whole input, as the reference reads it
+  const zx = xz && xz.data.length > 0 ? readNumber(xz, 0) : 0;
+  const zp = yzp ? readNumber(yzp, 0) : 0;
+  const [lo, hi] = yzp ? requantizedRange(ctx, yzp.type) : [0, 0];
+  const flags =
+    (w.type === 'int8' ? INT_FLAGS.weightsSigned : 0) |
+    (x.type === 'int8' ? INT_FLAGS.inputSigned : 0) |
+    (requantized ? (outType === 'int8' ? INT_FLAGS.outSigned : 0) : INT_FLAGS.int32Out) |
+    (bias && bias.data.length > 0 ? INT_FLAGS.bias : 0);
+  const store = [flags, ops.bias, ops.biasStride, ops.scale, ops.scaleStride, lo - zp, hi - zp, zp];
+  const cg = p.inChannels / p.group;
+  const mg = p.outChannels / p.group;
+  const g = p.geometry;
+  const [H, W] = g.inDims as [number, number];
+  const [OH, OW] = g.outDims as [number, number];
+  const [KH, KW] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [pt, pl] = g.padsBegin as [number, number];
+  const workspace = threadWorkspace(memory) as { offset: number; bytes: number };
+  const ySize = outType === 'int32' ? 4 : 1;
+  let plan: IntPlan | undefined;
+  if (cg === 1 && mg === 1) {
+    // zero-padded planes: rows of sw phases of Lp lanes (a multiple of 8), slack for the last
+    // vector, dh zero rows past the last for the row pairs
+    const Hp = Math.max(H + pt, (OH - 1) * sh + (KH - 1) * dh + 1);
+    const reach = Math.floor(((KW - 1) * dw) / sw);
+    const Lp = (Math.max(Math.ceil((W + pl) / sw), ((OW + 7) & ~7) + reach) + 8 + 7) & ~7;
+    const rowPairs = (KH + 1) >> 1;
+    const taps = HEADER;
+    const plane = align64(taps + rowPairs * KW * 16);
+    const planeBytes = (Hp + dh) * sw * Lp * 2;
+    const pairPlane = align64(plane + planeBytes);
+    if (pairPlane + Hp * sw * Lp * 4 > workspace.bytes) return false;
+    // per tap pair: its byte offset in the pair plane, the taps (rows 2r and 2r + 1, or -1)
+    const tapPairs: number[] = [];
+    for (let rp = 0; rp < rowPairs; rp++)
+      for (let kj = 0; kj < KW; kj++) {
+        const col = kj * dw;
+        const ki = 2 * rp;
+        tapPairs.push(((ki * dh * sw + (col % sw)) * Lp + Math.floor(col / sw)) * 4, ki * KW + kj, ki + 1 < KH ? (ki + 1) * KW + kj : -1);
+      }
+    const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 4, pt * sw * Lp * 2, sw, zx, pl, planeBytes];
+    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2];
+    const tiles: number[][] = [];
+    for (let n = 0; n < p.batch; n++)
+      for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
+        const base = n * p.outChannels + c0;
+        tiles.push([
+          byteOffset(x) + base * H * W,
+          byteOffset(w) + c0 * KH * KW,
+          byteOffset(y) + base * OH * OW * ySize,
+          c1 - c0,
+          c0,
+          ops.wzp,
+          ops.wzStride,
+          ...store,
+          ...geometry,
+          ...pairing,
+          ...tapPairs,
+        ]);
+      }
+    plan = { signature, outDims: y.dims, yOffset: byteOffset(y), tile: depthwiseIntTile, tiles };
+  } else {
+    const K = cg * KH * KW;
+    const P = OH * OW;
+    const pairs = (K + 1) >> 1;
+    const pointwise = KH === 1 && KW === 1 && sh === 1 && sw === 1 && pt === 0 && pl === 0 && OH === H && OW === W;
+    // the panel, then the packed weight rows of one 4-row block
+    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 64 - (pairs + 8) * 16);
+    const NP = Math.min((P + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
+    if (NP < 8) return false;
+    // one byte past an odd K's last weight row is read (and multiplied by the zero pad row)
+    if (byteOffset(w) + w.data.length + 16 > memory.buffer.byteLength) return false;
+    if (byteOffset(x) + x.data.length + 16 > memory.buffer.byteLength) return false;
+    // split columns when there are enough of them, else rows of output channels
+    const byColumns = P >= 64 * threads || mg < 8;
+    const tiles: number[][] = [];
+    for (let n = 0; n < p.batch; n++)
+      for (let grp = 0; grp < p.group; grp++) {
+        const ranges = byColumns ? splitRange(P, threads, 8, mg * K) : splitRange(mg, threads, 4, P * K);
+        for (const [a, b] of ranges) {
+          const [m0, m1, p0, p1] = byColumns ? [0, mg, a, b] : [a, b, 0, P];
+          const row = grp * mg + m0;
+          tiles.push([
+            byteOffset(x) + (n * p.inChannels + grp * cg) * H * W,
+            byteOffset(w) + row * K,
+            byteOffset(y) + (n * p.outChannels + row) * P * ySize,
+            m1 - m0,
+            K,
+            P,
+            p0,
+            p1,
+            NP,
+            zx,
+            pointwise ? 0 : 1,
+            ops.wzp < 0 ? -1 : ops.wzp + row * ops.wzStride,
+            ops.wzStride,
+            flags,
+            ops.bias < 0 ? -1 : ops.bias + row * ops.biasStride,
+            ops.biasStride,
+            ops.scale < 0 ? -1 : ops.scale + row * ops.scaleStride,
+            ops.scaleStride,
+            lo - zp,
+            hi - zp,
+            zp,
+            cg,
+            H,
+            W,
+            OW,
+            KH,
+            KW,
+            sh,
+            sw,
+            dh,
+            dw,
+            pt,
+            pl,
+          ]);
+        }
+      }
+    plan = { signature, outDims: y.dims, yOffset: byteOffset(y), tile: gemmIntTile, tiles };
+  }
+  plans.set(ctx, plan);
+  runTiles(memory, ctx.parallel, plan.tile, plan.tiles);
+  return true;
+}
+
+/** This thread's workspace, with the zero byte set. */
+function workspaceOf(memory: LinearMemory): { offset: number; bytes: number } {
+  const ws = threadWorkspace(memory);
+  if (!ws) throw new Error('the integer convolution tiles need a thread workspace');
+  new Uint8Array(memory.buffer, ws.offset + ZERO_BYTE, 1)[0] = 0;
+  return ws;
+}
+
+function kernelsOf(memory: LinearMemory): IntConvExports {
+  const k = exportsOf(memory);
+  if (!k) throw new Error('the integer convolution tiles need WebAssembly SIMD');
+  return k;
+}
+
+/** Tile: output channels [0, count) of a depthwise convolution, addresses at the first one. */
+const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
+  const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
+  const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl, planeBytes] = t.slice(15, 29) as number[] as NumberTuple<14>;
+  const [KP, pairPlane, Hp, dhBytes] = t.slice(29, 33) as number[] as NumberTuple<4>;
+  const ws = workspaceOf(memory);
+  const k = kernelsOf(memory);
+  new Uint8Array(memory.buffer, ws.offset + plane, planeBytes).fill(0);
+  const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
+  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[33 + i * 3 + f] as number;
+  k.dwChannels(
+    x,
+    w,
+    wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+    wzp < 0 ? 0 : wzStride,
+    y,
+    count,
+    c0,
+    H,
+    W,
+    OH,
+    OW,
+    KK,
+    ws.offset + taps,
+    ws.offset + plane,
+    Lp,
+    rowStep,
+    padOffset,
+    sw,
+    zx,
+    flags,
+    bias,
+    biasStride,
+    scale < 0 ? ws.offset : scale,
+    scaleStride,
+    lo,
+    hi,
+    zp,
+    ws.offset,
+    pl,
+    KP,
+    ws.offset + pairPlane,
+    Hp,
+    dhBytes,
+  );
+});
+
+/** Tile: rows [0, M) × columns [p0, p1) of one group's GEMM, in panels of NP columns. */
+const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
+  const [x, w, y, M, K, P, p0, p1, NP, zx, gathered, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] =
+    t as number[] as NumberTuple<21>;
+  const ws = workspaceOf(memory);
+  const k = kernelsOf(memory);
+  const panel = ws.offset + HEADER;
+  const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
+  for (let c = p0; c < p1; c += NP) {
+    const np = Math.min(NP, p1 - c);
+    if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
+    else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
+    k.igemm(
+      M,
+      K,
+      w,
+      K,
+      wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+      wzp < 0 ? 0 : wzStride,
+      panel,
+      NP,
+      np,
+      y + c * ySize,
+      P,
+      flags,
+      bias,
+      biasStride,
+      scale < 0 ? ws.offset : scale,
+      scaleStride,
+      lo,
+      hi,
+      zp,
+      ws.offset,
+      (panel + ((K + 1) >> 1) * NP * 4 + 63) & ~63,
+    );
+  }
+});
+
+export const INT_TILES = [depthwiseIntTile, gemmIntTile] as const;
+
+/** The tiles of one batch's [M, K]·[K, N] product, in the gemm tile's argument layout. */
+function gemmTiles(
+  a: number,
+  b: number,
+  y: number,
+  M: number,
+  K: number,
+  N: number,
+  NP: number,
+  threads: number,
+  operands: { zx: number; wzp: number; wzStride: number; flags: number },
+): number[][] {
+  const byColumns = N >= 64 * threads || M < 8;
+  const ranges = byColumns ? splitRange(N, threads, 8, M * K) : splitRange(M, threads, 4, N * K);
+  return ranges.map(([lo, hi]) => {
+    const [m0, m1, p0, p1] = byColumns ? [0, M, lo, hi] : [lo, hi, 0, N];
+    const wzp = operands.wzp < 0 ? -1 : operands.wzp + m0 * operands.wzStride;
+    const rest = [-1, 0, -1, 0, 0, 0, 0, ...new Array<number>(12).fill(0)];
+    return [b, a + m0 * K, y + m0 * N * 4, m1 - m0, K, N, p0, p1, NP, operands.zx, 0, wzp, operands.wzStride, operands.flags, ...rest];
+  });
+}
+
+/**
+ * MatMulInteger of byte matrices in device memory as the integer GEMM: A's rows are the weight
+ * rows (with A's zero point, one or one per row), B is packed into panels (one zero point), the
+ * int32 product stored as is. A may carry batch dims over a 2-D B or match B's batch dims.
+ */
+function matmulInteger(ctx: KernelContextV1): boolean {
+  const memory = ctx.memory;
+  const a = ctx.tensor(0);
+  const b = ctx.tensor(1);
+  if (!memory || !isByteType(a) || !isByteType(b) || !exportsOf(memory) || !threadWorkspace(memory)) return false;
+  const A = a as HostTensor;
+  const B = b as HostTensor;
+  if (A.dims.length < 2 || B.dims.length < 2 || !inDeviceMemory(memory, A, B)) return false;
+  const az = ctx.tensor(2);
+  const bz = ctx.tensor(3);
+  const [M, K] = A.dims.slice(-2) as [number, number];
+  const [Kb, N] = B.dims.slice(-2) as [number, number];
+  const aBatch = A.dims.slice(0, -2);
+  const bBatch = B.dims.slice(0, -2);
+  const sharedB = bBatch.every((d) => d === 1);
+  if (Kb !== K || K === 0 || (!sharedB && (aBatch.length !== bBatch.length || aBatch.some((d, i) => d !== bBatch[i])))) return false;
+  if (az && (az.type !== A.type || (az.data.length !== 1 && az.data.length !== M) || !inDeviceMemory(memory, az))) return false;
+  if (bz && (bz.type !== B.type || bz.data.length !== 1)) return false;
+  const batches = aBatch.reduce((p, d) => p * d, 1);
+  const y = ctx.output(0, [...aBatch, M, N], 'int32');
+  if (!inDeviceMemory(memory, y)) return false;
+  if (byteOffset(A) + A.data.length + 16 > memory.buffer.byteLength || byteOffset(B) + B.data.length + 16 > memory.buffer.byteLength)
+    return false;
+  const pairs = (K + 1) >> 1;
+  const workspace = threadWorkspace(memory) as { bytes: number };
+  const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 64 - (pairs + 8) * 16);
+  const NP = Math.min((N + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
+  if (NP < 8) return false;
+  const operands = {
+    zx: bz ? readNumber(bz, 0) : 0,
+    wzp: az ? byteOffset(az) : -1,
+    wzStride: az && az.data.length > 1 ? 1 : 0,
+    flags: INT_FLAGS.int32Out | (A.type === 'int8' ? INT_FLAGS.weightsSigned : 0) | (B.type === 'int8' ? INT_FLAGS.inputSigned : 0),
+  };
+  const threads = ctx.parallel?.threads ?? 1;
+  const tiles: number[][] = [];
+  for (let i = 0; i < batches; i++)
+    tiles.push(
+      ...gemmTiles(
+        byteOffset(A) + i * M * K,
+        byteOffset(B) + (sharedB ? 0 : i * K * N),
+        byteOffset(y) + i * M * N * 4,
+        M,
+        K,
+        N,
+        NP,
+        threads,
+        operands,
+      ),
+    );
+  runTiles(memory, ctx.parallel, gemmIntTile, tiles);
+  return true;
+}
+
+function intKernel(opType: string, domain: string | undefined, reference: KernelV1, requantized: boolean): KernelV1 {
+  return defineKernel({
+    opType,
+    ...(domain ? { domain } : {}),
+    name: 'wasm-simd',
+    dtypes: ['uint8', 'int8'],
+    parallel: true,
+    compute: (ctx) => {
+      if (!convolve(ctx, requantized)) reference.compute(ctx);
+    },
+  });
+}
+
+/** ConvInteger, tsge::RequantizedConv and MatMulInteger; `reference` finds the reference kernel of an op. */
+export function simdIntConvKernels(reference: (opType: string) => KernelV1): KernelV1[] {
+  return [
+    intKernel('ConvInteger', undefined, reference('ConvInteger'), false),
+    intKernel(REQUANTIZED_CONV, TSGE_DOMAIN, reference(REQUANTIZED_CONV), true),
+    defineKernel({
+      opType: 'MatMulInteger',
+      name: 'wasm-simd',
+      dtypes: ['uint8', 'int8'],
+      parallel: true,
+      compute: (ctx) => {
+        if (!matmulInteger(ctx)) reference('MatMulInteger').compute(ctx);
+      },
+    }),
+  ];
+}
