@@ -17,7 +17,7 @@ function mutate(bytes: Uint8Array, random: () => number): Uint8Array {
 
 describe('SavedModel reader under mutation', () => {
   it('answers 300 mutated SavedModels with a graph or coded diagnostics', async () => {
-    const original = new Map(FILES.map((f) => [f, new Uint8Array(readFileSync(path.join(dir, f)))]));
+    const original = new Map<string, Uint8Array>(FILES.map((f) => [f, new Uint8Array(readFileSync(path.join(dir, f)))]));
     let seed = 99;
     const random = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
