@@ -1,32 +1,20 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { TsgeError } from '@tsge/metadef';
 
 /** The file a directory model is read from: a TensorFlow SavedModel keeps its graph here. */
 const DIRECTORY_MODEL_FILE = 'saved_model.pb';
 
 /**
- * The model file of a path: the path itself, or for a directory (a TensorFlow SavedModel) its
- * `saved_model.pb`, whose folder then holds the side files (`variables/`). A directory without
- * one is TSGE-E3001 naming it; other failures are left to the file read that follows.
+ * The model file of a path: for a directory holding `saved_model.pb` (a TensorFlow SavedModel)
+ * that file, whose folder then holds the side files (`variables/`); otherwise the path itself, so
+ * the read that follows reports a missing file or a plain directory as it always does.
  */
 export async function modelFileOf(source: string): Promise<string> {
-  let isDirectory = false;
   try {
-    isDirectory = (await stat(source)).isDirectory();
+    if (!(await stat(source)).isDirectory()) return source;
+    const file = path.join(source, DIRECTORY_MODEL_FILE);
+    return (await stat(file)).isFile() ? file : source;
   } catch {
     return source;
   }
-  if (!isDirectory) return source;
-  const file = path.join(source, DIRECTORY_MODEL_FILE);
-  try {
-    if ((await stat(file)).isFile()) return file;
-  } catch {
-    // reported below
-  }
-  throw TsgeError.of(
-    'TSGE-E3001',
-    { reason: `${source} is a directory without ${DIRECTORY_MODEL_FILE} (the only model kept as a directory is a TensorFlow SavedModel)` },
-    { file: source },
-  );
 }
