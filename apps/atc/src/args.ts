@@ -3,7 +3,8 @@ import { diagnostic } from '@tsge/metadef';
 
 /** Options atc understands (GE's names); value-less ones are flags. */
 export const OPTIONS = {
-  model: 'model file (.onnx, .pb, .pbtxt, model.json, .prototxt, .caffemodel, .mindir, .air, .tflite)',
+  model: 'model file (.onnx, .pb, .pbtxt, model.json, .prototxt, .caffemodel, .mindir, .air, .tflite) or a TensorFlow SavedModel directory',
+  signature: 'TensorFlow SavedModel: the signature to compile (default serving_default)',
   weight: 'weights file (Caffe .caffemodel)',
   init_weights: 'Caffe without --weight: initialise the weights from the prototxt fillers with this seed (structure checks only)',
   framework: '0 Caffe, 1 MindSpore, 3 TensorFlow, 5 ONNX, 20 TFLite, tfjs TensorFlow.js (inferred when omitted)',

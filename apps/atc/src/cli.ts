@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
 import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
-import { type BuildOptions, compileModel, confinedReader, fileError, readRegularFile } from '@tsge/ge';
+import { type BuildOptions, compileModel, confinedReader, fileError, modelFileOf, readRegularFile } from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { caffeParser } from '@tsge/parser-caffe';
 import { mindsporeParser } from '@tsge/parser-mindspore';
@@ -130,7 +130,8 @@ async function loadGraph(
   io: CliIo,
   build?: BuildOptions,
 ): Promise<{ graph: Graph; selectedOutputs: boolean }> {
-  const path = required(values, 'model');
+  // a directory is a TensorFlow SavedModel: its saved_model.pb, with variables/ beside it
+  const path = await modelFileOf(required(values, 'model'));
   const bytes = await readInput(path);
   const framework = values.framework;
   if (framework !== undefined && !(framework in FRAMEWORKS))
@@ -179,6 +180,11 @@ async function parserExtra(values: Partial<Record<OptionName, string>>, parser: 
     if (values[option] !== undefined && parser.name !== 'caffe') {
       stop(invalidOption(option, String(values[option]), `only Caffe models take --${option}; this model is ${parser.name}`));
     }
+  }
+  if (values.signature !== undefined) {
+    if (parser.name !== 'tensorflow')
+      stop(invalidOption('signature', values.signature, `only TensorFlow SavedModels take --signature; this model is ${parser.name}`));
+    extra.signature = values.signature;
   }
   if (values.weight !== undefined) {
     extra.weights = await readInput(values.weight);
@@ -291,7 +297,11 @@ async function compileCommand(values: Partial<Record<OptionName, string>>, io: C
   // through @tsge/ge, which holds the default op and kernel registries
   const result = await compileModel(graph, {
     ...options,
-    modelName: values.model?.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') ?? graph.name,
+    modelName:
+      values.model
+        ?.replace(/[\\/]+$/, '')
+        .replace(/^.*[\\/]/, '')
+        .replace(/\.[^.]*$/, '') ?? graph.name,
     onProgress: (e) => {
       if (!at('info')) return;
       if (e.stage.startsWith('pass ')) {

@@ -13,6 +13,7 @@ export { buildModel, compileModel, loadModel, type BuildOptions } from './model.
 export { Session, type SessionOptions } from './session.js';
 export { defaultRegistries, type Registries } from './registries.js';
 export { type ConfinedReader, MAX_FILE_BYTES, confinedReader, describeFileError, fileError, readRegularFile } from './files.js';
+export { modelFileOf } from './model-path.js';
 // Flow models (GE model type 3) are read and written here for @tsge/dflow, which sits above ge.
 export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from '@tsge/om';
 // What a user handles with the front door, so @tsge/ge is the one import they need.

@@ -7,6 +7,7 @@ import { TsgeError } from '@tsge/metadef';
 import { OM_FORMAT_VERSION, OM_MAGIC } from '@tsge/om';
 import { type CompileCacheOptions, cacheKey, openCompileCache, sha256 } from './compile-cache.js';
 import { type BuildOptions, compileModel, loadModel } from './model.js';
+import { modelFileOf } from './model-path.js';
 import { parseModelReading } from './parsers.js';
 
 export interface InferenceSessionOptions {
@@ -14,6 +15,8 @@ export interface InferenceSessionOptions {
   readonly format?: string | number;
   /** Model file name for diagnostics when the model is given as bytes. */
   readonly fileName?: string;
+  /** TensorFlow SavedModel (a directory): the signature to import (default `serving_default`). */
+  readonly signature?: string;
   /** Input name → shape, replacing the model's (`atc --input_shape`). */
   readonly inputShapes?: Readonly<Record<string, readonly Dim[]>>;
   /**
@@ -71,10 +74,12 @@ export class InferenceSession {
 
   /** Opens a model: a path or the bytes of an `.om` or of a model file (ONNX, GE `.air`, ...). */
   static async create(source: ModelSource, options: InferenceSessionOptions = {}): Promise<InferenceSession> {
+    // a directory is a TensorFlow SavedModel: its saved_model.pb, with variables/ beside it
+    if (typeof source === 'string') source = await modelFileOf(source);
     const filePath = typeof source === 'string' ? source : options.fileName;
     const bytes = await readSource(source);
     if (isOm(bytes)) {
-      for (const option of ['format', 'inputShapes', 'freeDimensions', 'compile', 'cache', 'sideFiles'] as const) {
+      for (const option of ['format', 'signature', 'inputShapes', 'freeDimensions', 'compile', 'cache', 'sideFiles'] as const) {
         if (options[option] !== undefined) {
           throw TsgeError.of(
             'TSGE-E6151',
@@ -104,7 +109,13 @@ export class InferenceSession {
       ...(options.format !== undefined ? { format: options.format } : {}),
       ...(filePath !== undefined ? { fileName: filePath } : {}),
       ...(options.sideFiles !== undefined ? { sideFiles: options.sideFiles } : {}),
+      ...(options.signature !== undefined ? { parserOptions: { signature: options.signature } } : {}),
     });
+    if (options.signature !== undefined && parsed.parser !== 'tensorflow')
+      throw TsgeError.of('TSGE-E6151', {
+        option: 'signature',
+        reason: `applies to TensorFlow SavedModels; this model is ${parsed.parser}`,
+      });
     const inputShapes = resolveInputShapes(parsed.graph, options);
     const compiled = await compileModel(parsed.graph, {
       ...options.compile,
@@ -200,7 +211,14 @@ function cacheableOptions(options: InferenceSessionOptions): unknown {
   }
   const sideFiles =
     options.sideFiles && Object.fromEntries(Object.entries(options.sideFiles).map(([name, bytes]) => [name, sha256(bytes)]));
-  return { format: options.format, inputShapes: options.inputShapes, freeDimensions: options.freeDimensions, compile, sideFiles };
+  return {
+    format: options.format,
+    signature: options.signature,
+    inputShapes: options.inputShapes,
+    freeDimensions: options.freeDimensions,
+    compile,
+    sideFiles,
+  };
 }
 
 /** `inputShapes` merged with the inputs whose symbolic dims `freeDimensions` fixes. */

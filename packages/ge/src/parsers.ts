@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Dim, Graph, OpRegistry, ParseInput, ParserV1 } from '@tsge/metadef';
 import { TsgeError, airParser } from '@tsge/metadef';
 import { confinedReader, memoryReader, readRegularFile } from './files.js';
+import { modelFileOf } from './model-path.js';
 
 /**
  * Parser packages tsge knows by name. They are discovered at run time when installed next to
@@ -76,7 +77,10 @@ export interface ParseModelOptions {
   readonly sideFiles?: Readonly<Record<string, Uint8Array>>;
 }
 
-/** Reads and parses a model file with whichever installed parser recognises it. */
+/**
+ * Reads and parses a model file with whichever installed parser recognises it; a directory is a
+ * TensorFlow SavedModel (`saved_model.pb` + `variables/`; `parserOptions.signature` picks one).
+ */
 export async function parseModel(source: string | Uint8Array, options: ParseModelOptions = {}): Promise<Graph> {
   return (await parseModelReading(source, options)).graph;
 }
@@ -84,6 +88,8 @@ export async function parseModel(source: string | Uint8Array, options: ParseMode
 /** A parse and the side files (external data) the parser read, relative to the model's folder. */
 export interface ParsedModel {
   readonly graph: Graph;
+  /** Name of the parser that read it. */
+  readonly parser: string;
   readonly bytes: Uint8Array;
   readonly sideFiles: readonly SideFileRead[];
 }
@@ -99,6 +105,7 @@ export interface SideFileRead {
 /** `parseModel`, also returning what it read, so the compile cache can key side files. */
 export async function parseModelReading(source: string | Uint8Array, options: ParseModelOptions = {}): Promise<ParsedModel> {
   await discoverParsers();
+  if (typeof source === 'string') source = await modelFileOf(source);
   const filePath = typeof source === 'string' ? source : options.fileName;
   let bytes: Uint8Array;
   if (typeof source === 'string') bytes = await readRegularFile(source, { code: 'TSGE-E3001' });
@@ -160,7 +167,7 @@ export async function parseModelReading(source: string | Uint8Array, options: Pa
           ],
     );
   }
-  return { graph: result.graph, bytes, sideFiles };
+  return { graph: result.graph, parser: parser.name, bytes, sideFiles };
 }
 
 function pickParser(bytes: Uint8Array, filePath: string | undefined, format: string | number | undefined): ParserV1 {

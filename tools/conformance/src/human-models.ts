@@ -70,15 +70,28 @@ interface ModelJson {
   format?: string;
 }
 
-/** The model's Placeholders with concrete dims (unknown dims = 1). */
-function inputsOf(json: ModelJson): { name: string; dtype: DataType; dims: number[] }[] {
+/**
+ * Input shapes for models that a 1-pixel image makes meaningless: rvm resizes its source by
+ * downsample_ratio (a TF1 cond), so a 1×1 source becomes an empty image whose resize back fails
+ * in TensorFlow itself.
+ */
+const SHAPE_OVERRIDES: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>> = {
+  rvm: { src: [1, 64, 64, 3] },
+};
+
+/** The model's Placeholders with concrete dims (unknown dims = 1, unless overridden above). */
+function inputsOf(json: ModelJson, model: string): { name: string; dtype: DataType; dims: number[] }[] {
+  const overrides = Object.hasOwn(SHAPE_OVERRIDES, model) ? SHAPE_OVERRIDES[model] : undefined;
   return json.modelTopology.node
     .filter((n) => n.op === 'Placeholder')
     .map((n) => {
-      const dims = (n.attr?.shape?.shape?.dim ?? []).map((d) => {
-        const v = Number(d.size);
-        return v < 0 ? 1 : v;
-      });
+      const override = overrides && Object.hasOwn(overrides, n.name) ? overrides[n.name] : undefined;
+      const dims = override
+        ? [...override]
+        : (n.attr?.shape?.shape?.dim ?? []).map((d) => {
+            const v = Number(d.size);
+            return v < 0 ? 1 : v;
+          });
       const type = n.attr?.dtype?.type;
       const dtype: DataType = type === 'DT_INT32' ? 'int32' : type === 'DT_BOOL' ? 'bool' : 'float32';
       return { name: n.name, dtype, dims };
@@ -188,7 +201,7 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
   const started = performance.now();
   const done = (r: Omit<ModelResult, 'name' | 'seconds'>): ModelResult => ({ name, ...r, seconds: (performance.now() - started) / 1000 });
   const json = JSON.parse(readFileSync(file, 'utf8')) as ModelJson;
-  const inputs = inputsOf(json);
+  const inputs = inputsOf(json, name);
   const shapes = Object.fromEntries(inputs.map((i) => [i.name, i.dims]));
   const random = seeded(1234);
   const feeds: Record<string, HostTensor> = {};

@@ -104,6 +104,10 @@ export const ErrorCatalog = {
   'TSGE-E3112': 'TensorFlow.js layers model: {reason}',
   'TSGE-E3113': '--input_shape names {input}, which is not a Placeholder of the graph; inputs: {inputs}',
   'TSGE-E3114': '--out_nodes names {output}, which is not a node output of the graph',
+  // TensorFlow SavedModel functions and variables (E3120-E3160)
+  'TSGE-E3120': 'SavedModel function {function} (at node {node}): {reason}',
+  'TSGE-E3121': 'SavedModel variable {node} has no value: {reason}',
+  'TSGE-E3122': 'SavedModel signature {signature}: {reason}',
   // ops / inference
   'TSGE-E4001': 'shape inference failed: {reason}',
   'TSGE-E4002': 'input {index} has dtype {actual}; allowed: {expected}',

@@ -1,12 +1,13 @@
 import { looksLikeText } from './graphdef/decode.js';
+import { looksLikeSavedModel } from './saved_model/parse-saved-model.js';
 
 /**
- * Confidence that bytes are a GraphDef. Binary: the first field is GraphDef.node (tag 0x0a) whose
+ * Confidence that bytes are a GraphDef or a SavedModel's saved_model.pb. Binary: the first field is GraphDef.node (tag 0x0a) whose
  * NodeDef starts with its name (0x0a) and op, or versions/library; text: starts with `node {`.
  */
 export function sniffGraphDef(bytes: Uint8Array, path?: string): number {
   const ext = (path ?? '').toLowerCase();
-  if (ext.endsWith('saved_model.pb')) return 0;
+  if (looksLikeSavedModel(bytes, path)) return ext.endsWith('saved_model.pb') ? 0.95 : 0.6;
   if (looksLikeText(bytes)) {
     const head = new TextDecoder()
       .decode(bytes.subarray(0, 256))

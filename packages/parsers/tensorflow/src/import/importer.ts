@@ -10,6 +10,8 @@ import {
   attr,
   diagnostic,
 } from '@tsge/metadef';
+import { condConverter } from '../control-flow/cond-converter.js';
+import { COND_OP, type CondSpec, lowerConds } from '../control-flow/lower-cond.js';
 import { converters } from '../ops/index.js';
 import type { ConverterTable } from '../ops/registry.js';
 import { LIMITS, TfProblem, problemToDiagnostic } from '../internal/problem.js';
@@ -60,7 +62,8 @@ const NOT_OUTPUTS = new Set([
 const SPECIAL = new Set(['Const', 'Placeholder', 'PlaceholderWithDefault', BERNOULLI_OP]);
 
 /** Imports TF nodes (a GraphDef's, or an inlined function's) into a metadef Graph in the canonical op set. */
-export function importNodes(list: readonly TfNode[], options: ImportOptions): ImportResult {
+export function importNodes(source: readonly TfNode[], givenOptions: ImportOptions): ImportResult {
+  const { nodes: list, options } = withConds(source, givenOptions);
   const diagnostics: Diagnostic[] = [];
   const at = (node?: string, opType?: string): DiagnosticLocation => ({
     ...(options.file !== undefined ? { file: options.file } : {}),
@@ -198,6 +201,30 @@ export function importNodes(list: readonly TfNode[], options: ImportOptions): Im
   }
   if (diagnostics.some((d) => d.severity === 'error')) return { graph: undefined, diagnostics };
   return { graph: builder.build(), diagnostics };
+}
+
+/** TF1 conds (Switch/Merge) as `_TfCond` nodes, with the converter that builds their If subgraphs. */
+function withConds(source: readonly TfNode[], options: ImportOptions): { nodes: readonly TfNode[]; options: ImportOptions } {
+  const specs = new Map<string, CondSpec>();
+  const nodes = lowerConds(source, specs);
+  if (!specs.size) return { nodes: source, options };
+  const withCond: ImportOptions = {
+    ...options,
+    extraConverters: {
+      ...options.extraConverters,
+      [COND_OP]: condConverter(specs, (branch, outputs, constants, graphName) =>
+        importNodes(branch, {
+          format: options.format,
+          graphName,
+          ...(options.file !== undefined ? { file: options.file } : {}),
+          weights: new Map([...(options.weights ?? []), ...constants]),
+          ...(withCond.extraConverters ? { extraConverters: withCond.extraConverters } : {}),
+          namedOutputs: outputs.map((ref, k) => ({ name: `output_${k}`, ref })),
+        }),
+      ),
+    },
+  };
+  return { nodes, options: withCond };
 }
 
 function convertNode(

@@ -296,44 +296,69 @@ function int64Slice(ctx: ConvertContext, shape: Value, from: number, to: number)
   return ctx.op1('Slice', [shape, ctx.int64s([from]), ctx.int64s([to]), ctx.int64s([0])]);
 }
 
+const ALLOW_ZERO = { allowzero: attr.int(1) };
+
 /** SpaceToBatchND for NHWC with two spatial dims: pad, split blocks off H and W, move them to batch. */
 function spaceToBatch(ctx: ConvertContext): Value {
   const x = ctx.input(0);
   const block = ctx.constNumbers(1, 'block_shape');
-  const pads = ctx.constNumbers(2, 'paddings');
-  if (block.length !== 2 || pads.length !== 4) throw ctx.problem('only two spatial dims are supported');
+  if (block.length !== 2) throw ctx.problem('only two spatial dims are supported');
   const [b0, b1] = block as [number, number];
-  const padded = ctx.op1('Pad', [x, ctx.int64s([0, pads[0] as number, pads[2] as number, 0, 0, pads[1] as number, pads[3] as number, 0])]);
+  const padded = ctx.op1('Pad', [x, spatialPairs(ctx, 2, 'paddings', [0, 1, 3, 0, 0, 2, 4, 0])]);
   const shape = ctx.op1('Shape', [padded]);
   const n = int64Slice(ctx, shape, 0, 1);
   const h = ctx.op1('Div', [int64Slice(ctx, shape, 1, 2), ctx.int64s([b0])]);
   const w = ctx.op1('Div', [int64Slice(ctx, shape, 2, 3), ctx.int64s([b1])]);
   const c = int64Slice(ctx, shape, 3, 4);
-  const split = ctx.op1('Reshape', [padded, ctx.op1('Concat', [n, h, ctx.int64s([b0]), w, ctx.int64s([b1]), c], { axis: attr.int(0) })]);
+  // computed shapes may hold 0 (an empty map), which ONNX Reshape would copy without allowzero
+  const split = ctx.op1(
+    'Reshape',
+    [padded, ctx.op1('Concat', [n, h, ctx.int64s([b0]), w, ctx.int64s([b1]), c], { axis: attr.int(0) })],
+    ALLOW_ZERO,
+  );
   const moved = ctx.transpose(split, [2, 4, 0, 1, 3, 5]);
   const batch = ctx.op1('Mul', [n, ctx.int64s([b0 * b1])]);
-  const y = ctx.op1('Reshape', [moved, ctx.op1('Concat', [batch, h, w, c], { axis: attr.int(0) })]);
+  const y = ctx.op1('Reshape', [moved, ctx.op1('Concat', [batch, h, w, c], { axis: attr.int(0) })], ALLOW_ZERO);
   return ctx.note(y, { rank: 4 });
+}
+
+/**
+ * Entries of a [2, 2] paddings/crops input (`[[top, bottom], [left, right]]`) as int64 picked by
+ * `picks` from [0, top, bottom, left, right]: constants when the input is one, else computed at
+ * run time (TF computes them from dynamic shapes, e.g. behind a cond).
+ */
+function spatialPairs(ctx: ConvertContext, input: number, what: string, picks: readonly number[]): Value {
+  const constant = ctx.constantOf(input);
+  if (constant) {
+    const values = ctx.constNumbers(input, what);
+    if (values.length !== 4) throw ctx.problem(`${what} must be [2, 2] (two spatial dims)`);
+    const table = [0, ...values];
+    return ctx.int64s(picks.map((p) => table[p] as number));
+  }
+  const rank = ctx.rankOf(ctx.input(input));
+  if (rank !== undefined && rank !== 2) throw ctx.problem(`${what} must be [2, 2] (two spatial dims)`);
+  const flat = ctx.op1('Reshape', [ctx.toInt64(ctx.input(input)), ctx.int64s([4])]);
+  const table = ctx.op1('Concat', [ctx.int64s([0]), flat], { axis: attr.int(0) });
+  return ctx.op1('Gather', [table, ctx.int64s([...picks])], { axis: attr.int(0) });
 }
 
 function batchToSpace(ctx: ConvertContext): Value {
   const x = ctx.input(0);
   const block = ctx.constNumbers(1, 'block_shape');
-  const crops = ctx.constNumbers(2, 'crops');
-  if (block.length !== 2 || crops.length !== 4) throw ctx.problem('only two spatial dims are supported');
+  if (block.length !== 2) throw ctx.problem('only two spatial dims are supported');
   const [b0, b1] = block as [number, number];
   const shape = ctx.op1('Shape', [x]);
   const n = ctx.op1('Div', [int64Slice(ctx, shape, 0, 1), ctx.int64s([b0 * b1])]);
   const h = int64Slice(ctx, shape, 1, 2);
   const w = int64Slice(ctx, shape, 2, 3);
   const c = int64Slice(ctx, shape, 3, 4);
-  const split = ctx.op1('Reshape', [x, ctx.op1('Concat', [ctx.int64s([b0, b1]), n, h, w, c], { axis: attr.int(0) })]);
+  const split = ctx.op1('Reshape', [x, ctx.op1('Concat', [ctx.int64s([b0, b1]), n, h, w, c], { axis: attr.int(0) })], ALLOW_ZERO);
   const moved = ctx.transpose(split, [2, 3, 0, 4, 1, 5]);
   const hb = ctx.op1('Mul', [h, ctx.int64s([b0])]);
   const wb = ctx.op1('Mul', [w, ctx.int64s([b1])]);
-  const merged = ctx.op1('Reshape', [moved, ctx.op1('Concat', [n, hb, wb, c], { axis: attr.int(0) })]);
-  const ends = ctx.op1('Sub', [ctx.op1('Concat', [hb, wb], { axis: attr.int(0) }), ctx.int64s([crops[1] as number, crops[3] as number])]);
-  const y = ctx.op1('Slice', [merged, ctx.int64s([crops[0] as number, crops[2] as number]), ends, ctx.int64s([1, 2])]);
+  const merged = ctx.op1('Reshape', [moved, ctx.op1('Concat', [n, hb, wb, c], { axis: attr.int(0) })], ALLOW_ZERO);
+  const ends = ctx.op1('Sub', [ctx.op1('Concat', [hb, wb], { axis: attr.int(0) }), spatialPairs(ctx, 2, 'crops', [2, 4])]);
+  const y = ctx.op1('Slice', [merged, spatialPairs(ctx, 2, 'crops', [1, 3]), ends, ctx.int64s([1, 2])]);
   return ctx.note(y, { rank: 4 });
 }
 

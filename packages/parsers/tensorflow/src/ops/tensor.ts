@@ -128,7 +128,8 @@ export const tensorConverters: ConverterTable = {
   },
   Reshape: (ctx) => {
     const shape = ctx.constantOf(1);
-    const zero = shape ? toNumberArray(shape).includes(0) : false;
+    // TF never copies a dim for 0 (ONNX does unless allowzero): say so whenever a 0 can occur
+    const zero = shape ? toNumberArray(shape).includes(0) : true;
     const y = ctx.op1('Reshape', [ctx.input(0), ctx.toInt64(ctx.input(1))], zero ? { allowzero: attr.int(1) } : {});
     return [withRank(ctx, y, shape ? shape.data.length : undefined, ctx.dtypeOf(ctx.input(0)))];
   },
