@@ -12,15 +12,24 @@ export interface Checkpoint {
   readonly weights: WeightSource;
 }
 
+/** A read whose failure (missing file, a folder, no permission) is a coded error naming the path. */
+export async function readOrFail<T>(file: string, how: () => Promise<T>): Promise<T> {
+  try {
+    return await how();
+  } catch (error) {
+    throw TsgeError.of('TSGE-E4150', { file, reason: `cannot be read (${error instanceof Error ? error.message : String(error)})` });
+  }
+}
+
 export async function readCheckpoint(dir: string): Promise<Checkpoint> {
   const configFile = path.join(dir, 'config.json');
-  const config = parseConfig(await readFile(configFile, 'utf8'), configFile);
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.safetensors')).sort();
+  const config = parseConfig(await readOrFail(configFile, () => readFile(configFile, 'utf8')), configFile);
+  const files = (await readOrFail(dir, () => readdir(dir))).filter((f) => f.endsWith('.safetensors')).sort();
   if (files.length === 0) throw TsgeError.of('TSGE-E4151', { file: dir, tensor: '*', reason: 'the folder has no .safetensors file' });
   const owner = new Map<string, Safetensors>();
   for (const f of files) {
     const file = path.join(dir, f);
-    const st = Safetensors.parse(new Uint8Array(await readFile(file)), file);
+    const st = Safetensors.parse(new Uint8Array(await readOrFail(file, () => readFile(file))), file);
     for (const name of st.names) {
       const other = owner.get(name);
       if (other) throw TsgeError.of('TSGE-E3502', { file, tensor: name, reason: `also in ${other.file}` });

@@ -1,10 +1,11 @@
 // Text generation: the checkpoint's own tokenizer.json (through @huggingface/tokenizers), a prefill
 // of the prompt, then one decode step per new token, each piece of text handed on as it is decoded.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { TsgeError } from '@tsge/metadef';
-import { readCheckpoint } from './checkpoint.js';
+import { readCheckpoint, readOrFail } from './checkpoint.js';
 import { Decoder } from './decoder.js';
 import { type SamplingOptions, sampler } from './sample.js';
 
@@ -25,17 +26,26 @@ export interface GenerateStats {
 }
 
 async function readJson(file: string, required: boolean): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (!required) return {};
-    throw TsgeError.of('TSGE-E4150', { file, reason: `cannot be read (${error instanceof Error ? error.message : String(error)})` });
-  }
+  if (!required && !existsSync(file)) return {};
+  const text = await readOrFail(file, () => readFile(file, 'utf8'));
   try {
     return JSON.parse(text);
   } catch (error) {
     throw TsgeError.of('TSGE-E4150', { file, reason: `not JSON (${error instanceof Error ? error.message : String(error)})` });
+  }
+}
+
+async function readTokenizer(dir: string): Promise<Tokenizer> {
+  const file = path.join(dir, 'tokenizer.json');
+  const json = await readJson(file, true);
+  const config = await readJson(path.join(dir, 'tokenizer_config.json'), false);
+  try {
+    return new Tokenizer(json as object, config as object);
+  } catch (error) {
+    throw TsgeError.of('TSGE-E4150', {
+      file,
+      reason: `not a tokenizer @huggingface/tokenizers reads (${error instanceof Error ? error.message : String(error)})`,
+    });
   }
 }
 
@@ -50,10 +60,7 @@ export async function generate(
 ): Promise<GenerateStats> {
   const started = performance.now();
   const checkpoint = await readCheckpoint(dir);
-  const tokenizer = new Tokenizer(
-    (await readJson(path.join(dir, 'tokenizer.json'), true)) as object,
-    (await readJson(path.join(dir, 'tokenizer_config.json'), false)) as object,
-  );
+  const tokenizer = await readTokenizer(dir);
   const generation = (await readJson(path.join(dir, 'generation_config.json'), false)) as Record<string, unknown>;
   const stops = new Set(checkpoint.config.eosTokenIds);
   const genEos = Object.hasOwn(generation, 'eos_token_id') ? generation.eos_token_id : undefined;

@@ -66,7 +66,7 @@ export const ErrorCatalog = {
   'TSGE-E3501': 'not a valid safetensors file {file}: {reason}',
   'TSGE-E3502': 'safetensors {file}: tensor {tensor}: {reason}',
   // LLM example (examples/llm), E4150..E4179
-  'TSGE-E4150': 'model config {file}: {reason}',
+  'TSGE-E4150': 'model file {file}: {reason}',
   'TSGE-E4151': 'checkpoint {file}: weight {tensor}: {reason}',
   'TSGE-E4152': 'option {option}: {reason}',
   // Caffe parser (@tsge/parser-caffe), E3201..E3249
