@@ -4,6 +4,7 @@
 import { defaultRegistries } from '@tsge/ge';
 import { type Graph, GraphBuilder, TsgeError, type Value, attr } from '@tsge/metadef';
 import type { DecoderConfig } from './config.js';
+import { quantizeInt4 } from './quantize.js';
 
 /** Float32 weights by their Hugging Face name ([out, in] for projections). */
 export interface WeightSource {
@@ -15,7 +16,12 @@ export interface WeightSource {
 export interface DecoderGraphOptions {
   /** Positions the rotary cache covers: the longest prompt + generation the graph can run. */
   readonly maxLength: number;
+  /** Projections and lm_head as 4-bit MatMulNBits weights (blocks of 32 along K), else float32 MatMul. */
+  readonly int4?: boolean;
 }
+
+/** Block length of the 4-bit weights. */
+export const INT4_BLOCK = 32;
 
 export const pastKey = (layer: number) => `past_key_values.${layer}.key`;
 export const pastValue = (layer: number) => `past_key_values.${layer}.value`;
@@ -69,9 +75,20 @@ export function buildDecoderGraph(config: DecoderConfig, weights: WeightSource, 
       attrs: { axis: attr.int(-1), epsilon: attr.float(config.rmsEps) },
     });
   /** x · Wᵀ (+ bias when the checkpoint has one), W stored [out, in]. */
+  const matmul = (x: Value, name: string, w: Float32Array, inSize: number, outSize: number): Value => {
+    if (!options.int4) return b.op('MatMul', [x, b.constant(name, transpose(w, outSize, inSize), [inSize, outSize])]);
+    const q = quantizeInt4(w, outSize, inSize, INT4_BLOCK);
+    return b.op(
+      'MatMulNBits',
+      [x, b.constant(name, q.packed, [outSize, q.blocks, INT4_BLOCK / 2]), b.constant(`${name}.scales`, q.scales, [q.scales.length])],
+      {
+        domain: 'com.microsoft',
+        attrs: { K: attr.int(inSize), N: attr.int(outSize), bits: attr.int(4), block_size: attr.int(INT4_BLOCK) },
+      },
+    );
+  };
   const linear = (x: Value, prefix: string, inSize: number, outSize: number): Value => {
-    const w = transpose(weight(`${prefix}.weight`, [outSize, inSize]), outSize, inSize);
-    const y = b.op('MatMul', [x, b.constant(`${prefix}.weight`, w, [inSize, outSize])]);
+    const y = matmul(x, `${prefix}.weight`, weight(`${prefix}.weight`, [outSize, inSize]), inSize, outSize);
     if (!weights.has(`${prefix}.bias`)) return y;
     return b.op('Add', [y, b.constant(`${prefix}.bias`, weight(`${prefix}.bias`, [outSize]), [outSize])]);
   };
@@ -117,7 +134,7 @@ export function buildDecoderGraph(config: DecoderConfig, weights: WeightSource, 
   const last = b.op('Slice', [x, int64s('last.starts', [-1]), int64s('last.ends', [2 ** 53 - 1]), int64s('last.axes', [1])]);
   const normed = rmsNorm(last, 'model.norm.weight', hidden);
   const head = config.tieEmbeddings ? embedding : weight('lm_head.weight', [vocab, hidden]);
-  b.output(b.op('MatMul', [normed, b.constant('lm_head.weight', transpose(head, vocab, hidden), [hidden, vocab])]), 'logits');
+  b.output(matmul(normed, 'lm_head.weight', head, hidden, vocab), 'logits');
   for (const [value, name] of presents) b.output(value, name);
   return b.build();
 }

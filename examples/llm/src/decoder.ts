@@ -10,6 +10,8 @@ type Executor = Awaited<ReturnType<typeof loadModel>>;
 export interface DecoderOptions {
   /** Longest prompt + generation (the rotary cache's length). */
   readonly maxLength: number;
+  /** 4-bit MatMulNBits projections (see DecoderGraphOptions.int4). */
+  readonly int4?: boolean;
   readonly threads?: number;
 }
 
@@ -28,7 +30,10 @@ export class Decoder {
   static async create(checkpoint: Checkpoint, options: DecoderOptions): Promise<Decoder> {
     if (!Number.isSafeInteger(options.maxLength) || options.maxLength <= 0)
       throw TsgeError.of('TSGE-E4152', { option: 'maxLength', reason: `must be a positive integer, got ${options.maxLength}` });
-    const graph = buildDecoderGraph(checkpoint.config, checkpoint.weights, checkpoint.dir, { maxLength: options.maxLength });
+    const graph = buildDecoderGraph(checkpoint.config, checkpoint.weights, checkpoint.dir, {
+      maxLength: options.maxLength,
+      int4: options.int4 === true,
+    });
     const { om } = await compileModel(graph);
     const model = await loadModel(om, options.threads !== undefined ? { threads: options.threads } : {});
     return new Decoder(checkpoint, model, options.maxLength);

@@ -13,6 +13,8 @@ export interface GenerateOptions extends SamplingOptions {
   readonly maxNewTokens: number;
   /** Wrap the prompt in the ChatML turn Qwen's instruct models expect (when the tokenizer has its tokens). */
   readonly chat: boolean;
+  /** Quantize the projections and lm_head to 4-bit MatMulNBits weights when building the graph. */
+  readonly int4?: boolean;
   readonly threads?: number;
 }
 
@@ -78,7 +80,11 @@ export async function generate(
       option: '--prompt',
       reason: `${ids.length} tokens leave no room under max_position_embeddings ${checkpoint.config.maxPositions}`,
     });
-  const decoder = await Decoder.create(checkpoint, { maxLength, ...(options.threads !== undefined ? { threads: options.threads } : {}) });
+  const decoder = await Decoder.create(checkpoint, {
+    maxLength,
+    int4: options.int4 === true,
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+  });
   const compileMs = performance.now() - started;
   const pick = sampler(options);
   const generated: number[] = [];

@@ -12,7 +12,8 @@ import { readCheckpoint } from './checkpoint.js';
 import { type DecoderConfig, parseConfig } from './config.js';
 import { generate } from './generate.js';
 import { Decoder } from './decoder.js';
-import { rotaryCaches } from './decoder-graph.js';
+import { INT4_BLOCK, type WeightSource, rotaryCaches } from './decoder-graph.js';
+import { dequantizeInt4, quantizeInt4 } from './quantize.js';
 import { referenceDecoderOnnx } from './reference-onnx.fixture.js';
 import { Safetensors, writeSafetensors } from './safetensors.js';
 import { argmax, sampler, seededRandom } from './sample.js';
@@ -71,18 +72,19 @@ function tinyCheckpoint(qwen3: boolean, seed: number) {
 
 const dirs: string[] = [];
 beforeAll(async () => {
-  for (let i = 0; i < 2; i++) dirs.push(await mkdtemp(path.join(tmpdir(), 'tsge-llm-')));
+  for (let i = 0; i < 4; i++) dirs.push(await mkdtemp(path.join(tmpdir(), 'tsge-llm-')));
 });
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
 describe.each([
-  ['Qwen2-style (biases, tied lm_head)', false],
-  ['Qwen3-style (head norms, separate lm_head)', true],
-])('%s', (_, qwen3) => {
+  ['Qwen2-style (biases, tied lm_head)', false, false],
+  ['Qwen3-style (head norms, separate lm_head)', true, false],
+  ['Qwen2-style, 4-bit MatMulNBits projections and lm_head', false, true],
+])('%s', (_, qwen3, int4) => {
   it('matches the plain ONNX decoder under onnxruntime-node over a prefill and 16 decode steps', async () => {
-    const dir = dirs[qwen3 ? 1 : 0] as string;
+    const dir = dirs[(qwen3 ? 1 : 0) + (int4 ? 2 : 0)] as string;
     const { tensors, config } = tinyCheckpoint(qwen3, qwen3 ? 7 : 3);
     // two shards, as larger checkpoints come
     const names = Object.keys(tensors);
@@ -93,8 +95,10 @@ describe.each([
     await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
     const checkpoint = await readCheckpoint(dir);
     const maxLength = 32;
-    const decoder = await Decoder.create(checkpoint, { maxLength, threads: 1 });
-    const session = await ort.InferenceSession.create(referenceDecoderOnnx(checkpoint.config, checkpoint.weights));
+    const decoder = await Decoder.create(checkpoint, { maxLength, threads: 1, int4 });
+    // the 4-bit decoder against the plain decoder on the values its 4-bit weights stand for
+    const reference = int4 ? dequantized(checkpoint.config, checkpoint.weights) : checkpoint;
+    const session = await ort.InferenceSession.create(referenceDecoderOnnx(reference.config, reference.weights));
     const random = seededRandom(11);
     const prompt = Array.from({ length: 8 }, () => Math.floor(random() * SIZES.vocab));
     try {
@@ -106,7 +110,7 @@ describe.each([
         expect(worst, `step ${step}: logits`).toBeLessThanOrEqual(1e-4);
       });
       expect(decoder.position).toBe(8 + 16);
-      if (qwen3) return;
+      if (qwen3 || int4) return;
       // the whole path: tokenizer.json → prompt ids → generate → streamed text
       const vocab = Object.fromEntries(Array.from({ length: SIZES.vocab }, (_, i) => [`w${i}`, i]));
       const tokenizer = {
@@ -150,6 +154,27 @@ describe.each([
     }
   });
 });
+
+/** The weights MatMulNBits computes with: each projection (and the lm_head, untied) quantized and back. */
+function dequantized(config: DecoderConfig, weights: WeightSource): { config: DecoderConfig; weights: WeightSource } {
+  const round = (name: string) => {
+    const w = weights.get(name);
+    const [n, k] = w.shape as [number, number];
+    return { shape: w.shape, data: dequantizeInt4(quantizeInt4(w.data, n, k, INT4_BLOCK), n, k, INT4_BLOCK) };
+  };
+  return {
+    config: { ...config, tieEmbeddings: false },
+    weights: {
+      has: (name) => name === 'lm_head.weight' || weights.has(name),
+      get: (name) =>
+        name === 'lm_head.weight'
+          ? round(config.tieEmbeddings ? 'model.embed_tokens.weight' : name)
+          : name.endsWith('_proj.weight')
+            ? round(name)
+            : weights.get(name),
+    },
+  };
+}
 
 /**
  * Runs the plain ONNX decoder on `prompt` then `steps` greedy decode steps, handing each step's

@@ -1,10 +1,10 @@
-// pnpm llm <model dir> --prompt "..." [--max-new-tokens 128] [--temperature 0] [--top-k 0] [--top-p 1] [--seed 0] [--raw] [--threads N]
+// pnpm llm <model dir> --prompt "..." [--max-new-tokens 128] [--temperature 0] [--top-k 0] [--top-p 1] [--seed 0] [--raw] [--int4] [--threads N]
 // Streams the generated text to stdout; timings to stderr.
 import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 
 const usage =
-  'usage: pnpm llm <model dir> --prompt "..." [--max-new-tokens 128] [--temperature 0] [--top-k 0] [--top-p 1] [--seed 0] [--raw] [--threads N]\n';
+  'usage: pnpm llm <model dir> --prompt "..." [--max-new-tokens 128] [--temperature 0] [--top-k 0] [--top-p 1] [--seed 0] [--raw] [--int4] [--threads N]\n';
 let parsed: ReturnType<typeof parse>;
 function parse() {
   return parseArgs({
@@ -18,6 +18,7 @@ function parse() {
       seed: { type: 'string', default: '0' },
       threads: { type: 'string' },
       raw: { type: 'boolean', default: false },
+      int4: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -62,6 +63,7 @@ try {
       topP,
       seed: integer('seed', values.seed, 0),
       chat: !values.raw,
+      int4: values.int4,
       ...(values.threads !== undefined ? { threads: integer('threads', values.threads, 1) } : {}),
     },
     (text) => process.stdout.write(text),
