@@ -62,6 +62,13 @@ export const ErrorCatalog = {
   'TSGE-E3404': 'unsupported TFLite tensor {tensor}: {reason}',
   'TSGE-E3405': 'TFLite operator {op} needs a constant {what}',
   'TSGE-E3406': 'unsupported TFLite model feature: {reason}',
+  // safetensors reader (examples/llm), E3500..E3520
+  'TSGE-E3501': 'not a valid safetensors file {file}: {reason}',
+  'TSGE-E3502': 'safetensors {file}: tensor {tensor}: {reason}',
+  // LLM example (examples/llm), E4150..E4179
+  'TSGE-E4150': 'model file {file}: {reason}',
+  'TSGE-E4151': 'checkpoint {file}: weight {tensor}: {reason}',
+  'TSGE-E4152': 'option {option}: {reason}',
   // Caffe parser (@tsge/parser-caffe), E3201..E3249
   'TSGE-E3201': 'prototxt line {line}, column {column}: {reason}',
   'TSGE-E3202': 'not a Caffe {what}: {reason}',

@@ -1,0 +1,84 @@
+// A compiled decoder and its KV cache: each step runs the new tokens and keeps the present
+// key/values as the next step's past.
+import { compileModel, loadModel } from '@tsge/ge';
+import { type HostTensor, TsgeError } from '@tsge/metadef';
+import type { Checkpoint } from './checkpoint.js';
+import { buildDecoderGraph, pastKey, pastValue, presentKey, presentValue } from './decoder-graph.js';
+
+type Executor = Awaited<ReturnType<typeof loadModel>>;
+
+export interface DecoderOptions {
+  /** Longest prompt + generation (the rotary cache's length). */
+  readonly maxLength: number;
+  /** 4-bit MatMulNBits projections (see DecoderGraphOptions.int4). */
+  readonly int4?: boolean;
+  readonly threads?: number;
+}
+
+export class Decoder {
+  private past = new Map<string, HostTensor>();
+  private length = 0;
+
+  private constructor(
+    private readonly checkpoint: Checkpoint,
+    private readonly model: Executor,
+    readonly maxLength: number,
+  ) {
+    this.reset();
+  }
+
+  static async create(checkpoint: Checkpoint, options: DecoderOptions): Promise<Decoder> {
+    if (!Number.isSafeInteger(options.maxLength) || options.maxLength <= 0)
+      throw TsgeError.of('TSGE-E4152', { option: 'maxLength', reason: `must be a positive integer, got ${options.maxLength}` });
+    const graph = buildDecoderGraph(checkpoint.config, checkpoint.weights, checkpoint.dir, {
+      maxLength: options.maxLength,
+      int4: options.int4 === true,
+    });
+    const { om } = await compileModel(graph);
+    const model = await loadModel(om, options.threads !== undefined ? { threads: options.threads } : {});
+    return new Decoder(checkpoint, model, options.maxLength);
+  }
+
+  /** Tokens in the cache. */
+  get position(): number {
+    return this.length;
+  }
+
+  /** Empties the KV cache. */
+  reset(): void {
+    const { layers, kvHeads, headDim } = this.checkpoint.config;
+    const empty = (): HostTensor => ({ type: 'float32', dims: [1, kvHeads, 0, headDim], data: new Float32Array(0) });
+    this.length = 0;
+    for (let i = 0; i < layers; i++) {
+      this.past.set(pastKey(i), empty());
+      this.past.set(pastValue(i), empty());
+    }
+  }
+
+  /** Runs `tokens` after those in the cache; returns the logits of the last one. */
+  async step(tokens: readonly number[]): Promise<Float32Array> {
+    const total = this.length + tokens.length;
+    if (tokens.length === 0 || total > this.maxLength)
+      throw TsgeError.of('TSGE-E4152', {
+        option: 'maxLength',
+        reason: `${total} tokens do not fit the ${this.maxLength} the decoder was built for`,
+      });
+    const feeds: Record<string, HostTensor> = {
+      input_ids: { type: 'int64', dims: [1, tokens.length], data: BigInt64Array.from(tokens, BigInt) },
+      seqlens_k: { type: 'int32', dims: [1], data: Int32Array.of(total - 1) },
+      total_sequence_length: { type: 'int32', dims: [], data: Int32Array.of(total) },
+      ...Object.fromEntries(this.past),
+    };
+    const out = await this.model.run(feeds);
+    for (let i = 0; i < this.checkpoint.config.layers; i++) {
+      this.past.set(pastKey(i), out[presentKey(i)] as HostTensor);
+      this.past.set(pastValue(i), out[presentValue(i)] as HostTensor);
+    }
+    this.length = total;
+    return (out.logits as HostTensor).data as Float32Array;
+  }
+
+  async release(): Promise<void> {
+    await this.model.release();
+  }
+}
