@@ -1,8 +1,8 @@
-import type { Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
+import type { DeviceV1, DeviceWorkersV1, Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
-import type { CpuDevice, WasmModule, WorkerPool } from '@tsge/runtime';
-import { alignUp, canShareMemory, createCpuDevice, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
+import { alignUp, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
+import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
 import { copyValue, runOnHost } from './host/host-runner.js';
 import type { KernelCall, PreparedPlan } from './model/kernel-call.js';
@@ -57,33 +57,41 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const prepared = preparePlans(model, nodes);
   if (prepared.diagnostics.length > 0) throw TsgeError.fromDiagnostics(prepared.diagnostics);
   const plans = prepared.plans;
+  const factory = selectDevice(model.header.target, options);
+  // a model compiled for another device's kernels runs with the op's reference kernels where they fit
+  const substitute = !factory.targets.includes(model.header.target);
   const kernelModules = (options.kernelModules ?? []).map((m) => (m instanceof URL ? m.href : m));
   const calls = plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
   const selfContained = tasksCarryAttributes(model.taskInfo);
-  const { registry, runTile, workspace } = await loadKernelRegistry(kernelModules, calls, !selfContained && model.graph.subgraphs.size > 0);
+  const { registry, runTile, workspace } = await loadKernelRegistry(
+    kernelModules,
+    calls,
+    !selfContained && model.graph.subgraphs.size > 0,
+    factory.kernelKinds,
+  );
   // kernels that split their work into tiles want every thread, even for a single stream
   const parallelKernels =
     runTile !== undefined &&
     calls.some((call) => {
-      const kernel = bindKernel(call, registry, new Map());
+      const kernel = bindKernel(call, registry, new Map(), substitute);
       return kernel?.kind === 'js' && kernel.kernel.parallel === true;
     });
 
   const anyDynamic = plans.some((p) => p.dynamic);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
   const small = Math.max(0, ...plans.map((p) => p.arenaBytes)) < (options.smallModelBytes ?? SMALL_MODEL_BYTES);
-  const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && !small && canShareMemory();
+  const wantWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && !small;
   // a worker runs whole streams, so without tiles more workers than streams would only idle
   const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
   // with a tile library loaded, any idle worker can help a kernel that splits its work
-  const tileBytes = useWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
+  const tileBytes = wantWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
   const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
   const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
   // one workspace region per thread that runs kernels: the calling thread (region 0) and each worker
-  const workspaceBytes = workspace ? workspace.bytes * (1 + (useWorkers ? workerCount : 0)) : 0;
+  const workspaceBytes = workspace ? workspace.bytes * (1 + (wantWorkers ? workerCount : 0)) : 0;
 
   // size device memory before anything is placed
   const arenaBytes = alignUp(Math.max(64, ...plans.map((p) => p.arenaBytes)), 64);
@@ -98,35 +106,37 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     workspaceBytes;
   const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
   if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
-  let device: CpuDevice;
+  let device: DeviceV1;
   try {
-    device = createCpuDevice({
-      threads: useWorkers ? workerCount : 1,
+    device = factory.create({
+      threads: wantWorkers ? workerCount : 1,
       initialBytes: staticBytes,
       maximumBytes: Math.min(limit, 4 * GIB),
       // shared memory keeps views valid when run-time tensors grow it; generated kernels import
       // the memory as shared, so a model with KERNELS always gets shared memory
-      shareMemory: useWorkers || anyDynamic || model.kernels.length > 0,
+      shareMemory: wantWorkers || anyDynamic || model.kernels.length > 0,
     });
   } catch (error) {
     // the engine could not reserve the memory
     throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) }, undefined, error);
   }
 
+  // workers need a device that can start them over shared memory; else everything runs here
+  const useWorkers = wantWorkers && device.shared && device.startWorkers !== undefined;
   try {
     const weightsBase = device.allocate(Math.max(64, model.weights.byteLength));
     device.bytes().set(model.weights, weightsBase);
     const arenaBases = Array.from({ length: slotCount }, () => device.allocate(arenaBytes));
     const controlOffset = device.allocate(layout.totalWords * 4);
-    const tileOffset = tileBytes > 0 ? device.allocate(tileBytes) : -1;
-    const workspaceOffset = workspace ? device.allocate(workspaceBytes, 64) : -1;
+    const tileOffset = useWorkers && tileBytes > 0 ? device.allocate(tileBytes) : -1;
+    const workspaceOffset = workspace ? device.allocate(useWorkers ? workspaceBytes : workspace.bytes, 64) : -1;
     if (workspace) workspace.bind(device.memory, workspaceOffset, workspace.bytes);
 
-    const wasmModules: { name: string; module: WasmModule }[] = [];
+    const wasmModules: { name: string; module: unknown }[] = [];
     let wasmKernels: Awaited<ReturnType<typeof instantiateWasmKernels>>;
     try {
       for (const k of model.kernels) wasmModules.push({ name: k.name, module: await device.loadKernelModule(k.bytes) });
-      wasmKernels = await instantiateWasmKernels(wasmModules, device.memory);
+      wasmKernels = await instantiateWasmKernels(wasmModules, (module) => device.instantiateKernelModule(module));
     } catch (error) {
       const reason = `a KERNELS module does not compile or link: ${error instanceof Error ? error.message : String(error)}`;
       throw TsgeError.of('TSGE-E2006', { format: 'om', reason }, undefined, error);
@@ -140,9 +150,23 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         for (const task of stream.tasks) {
           if (task.kind !== 'kernel') continue;
           const call = task.kernel;
-          const kernel = bindKernel(call, registry, wasmKernels);
+          const kernel = bindKernel(call, registry, wasmKernels, substitute);
           if (kernel) bound.set(call, kernel);
-          else {
+          else if (substitute && !call.kernel.startsWith('wasm:')) {
+            missing.push(
+              diagnostic(
+                'TSGE-E6202',
+                {
+                  node: call.node,
+                  kernel: call.kernel,
+                  target: model.header.target,
+                  device: factory.name,
+                  reason: 'the reference kernel of the op does not fit its plan (missing, or the plan shares memory it does not allow)',
+                },
+                { node: call.node, opType: call.opType, domain: call.domain },
+              ),
+            );
+          } else {
             missing.push(
               diagnostic(
                 'TSGE-E4004',
@@ -161,7 +185,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     let ready: Promise<void> = Promise.resolve();
     let replaceWorkers: ExecutorParts['replaceWorkers'] = async () => {};
     let closed = false;
-    if (useWorkers) {
+    const startWorkers = useWorkers ? device.startWorkers?.bind(device) : undefined;
+    if (startWorkers) {
       const assignments = plans.map((p) => assignStreams(p, device.threadCount));
       const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
       const workerData = (index: number): SinkWorkerData => ({
@@ -176,6 +201,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         arenaBases,
         kernelModules,
         wasmModules,
+        kernelKinds: factory.kernelKinds,
+        substitute,
         profile: options.profile === true,
         tileOffset,
         workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
@@ -184,7 +211,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         loadDefaults: parallelKernels,
       });
       const startPool = (): Promise<void> => {
-        const entry: WorkerSet = { pool: device.startWorkers(handler, workerData), dispatcher: undefined };
+        const entry: WorkerSet = { pool: startWorkers(handler, workerData), dispatcher: undefined };
         workers = entry;
         const started = entry.pool.ready.then(() => {
           if (workers !== entry) return;
@@ -260,14 +287,14 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
 
 /** A worker pool and, once its workers are ready, the dispatcher that signals them. */
 interface WorkerSet {
-  readonly pool: WorkerPool;
+  readonly pool: DeviceWorkersV1;
   dispatcher: SinkDispatcher | undefined;
 }
 
 interface ExecutorParts {
   readonly model: OmModel;
   readonly options: LoadModelOptions;
-  readonly device: CpuDevice;
+  readonly device: DeviceV1;
   readonly plans: readonly PreparedPlan[];
   readonly bound: Map<KernelCall, BoundKernel>;
   readonly registry: KernelRegistry;

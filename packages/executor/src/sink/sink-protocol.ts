@@ -1,4 +1,4 @@
-import type { WasmModule } from '@tsge/runtime';
+import type { KernelDeviceKind } from '@tsge/metadef';
 import type { PreparedStream } from '../model/kernel-call.js';
 import type { RegionBases } from '../run/device-tensors.js';
 
@@ -12,7 +12,10 @@ export interface SinkWorkerData {
   readonly weightsBase: number;
   readonly arenaBases: readonly number[];
   readonly kernelModules: readonly string[];
-  readonly wasmModules: readonly { readonly name: string; readonly module: WasmModule }[];
+  readonly wasmModules: readonly { readonly name: string; readonly module: unknown }[];
+  /** The device's kernel-library kinds, and whether calls take the reference kernel when theirs is not run. */
+  readonly kernelKinds: readonly KernelDeviceKind[];
+  readonly substitute: boolean;
   readonly profile: boolean;
   /** Offset of the tile job areas (one per worker), or -1 without intra-op parallelism. */
   readonly tileOffset: number;

@@ -31,7 +31,12 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
   const calls = context.data.plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
-  const { registry, runTile, workspace } = await loadKernelRegistry(context.data.kernelModules, calls, context.data.loadDefaults);
+  const { registry, runTile, workspace } = await loadKernelRegistry(
+    context.data.kernelModules,
+    calls,
+    context.data.loadDefaults,
+    context.data.kernelKinds,
+  );
   if (workspace && context.data.workspaceOffset >= 0) workspace.bind(context.memory, context.data.workspaceOffset, workspace.bytes);
   if (runTile && context.data.tileOffset >= 0) {
     const words = new Int32Array(context.memory.buffer, context.data.controlOffset, 2);
@@ -47,12 +52,12 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
     });
     parallel = tiles.runnerFor(context.index);
   }
-  const wasmKernels = await instantiateWasmKernels(context.data.wasmModules, context.memory);
+  const wasmKernels = await instantiateWasmKernels(context.data.wasmModules, (module) => context.instantiateKernelModule(module));
   for (const plan of context.data.plans) {
     for (const stream of plan.streams) {
       for (const task of stream.tasks) {
         if (task.kind !== 'kernel') continue;
-        const kernel = bindKernel(task.kernel, registry, wasmKernels);
+        const kernel = bindKernel(task.kernel, registry, wasmKernels, context.data.substitute);
         if (!kernel) throw new Error(`no kernel ${task.kernel.kernel} for ${task.kernel.opType} at node ${task.kernel.node}`);
         bound.set(task.kernel, kernel);
       }
