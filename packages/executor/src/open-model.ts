@@ -421,6 +421,7 @@ function createExecutor(parts: ExecutorParts): Executor {
 
   const executor: Executor = {
     modelName: model.header.modelName,
+    device: device.name,
     mode: parts.defaultMode,
     threads: parts.threads,
     inputNames: model.ioInfo.inputs.map((i) => i.name),

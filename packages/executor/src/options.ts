@@ -112,6 +112,8 @@ export interface ChromeTrace {
 
 export interface Executor {
   readonly modelName: string;
+  /** The name of the device the model runs on (`DeviceV1.name`, e.g. 'cpu-wasm-threads-2' or 'js'). */
+  readonly device: string;
   /** The mode runs use by default (host when the model has dynamic parts or no workers). */
   readonly mode: ExecutionMode;
   readonly threads: number;
