@@ -1,5 +1,5 @@
 import type { DeviceV1, DeviceWorkersV1, Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
-import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
+import { TsgeError, diagnostic, isHostTensor, serializeAir } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
 import { alignUp, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
 import { selectDevice } from './device/select-device.js';
@@ -83,13 +83,15 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const anyDynamic = plans.some((p) => p.dynamic);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
   const small = Math.max(0, ...plans.map((p) => p.arenaBytes)) < (options.smallModelBytes ?? SMALL_MODEL_BYTES);
-  const wantWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && !small;
-  // a worker runs whole streams, so without tiles more workers than streams would only idle
-  const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
+  const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
+  // a dynamic model's arena says little of its work (most tensors get memory at run time)
+  const wantWorkers = (options.mode ?? 'sink') === 'sink' && threads > 1 && (anyDynamic || !small);
+  // a worker runs whole streams (or, for dynamic plans, whole runs), so without tiles more workers
+  // than streams (concurrent runs) would only idle
+  const busy = Math.max(...plans.map((p) => p.streams.length), anyDynamic ? slotCount : 1);
+  const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, busy));
   // with a tile library loaded, any idle worker can help a kernel that splits its work
   const tileBytes = wantWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
-  const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
-  const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
   // one workspace region per thread that runs kernels: the calling thread (region 0) and each worker
   const workspaceBytes = workspace ? workspace.bytes * (1 + (wantWorkers ? workerCount : 0)) : 0;
 
@@ -187,11 +189,19 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     let closed = false;
     const startWorkers = useWorkers ? device.startWorkers?.bind(device) : undefined;
     if (startWorkers) {
-      const assignments = plans.map((p) => assignStreams(p, device.threadCount));
+      // a dynamic plan runs whole on one worker (the slot's driver): every worker gets all its streams
+      const assignments = plans.map((p) =>
+        p.dynamic ? Array.from({ length: device.threadCount }, () => p.streams.map((_, i) => i)) : assignStreams(p, device.threadCount),
+      );
+      // the graph, for the host interpreter of dynamic plans on the workers
+      const graphAir = anyDynamic ? serializeAir(model.graph) : undefined;
       const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
       const workerData = (index: number): SinkWorkerData => ({
         plans: plans.map((p, planIndex) => ({
           eventCount: p.eventCount,
+          dynamic: p.dynamic,
+          inputs: p.inputs,
+          outputs: p.outputs,
           streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
         })),
         controlOffset,
@@ -202,13 +212,14 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         kernelModules,
         wasmModules,
         kernelKinds: factory.kernelKinds,
+        ...(graphAir ? { graphAir } : {}),
         substitute,
         profile: options.profile === true,
         tileOffset,
         workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
         workers: device.threadCount,
         // helpers need the tile functions of the kernel library even without tasks of their own
-        loadDefaults: parallelKernels,
+        loadDefaults: parallelKernels || anyDynamic,
       });
       const startPool = (): Promise<void> => {
         const entry: WorkerSet = { pool: startWorkers(handler, workerData), dispatcher: undefined };
@@ -219,7 +230,9 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
             pool: entry.pool,
             words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
             layout,
-            participants: assignments.map((byWorker) => byWorker.filter((streams) => streams.length > 0).length),
+            participants: assignments.map((byWorker, planIndex) =>
+              plans[planIndex]?.dynamic ? 1 : byWorker.filter((streams) => streams.length > 0).length,
+            ),
             profile: options.profile === true,
           });
         });
@@ -275,7 +288,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         workers?.dispatcher?.shutdown();
       },
       ready: () => ready,
-      defaultMode,
+      defaultMode: (options.mode ?? 'sink') === 'sink' && (!anyDynamic || startWorkers !== undefined) ? 'sink' : 'host',
       threads: useWorkers ? device.threadCount : 1,
       memoryLimit: Math.min(limit, 4 * GIB),
     });
@@ -393,26 +406,30 @@ function createExecutor(parts: ExecutorParts): Executor {
     deadline: Deadline | undefined,
   ): Promise<RuntimeValue[]> {
     const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
-    plan.inputs.forEach((ref, i) => {
-      const value = inputs[i] as HostTensor;
-      writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
-    });
+    // a dynamic plan's driver worker receives the inputs with the job; planned inputs go to the arena
+    if (!plan.dynamic) {
+      plan.inputs.forEach((ref, i) => {
+        const value = inputs[i] as HostTensor;
+        writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
+      });
+    }
     const workers = parts.workers();
     const dispatcher = workers?.dispatcher;
     if (workers && dispatcher) {
       let reports: Awaited<ReturnType<SinkDispatcher['run']>>;
       try {
-        reports = await dispatcher.run(slot, plan, deadline);
+        reports = await dispatcher.run(slot, plan, deadline, plan.dynamic ? inputs : undefined);
       } catch (error) {
         // the workers may still be running this job: stop them before the slot is used again
         if (TsgeError.isInstance(error) && error.code === 'TSGE-E6080') await parts.replaceWorkers(workers);
         throw error;
       }
-      for (const report of reports) {
+      for (const report of reports.timings) {
         for (const [node, opType, kernel, stream, start, duration] of report.timings) {
           record(run, { node, opType, kernel } as KernelCall, stream, report.worker + 1, start, duration);
         }
       }
+      if (reports.outputs) return [...reports.outputs];
     } else {
       await runRefsHere(plan, slot, bases, run, deadline);
     }
@@ -434,7 +451,7 @@ function createExecutor(parts: ExecutorParts): Executor {
       const deadline = createDeadline(runOptions?.timeoutMs);
       const inputs = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
       const plan = selectPlan(plans, model.ioInfo.inputs, inputs);
-      const mode = plan.dynamic ? 'host' : (requested ?? parts.defaultMode);
+      const mode = requested ?? parts.defaultMode;
       const run = ++runCount;
       const slot = await slots.acquire();
       if (released) {
@@ -442,7 +459,9 @@ function createExecutor(parts: ExecutorParts): Executor {
         throw TsgeError.of('TSGE-E6006');
       }
       const work = (async (): Promise<RuntimeValue[]> => {
-        if (mode === 'sink' && inputs.every(isHostTensor)) return runPlanned(plan, slot, inputs, run, deadline);
+        // a dynamic plan runs on a worker once they are up (any value type travels with the job)
+        const planned = plan.dynamic ? parts.workers()?.dispatcher !== undefined : inputs.every(isHostTensor);
+        if (mode === 'sink' && planned) return runPlanned(plan, slot, inputs, run, deadline);
         const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
         return runOnHost(hostModel, plan, {
           bases,
