@@ -1,5 +1,5 @@
 import type { HostTensor } from '@tsge/metadef';
-import { GraphBuilder, TsgeError, createTensorDesc } from '@tsge/metadef';
+import { GraphBuilder, createTensorDesc } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { openModel } from './open-model.js';
 import type { LoadModelOptions, TraceEvent } from './options.js';
@@ -40,7 +40,7 @@ describe('dynamic-shape models on the worker pool', () => {
       const x = Float32Array.from({ length: n * 4 }, (_, i) => (i % 7) - 3);
       const y = (await executor.run({ x: { type: 'float32', dims: [n, 4], data: x } })).y as HostTensor;
       expect(y.dims).toEqual([n, 4]);
-      Array.from(y.data as Float32Array).forEach((v, i) => expect(v).toBeCloseTo(expected(x)[i] as number, 5));
+      for (const [i, v] of Array.from(y.data as Float32Array).entries()) expect(v).toBeCloseTo(expected(x)[i] as number, 5);
     }
     const tasks = executor.profile().traceEvents.filter((e): e is TraceEvent => e.ph === 'X');
     expect(tasks.map((t) => t.name).sort()).toEqual(['add', 'add', 'add', 'relu', 'relu', 'relu', 'softmax', 'softmax', 'softmax']);
@@ -54,7 +54,7 @@ describe('dynamic-shape models on the worker pool', () => {
     expect(executor.mode).toBe('host');
     const x = Float32Array.from({ length: 8 }, (_, i) => i - 4);
     const y = (await executor.run({ x: { type: 'float32', dims: [2, 4], data: x } })).y as HostTensor;
-    Array.from(y.data as Float32Array).forEach((v, i) => expect(v).toBeCloseTo(expected(x)[i] as number, 5));
+    for (const [i, v] of Array.from(y.data as Float32Array).entries()) expect(v).toBeCloseTo(expected(x)[i] as number, 5);
     const tids = executor
       .profile()
       .traceEvents.filter((e) => e.ph === 'X')
