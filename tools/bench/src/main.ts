@@ -1,15 +1,15 @@
 // `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
 // and onnxruntime-web on identical inputs, alternating runs in one process, reported as ratios, with the
-// longest event-loop gap (perf_hooks monitorEventLoopDelay) during tsge's runs.
+// longest event-loop gap (a 1 ms timer-drift probe) during tsge's runs.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
 import { createTensor, elementCount } from '@tsge/metadef';
 import { concreteDims, createRandom, latencyStats, randomTensor, compareTensors } from '@tsge/run';
+import { probeEventLoop } from './event-loop-probe.js';
 import { type BenchModel, benchModels } from './models.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
@@ -86,7 +86,7 @@ interface ModelResult {
   load: Record<string, number>;
   latency: Record<string, { median: number; p90: number }>;
   ratios: { tsgeOverWeb?: number; tsgeOverNode?: number; loadTsgeOverNode?: number };
-  /** The longest the calling thread's event loop was blocked during tsge's timed runs (ms; 1 ms resolution). */
+  /** The longest gap between event-loop ticks of the calling thread during tsge's timed runs (ms; a 1 ms timer). */
   tsgeEventLoopMaxGapMs?: number;
   memory?: { arenaBytes: number; lowerBoundBytes: number; noReuseBytes: number };
   maxRelErrorVsNode?: number;
@@ -149,8 +149,8 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
   await untilQuiet(settle);
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
-  // sampled only while a tsge run is in flight: other runtimes' blocking is not charged to tsge
-  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  // probed only while a tsge run is in flight: other runtimes' blocking is not charged to tsge
+  let tsgeLoopGapMs: number | undefined;
   const lastOutputs = new Map<string, Record<string, HostTensor>>();
   let warmupMs = 0;
   for (let i = 0; i < options.warmup; i++)
@@ -165,9 +165,9 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   for (let i = 0; i < runs; i++) {
     for (const r of runtimes) {
       await settle(options.gapMs);
-      if (r.name === 'tsge') loopDelay.enable();
+      const probe = r.name === 'tsge' ? probeEventLoop() : undefined;
       const [, ms] = await timeIt(() => r.run(feeds));
-      if (r.name === 'tsge') loopDelay.disable();
+      if (probe) tsgeLoopGapMs = Math.max(tsgeLoopGapMs ?? 0, probe.stop());
       samples.get(r.name)?.push(ms);
       if (process.env.BENCH_DEBUG) process.stderr.write(`${r.name} ${ms.toFixed(1)}\n`);
     }
@@ -201,7 +201,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
       ...(latency.tsge && latency['ort-node'] ? { tsgeOverNode: latency.tsge.median / latency['ort-node'].median } : {}),
       ...(load.tsge !== undefined && load['ort-node'] !== undefined ? { loadTsgeOverNode: load.tsge / load['ort-node'] } : {}),
     },
-    ...(loopDelay.count > 0 ? { tsgeEventLoopMaxGapMs: loopDelay.max / 1e6 } : {}),
+    ...(tsgeLoopGapMs !== undefined ? { tsgeEventLoopMaxGapMs: tsgeLoopGapMs } : {}),
     ...(summary.memory ? { memory: summary.memory } : {}),
     ...(maxRel !== undefined ? { maxRelErrorVsNode: maxRel } : {}),
     peakRssMB: process.resourceUsage().maxRSS / 1024,

@@ -190,9 +190,10 @@ function runJob(
 }
 
 /** The inputs the calling thread posted for this job (posted before its doorbell rang). */
-function takeJob(context: WorkerContext<SinkWorkerData>, slot: number, generation: number): DynamicJob {
+function takeJob(context: WorkerContext<SinkWorkerData>, words: Int32Array, slot: number, generation: number): DynamicJob {
   const key = `${slot}:${generation}`;
   for (;;) {
+    if (Atomics.load(words, SHUTDOWN) !== 0) throw new Error('the executor was released');
     const job = jobs.get(key);
     if (job) {
       jobs.delete(key);
@@ -216,7 +217,7 @@ async function runDynamicJob(
 ): Promise<void> {
   const data = context.data;
   const plan = data.plans[Atomics.load(words, slotWord(layout, slot, SLOT.plan))];
-  const job = takeJob(context, slot, generation);
+  const job = takeJob(context, words, slot, generation);
   const timings: TaskTiming[] = [];
   const epoch = (ms: number): number => (performance.timeOrigin + ms) * 1000;
   const errorWord = slotWord(layout, slot, SLOT.error);
