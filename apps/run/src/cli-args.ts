@@ -14,6 +14,8 @@ export interface RunArgs {
   json: boolean;
   seed: number;
   mode?: 'sink' | 'host';
+  /** The device by name ('cpu', 'js'); a model file is compiled for target js on 'js'. */
+  device?: string;
   /** Compile the WebAssembly modules of the `.om`'s KERNELS partition (off: such a model fails to load). */
   allowModelWasm: boolean;
   /** Deadline of each run in milliseconds. */
@@ -35,6 +37,7 @@ const FLAGS = new Set([
   'json',
   'seed',
   'mode',
+  'device',
   'allow-model-wasm',
   'timeout',
   'help',
@@ -49,6 +52,7 @@ export const USAGE = `usage: tsge-run --model <file.om | model file> [options]
   --warmup N                 untimed runs first (default 0)
   --threads N                worker threads (default: the machine's cores)
   --mode sink|host           execution mode (default: the model's)
+  --device cpu|js            device (default: the one for the .om's target; js: plain ArrayBuffers, no workers)
   --profile trace.json       write a Chrome trace of per-task timings
   --compare onnxruntime      run the same ONNX model in onnxruntime-node and print errors per output
   --reference model.onnx     the ONNX model to compare with when --model is an .om
@@ -129,6 +133,10 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
       case 'mode':
         if (value !== 'sink' && value !== 'host') throw TsgeError.of('TSGE-E7002', { option, value, reason: 'expected sink or host' });
         args.mode = value;
+        break;
+      case 'device':
+        // the executor checks the name against its device registry (TSGE-E6200 lists them)
+        args.device = value;
         break;
       case 'compare':
         if (value !== 'onnxruntime') throw TsgeError.of('TSGE-E7002', { option, value, reason: 'only onnxruntime is supported' });

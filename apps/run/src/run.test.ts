@@ -91,6 +91,24 @@ describe('tsge-run end to end', () => {
     expect(out.dims).toEqual([1, 10]);
   });
 
+  it('runs mnist on the js device (compiled for target js) and matches onnxruntime-node; an unknown device is TSGE-E6200', async () => {
+    const lines: string[] = [];
+    const code = await main(['--model', mnist, '--device', 'js', '--compare', 'onnxruntime', '--json'], (s) => lines.push(s));
+    expect(code).toBe(0);
+    const report = JSON.parse(lines.join('\n'));
+    expect(report.comparison[0].shapeMatches).toBe(true);
+    expect(report.comparison[0].maxRelError).toBeLessThan(1e-4);
+    const errors: string[] = [];
+    expect(
+      await main(
+        ['--model', mnist, '--device', 'gpu'],
+        () => {},
+        (s) => errors.push(s),
+      ),
+    ).not.toBe(0);
+    expect(errors.join('\n')).toMatch(/TSGE-E6200.*unknown device "gpu".*cpu, js/);
+  });
+
   it('reports a missing model and an unknown input name with codes, without a stack trace', async () => {
     const errors: string[] = [];
     expect(

@@ -32,13 +32,16 @@ export async function runModel(args: RunArgs, log: (line: string) => void = () =
     log(`compiling ${args.model} ...`);
     const t0 = performance.now();
     const graph = await parseModel(args.model, { inputShapes: Object.fromEntries(args.inputShapes), ops: defaultRegistries().ops });
-    om = (await compileModel(graph, { inputShapes: Object.fromEntries(args.inputShapes) })).om;
+    om = (
+      await compileModel(graph, { inputShapes: Object.fromEntries(args.inputShapes), ...(args.device === 'js' ? { target: 'js' } : {}) })
+    ).om;
     compileMs = performance.now() - t0;
   }
   const t1 = performance.now();
   const executor = await loadModel(om, {
     ...(args.threads !== undefined ? { threads: args.threads } : {}),
     ...(args.mode ? { mode: args.mode } : {}),
+    ...(args.device !== undefined ? { device: args.device } : {}),
     ...(args.profile ? { profile: true } : {}),
     ...(args.allowModelWasm ? { allowModelWasm: true } : {}),
   });

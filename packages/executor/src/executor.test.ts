@@ -300,7 +300,7 @@ describe('executor', () => {
     const y = b.op('Relu', [iota], { name: 'relu', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', ['len'])] });
     b.output(y, 'y');
     const executor = await load(b.build(), { threads: 2 });
-    expect(executor.mode).toBe('host');
+    expect(executor.mode).toBe('sink');
     const r5 = await executor.run({ n: { type: 'float32', dims: [1], data: [5] } });
     expect((r5.y as HostTensor).dims).toEqual([5]);
     expect(values(r5.y)).toEqual([0, 1, 2, 3, 4]);
@@ -336,7 +336,7 @@ describe('executor', () => {
     expect((error as TsgeError).code).toBe('TSGE-E6004');
   });
 
-  it('interprets subgraphs of control-flow kernels on the host, with outer-scope captures', async () => {
+  it('interprets subgraphs of control-flow kernels (on a worker: the model is dynamic), with outer-scope captures', async () => {
     // then: v + w_then;  else: v * z, where z is an outer value captured as an implicit input
     const thenGraph = new GraphBuilder('then');
     const tv = thenGraph.input('v', 'float32', [2]);
@@ -369,7 +369,7 @@ describe('executor', () => {
     });
     b.output(y, 'y');
     const executor = await load(b.build(), { threads: 2, dynamicNodes: ['choose'] });
-    expect(executor.mode).toBe('host');
+    expect(executor.mode).toBe('sink');
     const feeds = (xs: number[]) => ({ x: { type: 'float32', dims: [2], data: xs }, z: { type: 'float32', dims: [2], data: [3, -1] } });
     expect(values((await executor.run(feeds([1, 2]))).y)).toEqual([11, 22]);
     expect(values((await executor.run(feeds([-1, 2]))).y)).toEqual([-3, 0]);

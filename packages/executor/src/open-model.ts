@@ -1,8 +1,8 @@
-import type { Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
-import { TsgeError, diagnostic, isHostTensor } from '@tsge/metadef';
+import type { DeviceV1, DeviceWorkersV1, Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
+import { TsgeError, diagnostic, isHostTensor, serializeAir } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
-import type { CpuDevice, WasmModule, WorkerPool } from '@tsge/runtime';
-import { alignUp, canShareMemory, createCpuDevice, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
+import { alignUp, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
+import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
 import { copyValue, runOnHost } from './host/host-runner.js';
 import type { KernelCall, PreparedPlan } from './model/kernel-call.js';
@@ -57,33 +57,43 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const prepared = preparePlans(model, nodes);
   if (prepared.diagnostics.length > 0) throw TsgeError.fromDiagnostics(prepared.diagnostics);
   const plans = prepared.plans;
+  const factory = selectDevice(model.header.target, options);
+  // a model compiled for another device's kernels runs with the op's reference kernels where they fit
+  const substitute = !factory.targets.includes(model.header.target);
   const kernelModules = (options.kernelModules ?? []).map((m) => (m instanceof URL ? m.href : m));
   const calls = plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
   const selfContained = tasksCarryAttributes(model.taskInfo);
-  const { registry, runTile, workspace } = await loadKernelRegistry(kernelModules, calls, !selfContained && model.graph.subgraphs.size > 0);
+  const { registry, runTile, workspace } = await loadKernelRegistry(
+    kernelModules,
+    calls,
+    !selfContained && model.graph.subgraphs.size > 0,
+    factory.kernelKinds,
+  );
   // kernels that split their work into tiles want every thread, even for a single stream
   const parallelKernels =
     runTile !== undefined &&
     calls.some((call) => {
-      const kernel = bindKernel(call, registry, new Map());
+      const kernel = bindKernel(call, registry, new Map(), substitute);
       return kernel?.kind === 'js' && kernel.kernel.parallel === true;
     });
 
   const anyDynamic = plans.some((p) => p.dynamic);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
   const small = Math.max(0, ...plans.map((p) => p.arenaBytes)) < (options.smallModelBytes ?? SMALL_MODEL_BYTES);
-  const useWorkers = (options.mode ?? 'sink') === 'sink' && !anyDynamic && threads > 1 && !small && canShareMemory();
-  // a worker runs whole streams, so without tiles more workers than streams would only idle
-  const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, ...plans.map((p) => p.streams.length)));
-  // with a tile library loaded, any idle worker can help a kernel that splits its work
-  const tileBytes = useWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
-  const defaultMode: ExecutionMode = (options.mode ?? 'sink') === 'sink' && !anyDynamic ? 'sink' : 'host';
   const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
+  // a dynamic model's arena says little of its work (most tensors get memory at run time)
+  const wantWorkers = (options.mode ?? 'sink') === 'sink' && threads > 1 && (anyDynamic || !small);
+  // a worker runs whole streams (or, for dynamic plans, whole runs), so without tiles more workers
+  // than streams (concurrent runs) would only idle
+  const busy = Math.max(...plans.map((p) => p.streams.length), anyDynamic ? slotCount : 1);
+  const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, busy));
+  // with a tile library loaded, any idle worker can help a kernel that splits its work
+  const tileBytes = wantWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
   // one workspace region per thread that runs kernels: the calling thread (region 0) and each worker
-  const workspaceBytes = workspace ? workspace.bytes * (1 + (useWorkers ? workerCount : 0)) : 0;
+  const workspaceBytes = workspace ? workspace.bytes * (1 + (wantWorkers ? workerCount : 0)) : 0;
 
   // size device memory before anything is placed
   const arenaBytes = alignUp(Math.max(64, ...plans.map((p) => p.arenaBytes)), 64);
@@ -98,35 +108,37 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     workspaceBytes;
   const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
   if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
-  let device: CpuDevice;
+  let device: DeviceV1;
   try {
-    device = createCpuDevice({
-      threads: useWorkers ? workerCount : 1,
+    device = factory.create({
+      threads: wantWorkers ? workerCount : 1,
       initialBytes: staticBytes,
       maximumBytes: Math.min(limit, 4 * GIB),
       // shared memory keeps views valid when run-time tensors grow it; generated kernels import
       // the memory as shared, so a model with KERNELS always gets shared memory
-      shareMemory: useWorkers || anyDynamic || model.kernels.length > 0,
+      shareMemory: wantWorkers || anyDynamic || model.kernels.length > 0,
     });
   } catch (error) {
     // the engine could not reserve the memory
     throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) }, undefined, error);
   }
 
+  // workers need a device that can start them over shared memory; else everything runs here
+  const useWorkers = wantWorkers && device.shared && device.startWorkers !== undefined;
   try {
     const weightsBase = device.allocate(Math.max(64, model.weights.byteLength));
     device.bytes().set(model.weights, weightsBase);
     const arenaBases = Array.from({ length: slotCount }, () => device.allocate(arenaBytes));
     const controlOffset = device.allocate(layout.totalWords * 4);
-    const tileOffset = tileBytes > 0 ? device.allocate(tileBytes) : -1;
-    const workspaceOffset = workspace ? device.allocate(workspaceBytes, 64) : -1;
+    const tileOffset = useWorkers && tileBytes > 0 ? device.allocate(tileBytes) : -1;
+    const workspaceOffset = workspace ? device.allocate(useWorkers ? workspaceBytes : workspace.bytes, 64) : -1;
     if (workspace) workspace.bind(device.memory, workspaceOffset, workspace.bytes);
 
-    const wasmModules: { name: string; module: WasmModule }[] = [];
+    const wasmModules: { name: string; module: unknown }[] = [];
     let wasmKernels: Awaited<ReturnType<typeof instantiateWasmKernels>>;
     try {
       for (const k of model.kernels) wasmModules.push({ name: k.name, module: await device.loadKernelModule(k.bytes) });
-      wasmKernels = await instantiateWasmKernels(wasmModules, device.memory);
+      wasmKernels = await instantiateWasmKernels(wasmModules, (module) => device.instantiateKernelModule(module));
     } catch (error) {
       const reason = `a KERNELS module does not compile or link: ${error instanceof Error ? error.message : String(error)}`;
       throw TsgeError.of('TSGE-E2006', { format: 'om', reason }, undefined, error);
@@ -140,9 +152,23 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         for (const task of stream.tasks) {
           if (task.kind !== 'kernel') continue;
           const call = task.kernel;
-          const kernel = bindKernel(call, registry, wasmKernels);
+          const kernel = bindKernel(call, registry, wasmKernels, substitute);
           if (kernel) bound.set(call, kernel);
-          else {
+          else if (substitute && !call.kernel.startsWith('wasm:')) {
+            missing.push(
+              diagnostic(
+                'TSGE-E6202',
+                {
+                  node: call.node,
+                  kernel: call.kernel,
+                  target: model.header.target,
+                  device: factory.name,
+                  reason: 'the reference kernel of the op does not fit its plan (missing, or the plan shares memory it does not allow)',
+                },
+                { node: call.node, opType: call.opType, domain: call.domain },
+              ),
+            );
+          } else {
             missing.push(
               diagnostic(
                 'TSGE-E4004',
@@ -161,12 +187,21 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     let ready: Promise<void> = Promise.resolve();
     let replaceWorkers: ExecutorParts['replaceWorkers'] = async () => {};
     let closed = false;
-    if (useWorkers) {
-      const assignments = plans.map((p) => assignStreams(p, device.threadCount));
+    const startWorkers = useWorkers ? device.startWorkers?.bind(device) : undefined;
+    if (startWorkers) {
+      // a dynamic plan runs whole on one worker (the slot's driver): every worker gets all its streams
+      const assignments = plans.map((p) =>
+        p.dynamic ? Array.from({ length: device.threadCount }, () => p.streams.map((_, i) => i)) : assignStreams(p, device.threadCount),
+      );
+      // the graph, for the host interpreter of dynamic plans on the workers
+      const graphAir = anyDynamic ? serializeAir(model.graph) : undefined;
       const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
       const workerData = (index: number): SinkWorkerData => ({
         plans: plans.map((p, planIndex) => ({
           eventCount: p.eventCount,
+          dynamic: p.dynamic,
+          inputs: p.inputs,
+          outputs: p.outputs,
           streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
         })),
         controlOffset,
@@ -176,15 +211,18 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         arenaBases,
         kernelModules,
         wasmModules,
+        kernelKinds: factory.kernelKinds,
+        ...(graphAir ? { graphAir } : {}),
+        substitute,
         profile: options.profile === true,
         tileOffset,
         workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
         workers: device.threadCount,
         // helpers need the tile functions of the kernel library even without tasks of their own
-        loadDefaults: parallelKernels,
+        loadDefaults: parallelKernels || anyDynamic,
       });
       const startPool = (): Promise<void> => {
-        const entry: WorkerSet = { pool: device.startWorkers(handler, workerData), dispatcher: undefined };
+        const entry: WorkerSet = { pool: startWorkers(handler, workerData), dispatcher: undefined };
         workers = entry;
         const started = entry.pool.ready.then(() => {
           if (workers !== entry) return;
@@ -192,7 +230,9 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
             pool: entry.pool,
             words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
             layout,
-            participants: assignments.map((byWorker) => byWorker.filter((streams) => streams.length > 0).length),
+            participants: assignments.map((byWorker, planIndex) =>
+              plans[planIndex]?.dynamic ? 1 : byWorker.filter((streams) => streams.length > 0).length,
+            ),
             profile: options.profile === true,
           });
         });
@@ -248,7 +288,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         workers?.dispatcher?.shutdown();
       },
       ready: () => ready,
-      defaultMode,
+      defaultMode: (options.mode ?? 'sink') === 'sink' && (!anyDynamic || startWorkers !== undefined) ? 'sink' : 'host',
       threads: useWorkers ? device.threadCount : 1,
       memoryLimit: Math.min(limit, 4 * GIB),
     });
@@ -260,14 +300,14 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
 
 /** A worker pool and, once its workers are ready, the dispatcher that signals them. */
 interface WorkerSet {
-  readonly pool: WorkerPool;
+  readonly pool: DeviceWorkersV1;
   dispatcher: SinkDispatcher | undefined;
 }
 
 interface ExecutorParts {
   readonly model: OmModel;
   readonly options: LoadModelOptions;
-  readonly device: CpuDevice;
+  readonly device: DeviceV1;
   readonly plans: readonly PreparedPlan[];
   readonly bound: Map<KernelCall, BoundKernel>;
   readonly registry: KernelRegistry;
@@ -366,26 +406,30 @@ function createExecutor(parts: ExecutorParts): Executor {
     deadline: Deadline | undefined,
   ): Promise<RuntimeValue[]> {
     const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
-    plan.inputs.forEach((ref, i) => {
-      const value = inputs[i] as HostTensor;
-      writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
-    });
+    // a dynamic plan's driver worker receives the inputs with the job; planned inputs go to the arena
+    if (!plan.dynamic) {
+      plan.inputs.forEach((ref, i) => {
+        const value = inputs[i] as HostTensor;
+        writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
+      });
+    }
     const workers = parts.workers();
     const dispatcher = workers?.dispatcher;
     if (workers && dispatcher) {
       let reports: Awaited<ReturnType<SinkDispatcher['run']>>;
       try {
-        reports = await dispatcher.run(slot, plan, deadline);
+        reports = await dispatcher.run(slot, plan, deadline, plan.dynamic ? inputs : undefined);
       } catch (error) {
         // the workers may still be running this job: stop them before the slot is used again
         if (TsgeError.isInstance(error) && error.code === 'TSGE-E6080') await parts.replaceWorkers(workers);
         throw error;
       }
-      for (const report of reports) {
+      for (const report of reports.timings) {
         for (const [node, opType, kernel, stream, start, duration] of report.timings) {
           record(run, { node, opType, kernel } as KernelCall, stream, report.worker + 1, start, duration);
         }
       }
+      if (reports.outputs) return [...reports.outputs];
     } else {
       await runRefsHere(plan, slot, bases, run, deadline);
     }
@@ -394,6 +438,7 @@ function createExecutor(parts: ExecutorParts): Executor {
 
   const executor: Executor = {
     modelName: model.header.modelName,
+    device: device.name,
     mode: parts.defaultMode,
     threads: parts.threads,
     inputNames: model.ioInfo.inputs.map((i) => i.name),
@@ -406,7 +451,7 @@ function createExecutor(parts: ExecutorParts): Executor {
       const deadline = createDeadline(runOptions?.timeoutMs);
       const inputs = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
       const plan = selectPlan(plans, model.ioInfo.inputs, inputs);
-      const mode = plan.dynamic ? 'host' : (requested ?? parts.defaultMode);
+      const mode = requested ?? parts.defaultMode;
       const run = ++runCount;
       const slot = await slots.acquire();
       if (released) {
@@ -414,7 +459,9 @@ function createExecutor(parts: ExecutorParts): Executor {
         throw TsgeError.of('TSGE-E6006');
       }
       const work = (async (): Promise<RuntimeValue[]> => {
-        if (mode === 'sink' && inputs.every(isHostTensor)) return runPlanned(plan, slot, inputs, run, deadline);
+        // a dynamic plan runs on a worker once they are up (any value type travels with the job)
+        const planned = plan.dynamic ? parts.workers()?.dispatcher !== undefined : inputs.every(isHostTensor);
+        if (mode === 'sink' && planned) return runPlanned(plan, slot, inputs, run, deadline);
         const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
         return runOnHost(hostModel, plan, {
           bases,

@@ -1,8 +1,17 @@
-import type { DataType, Dim, RuntimeValue, TensorStorage } from '@tsge/metadef';
+import type { DataType, DeviceFactoryV1, Dim, RuntimeValue, TensorStorage } from '@tsge/metadef';
 
 export type ExecutionMode = 'sink' | 'host';
 
 export interface LoadModelOptions {
+  /**
+   * The device by name: 'cpu' (WebAssembly memory, SIMD kernels, worker threads) or 'js' (plain
+   * ArrayBuffers, the portable kernels, the calling thread only), or one of `devices`. Default: the
+   * device that runs the `.om`'s target ('wasm-simd': cpu, 'js': js). A model compiled for another
+   * device's kernels runs with the reference kernels; an unknown name is TSGE-E6200.
+   */
+  readonly device?: string;
+  /** More devices, looked up by name before the built-in ones. */
+  readonly devices?: readonly DeviceFactoryV1[];
   /** Threads that run kernels (default `os.availableParallelism()`); 1 runs on the calling thread. */
   readonly threads?: number;
   /**
@@ -103,6 +112,8 @@ export interface ChromeTrace {
 
 export interface Executor {
   readonly modelName: string;
+  /** The name of the device the model runs on (`DeviceV1.name`, e.g. 'cpu-wasm-threads-2' or 'js'). */
+  readonly device: string;
   /** The mode runs use by default (host when the model has dynamic parts or no workers). */
   readonly mode: ExecutionMode;
   readonly threads: number;

@@ -128,7 +128,19 @@ export type {
   TileFunctionV1,
 } from './spi/kernel.js';
 export { createKernelRegistry, createKernelRegistryOf, type LibraryKernelRegistry } from './ops/kernel-registry.js';
-export type { DeviceV1, StreamHandle, EventHandle, LinearMemory } from './spi/device.js';
+export type {
+  DeviceV1,
+  DeviceFactoryV1,
+  DeviceOptionsV1,
+  DeviceWorkerContextV1,
+  DeviceWorkersV1,
+  KernelDeviceKind,
+  ScratchAllocatorV1,
+  StreamHandle,
+  EventHandle,
+  LinearMemory,
+} from './spi/device.js';
+export { type DeviceRegistry, createDeviceRegistry } from './spi/device-registry.js';
 
 // .air serialization (GE ge.proto.ModelDef)
 export { serializeAir, type SerializeAirOptions } from './air/serialize-air.js';

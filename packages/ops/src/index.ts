@@ -11,6 +11,35 @@ import { tensorOps } from './tensor/index.js';
 import { transformerOps } from './transformer/index.js';
 
 export { defineOp, param, type OpSpec } from './define.js';
+// Types this API names, so users can spell every signature by importing @tsge/ops alone.
+export type {
+  AttrKind,
+  AttrReader,
+  AttrSpec,
+  AttrValue,
+  DATA_TYPES,
+  DataType,
+  Diagnostic,
+  DiagnosticLocation,
+  Dim,
+  DimRange,
+  FORMATS,
+  Format,
+  HostTensor,
+  InferenceContextV1,
+  NamedAttrs,
+  OpDefinitionV1,
+  OpRegistry,
+  ParamOption,
+  ParamSpec,
+  Severity,
+  Shape,
+  TensorDesc,
+  TensorStorage,
+  TypeConstraint,
+  TypedArray,
+  ValueInfo,
+} from '@tsge/metadef';
 export {
   FUSED_CONV,
   FUSED_GEMM,

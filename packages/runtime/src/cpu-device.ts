@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import type { DataType, DeviceV1, EventHandle, StreamHandle, TypedArray } from '@tsge/metadef';
+import type { DataType, DeviceFactoryV1, DeviceV1, EventHandle, StreamHandle, TypedArray } from '@tsge/metadef';
+import { createWorkTracker } from './device/work-tracker.js';
 import { type CachingAllocator, createCachingAllocator } from './memory/caching-allocator.js';
 import { type DeviceMemory, createDeviceMemory } from './memory/device-memory.js';
 import { type RegionAllocator, createRegionAllocator } from './memory/region-allocator.js';
@@ -40,8 +41,6 @@ export interface CpuDevice extends DeviceV1 {
   loadKernelModule(bytes: Uint8Array): Promise<WasmModule>;
   /** Starts `threadCount` workers running `handler` over this memory. */
   startWorkers(handler: URL, data: WorkerPoolOptions['data']): WorkerPool;
-  /** Registers work so `synchronize()` waits for it. */
-  track<T>(work: Promise<T>): Promise<T>;
 }
 
 export function defaultThreadCount(): number {
@@ -67,7 +66,7 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
   const regions = createRegionAllocator({ base: 64, ensureCapacity: (end) => deviceMemory.ensureCapacity(end) });
   const dynamic = createCachingAllocator(regions);
   const modules = new Map<string, Promise<WasmModule>>();
-  const pending = new Set<Promise<unknown>>();
+  const work = createWorkTracker();
   const pools: WorkerPool[] = [];
   let nextStream = 0;
   let nextEvent = 0;
@@ -76,7 +75,9 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
 
   const device: CpuDevice = {
     specVersion: 'v1',
+    specRevision: 2,
     name: shared ? `cpu-wasm-threads-${threadCount}` : 'cpu-wasm',
+    kernelKinds: ['cpu', 'host'],
     memory,
     shared,
     threadCount: shared ? threadCount : 1,
@@ -85,6 +86,7 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
     dynamic,
     allocate: (bytes, alignment) => regions.allocate(bytes, alignment),
     free: (offset) => regions.free(offset),
+    scratch: dynamic,
     view: (dtype: DataType, offset: number, count: number): TypedArray => viewOf(memory.buffer, dtype, offset, count),
     bytes() {
       if (!byteView || byteView.buffer !== memory.buffer || byteView.byteLength !== memory.buffer.byteLength)
@@ -101,26 +103,20 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
       modules.set(key, compiled);
       return compiled;
     },
+    async instantiateKernelModule(module) {
+      return (await wasm.instantiate(module as WasmModule, { env: { memory } })).exports;
+    },
     startWorkers(handler, data) {
       const pool = createWorkerPool({ size: device.threadCount, handler, memory, data });
       pools.push(pool);
       return pool;
     },
-    track(work) {
-      pending.add(work);
-      const done = (): void => {
-        pending.delete(work);
-      };
-      work.then(done, done);
-      return work;
-    },
-    async synchronize() {
-      while (pending.size > 0) await Promise.allSettled([...pending]);
-    },
+    track: (promise) => work.track(promise),
+    synchronize: () => work.settle(),
     async release() {
       if (released) return;
       released = true;
-      await Promise.allSettled([...pending]);
+      await work.settle();
       await Promise.all(pools.map((p) => p.terminate()));
       pools.length = 0;
       modules.clear();
@@ -129,6 +125,16 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
   };
   return device;
 }
+
+/** The CPU device by name: WebAssembly memory, SIMD kernels, a worker pool when memory can be shared. */
+export const cpuDeviceFactory: DeviceFactoryV1 = {
+  specVersion: 'v1',
+  name: 'cpu',
+  targets: ['wasm-simd'],
+  kernelKinds: ['cpu', 'host'],
+  unavailable: () => (typeof wasm?.Memory === 'function' ? undefined : 'this runtime has no WebAssembly'),
+  create: (options) => createCpuDevice(options),
+};
 
 /** Identity of module bytes: length plus a FNV-1a hash, enough to compile each module once. */
 function moduleKey(bytes: Uint8Array): string {

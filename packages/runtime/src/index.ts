@@ -1,5 +1,14 @@
 // @tsge/runtime public API: the CPU device (DeviceV1) and the pieces the executor builds on.
-export { type CpuDevice, type CpuDeviceOptions, createCpuDevice, defaultThreadCount, canShareMemory } from './cpu-device.js';
+export {
+  type CpuDevice,
+  type CpuDeviceOptions,
+  createCpuDevice,
+  cpuDeviceFactory,
+  defaultThreadCount,
+  canShareMemory,
+} from './cpu-device.js';
+export { createJsDevice, jsDeviceFactory } from './js-device.js';
+export { type HeapMemory, createHeapMemory } from './memory/heap-memory.js';
 export {
   type DeviceMemory,
   type DeviceMemoryOptions,
@@ -27,4 +36,18 @@ export { type WasmMemory, type WasmModule, type WasmInstance, wasm, atomicsWaitA
 export { enableEagerWasmTierUp } from './wasm-tier-up.js';
 export type { WasmApi, WaitAsyncResult } from './wasm.js';
 // Types this API names, so users can spell every signature by importing @tsge/runtime alone.
-export type { DATA_TYPES, DataType, DeviceV1, EventHandle, LinearMemory, StreamHandle, TypedArray } from '@tsge/metadef';
+export type {
+  DATA_TYPES,
+  DataType,
+  DeviceFactoryV1,
+  DeviceOptionsV1,
+  DeviceV1,
+  DeviceWorkerContextV1,
+  DeviceWorkersV1,
+  EventHandle,
+  KernelDeviceKind,
+  LinearMemory,
+  ScratchAllocatorV1,
+  StreamHandle,
+  TypedArray,
+} from '@tsge/metadef';

@@ -15,15 +15,6 @@ export interface ReportResult {
   readonly errors: readonly string[];
 }
 
-/**
- * Forgotten exports tolerated for now, per package: @tsge/ops is being split into ops,
- * kernels-js and kernels-wasm (issue 10), whose entry points must export these. An entry that is
- * no longer forgotten is an error too, so the list only shrinks.
- */
-const PENDING_FORGOTTEN_EXPORTS: Readonly<Record<string, readonly string[]>> = {
-  '@tsge/ops': ['AttrSpec', 'InferenceContextV1', 'OpDefinitionV1', 'OpRegistry', 'ParamSpec', 'TypeConstraint'],
-};
-
 export interface ReportOptions {
   /** true: write etc/*.api.md; false: compare only (CI). */
   readonly update: boolean;
@@ -110,8 +101,6 @@ function reportOne(root: string, p: PublicPackage, o: OneOptions): ReportResult 
     },
   });
   const errors: string[] = [];
-  const pending = new Set(PENDING_FORGOTTEN_EXPORTS[p.name] ?? []);
-  const stillForgotten = new Set<string>();
   const reportFile = path.join(p.directory, 'etc', `${reportName}.api.md`);
   const before = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : undefined;
   if (o.update) mkdirSync(path.dirname(reportFile), { recursive: true });
@@ -119,21 +108,12 @@ function reportOne(root: string, p: PublicPackage, o: OneOptions): ReportResult 
     localBuild: o.update,
     showVerboseMessages: false,
     messageCallback: (message: ExtractorMessage) => {
-      const forgotten = message.messageId === 'ae-forgotten-export' ? /"([^"]+)"/.exec(message.text)?.[1] : undefined;
-      if (forgotten !== undefined && pending.has(forgotten)) {
-        stillForgotten.add(forgotten);
-      } else if (message.logLevel === ExtractorLogLevel.Error || message.logLevel === ExtractorLogLevel.Warning) {
-        if (!message.messageId.startsWith('console-')) {
-          errors.push(`${p.name}: ${message.formatMessageWithLocation(root)}`);
-        }
+      if (message.logLevel === ExtractorLogLevel.Error || message.logLevel === ExtractorLogLevel.Warning) {
+        if (!message.messageId.startsWith('console-')) errors.push(`${p.name}: ${message.formatMessageWithLocation(root)}`);
       }
       message.handled = true;
     },
   });
-  for (const name of pending) {
-    if (!stillForgotten.has(name))
-      errors.push(`${p.name}: "${name}" is exported now: remove it from PENDING_FORGOTTEN_EXPORTS (${import.meta.url})`);
-  }
   const after = existsSync(reportFile) ? readFileSync(reportFile, 'utf8') : undefined;
   return {
     packageName: p.name,

@@ -1,6 +1,7 @@
 // `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
 // and onnxruntime-web on identical inputs (ONNX models), and against LiteRT and its own float import
-// (TFLite models), alternating runs in one process, reported as ratios.
+// (TFLite models), alternating runs in one process, reported as ratios, with the longest event-loop
+// gap (a 1 ms timer-drift probe) during tsge's runs.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge
 import type { HostTensor } from '@tsge/metadef';
 import { createTensor, elementCount } from '@tsge/metadef';
 import { concreteDims, createRandom, latencyStats, randomTensor, compareTensors } from '@tsge/run';
+import { probeEventLoop } from './event-loop-probe.js';
 import { type BenchModel, benchModels, tfliteBenchModels } from './models.js';
 import { type TfliteResult, benchTflite, tfliteTable } from './tflite-bench.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
@@ -86,6 +88,8 @@ interface ModelResult {
   load: Record<string, number>;
   latency: Record<string, { median: number; p90: number }>;
   ratios: { tsgeOverWeb?: number; tsgeOverNode?: number; loadTsgeOverNode?: number };
+  /** The longest gap between event-loop ticks of the calling thread during tsge's timed runs (ms; a 1 ms timer). */
+  tsgeEventLoopMaxGapMs?: number;
   memory?: { arenaBytes: number; lowerBoundBytes: number; noReuseBytes: number };
   maxRelErrorVsNode?: number;
   peakRssMB: number;
@@ -147,6 +151,8 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
   await untilQuiet(settle);
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
+  // probed only while a tsge run is in flight: other runtimes' blocking is not charged to tsge
+  let tsgeLoopGapMs: number | undefined;
   const lastOutputs = new Map<string, Record<string, HostTensor>>();
   let warmupMs = 0;
   for (let i = 0; i < options.warmup; i++)
@@ -161,7 +167,9 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   for (let i = 0; i < runs; i++) {
     for (const r of runtimes) {
       await settle(options.gapMs);
+      const probe = r.name === 'tsge' ? probeEventLoop() : undefined;
       const [, ms] = await timeIt(() => r.run(feeds));
+      if (probe) tsgeLoopGapMs = Math.max(tsgeLoopGapMs ?? 0, probe.stop());
       samples.get(r.name)?.push(ms);
       if (process.env.BENCH_DEBUG) process.stderr.write(`${r.name} ${ms.toFixed(1)}\n`);
     }
@@ -195,6 +203,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
       ...(latency.tsge && latency['ort-node'] ? { tsgeOverNode: latency.tsge.median / latency['ort-node'].median } : {}),
       ...(load.tsge !== undefined && load['ort-node'] !== undefined ? { loadTsgeOverNode: load.tsge / load['ort-node'] } : {}),
     },
+    ...(tsgeLoopGapMs !== undefined ? { tsgeEventLoopMaxGapMs: tsgeLoopGapMs } : {}),
     ...(summary.memory ? { memory: summary.memory } : {}),
     ...(maxRel !== undefined ? { maxRelErrorVsNode: maxRel } : {}),
     peakRssMB: process.resourceUsage().maxRSS / 1024,
@@ -206,22 +215,22 @@ const geomean = (xs: number[]): number => (xs.length ? Math.exp(xs.reduce((s, x)
 function table(results: ModelResult[], options: Options): string {
   const f = (x: number | undefined, d = 1): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
   const rows = [
-    '| model | tsge ms | ort-web ms | ort-node ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | peak RSS MB |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| model | tsge ms | ort-web ms | ort-node ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | peak RSS MB | tsge event-loop gap ms |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     if (r.error) {
-      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} |||||||||| `);
+      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} ||||||||||| `);
       continue;
     }
     const mem = r.memory ? f(r.memory.arenaBytes / Math.max(1, r.memory.lowerBoundBytes), 2) : '—';
     rows.push(
-      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.latency['ort-web']?.median)} | ${f(r.latency['ort-node']?.median)} | ${f(r.ratios.tsgeOverWeb, 2)} | ${f(r.ratios.tsgeOverNode, 2)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${f(r.peakRssMB, 0)} |`,
+      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.latency['ort-web']?.median)} | ${f(r.latency['ort-node']?.median)} | ${f(r.ratios.tsgeOverWeb, 2)} | ${f(r.ratios.tsgeOverNode, 2)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${f(r.peakRssMB, 0)} | ${f(r.tsgeEventLoopMaxGapMs, 1)} |`,
     );
   }
   const ok = results.filter((r) => !r.error);
   rows.push(
-    `| **geomean** | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | |`,
+    `| **geomean** | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | | max ${f(Math.max(0, ...ok.map((r) => r.tsgeEventLoopMaxGapMs ?? 0)), 1)} |`,
   );
   return `machine: ${os.cpus()[0]?.model ?? 'unknown'} (${os.availableParallelism()} hardware threads), ${options.threads} thread(s) per runtime, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n\n${rows.join('\n')}`;
 }

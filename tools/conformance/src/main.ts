@@ -1,11 +1,11 @@
-// pnpm conformance --suite <dir> [--filter s] [--json f] [--engine pipeline|pipeline-host|interpreter|ort-adapter]
+// pnpm conformance --suite <dir> [--filter s] [--json f] [--engine pipeline|pipeline-host|interpreter|ort-adapter] [--device cpu|js]
 //   (--suite human-models: --engine pipeline|tfjs-adapter)
 //   [--expected-failures f] [--update-expected] [--ci] [--timeout ms] [--jobs n] [--in-process]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_TOLERANCE } from './compare.js';
-import { DEFAULT_ENGINE, ENGINE_NAMES, type EngineName } from './engines.js';
+import { DEFAULT_ENGINE, DEVICE_NAMES, type DeviceName, ENGINE_NAMES, type EngineName } from './engines.js';
 import { readExpectedFailures, writeExpectedFailures } from './expected-failures.js';
 import type { TestResult } from './run-test.js';
 import { type TestCase, discoverTests } from './test-case.js';
@@ -16,6 +16,8 @@ interface Options {
   filters: string[];
   json: string | undefined;
   engine: EngineName | 'tfjs-adapter';
+  /** The device the pipeline engines load models on. */
+  device: DeviceName;
   expectedFailures: string | undefined;
   updateExpected: boolean;
   ci: boolean;
@@ -33,7 +35,7 @@ function usage(message: string): never {
   console.error(`${message}
 usage: pnpm conformance --suite <dir> [--filter <substring>[,<substring>...]] [--json <file>]
        [--engine pipeline|pipeline-host|interpreter|ort-adapter (human-models: pipeline|tfjs-adapter)]
-       [--expected-failures <file>] [--update-expected] [--ci]
+       [--device cpu|js] [--expected-failures <file>] [--update-expected] [--ci]
        [--timeout <ms>] [--jobs <n>] [--shard <k>/<n>] [--in-process] [--rtol <x>] [--atol <x>]`);
   process.exit(2);
 }
@@ -44,6 +46,7 @@ function parseArgs(argv: readonly string[]): Options {
     filters: [],
     json: undefined,
     engine: DEFAULT_ENGINE,
+    device: 'cpu',
     expectedFailures: undefined,
     updateExpected: false,
     ci: false,
@@ -80,6 +83,12 @@ function parseArgs(argv: readonly string[]): Options {
         const e = value();
         if (!(ENGINE_NAMES as readonly string[]).includes(e) && e !== 'tfjs-adapter') usage(`unknown engine ${e}`);
         options.engine = e as EngineName | 'tfjs-adapter';
+        break;
+      }
+      case '--device': {
+        const d = value();
+        if (!(DEVICE_NAMES as readonly string[]).includes(d)) usage(`unknown device ${d}; the devices are ${DEVICE_NAMES.join(', ')}`);
+        options.device = d as DeviceName;
         break;
       }
       case '--expected-failures':
@@ -187,7 +196,7 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
         current.on('message', onMessage);
         current.on('error', onError);
         current.on('exit', onExit);
-        const request: WorkerRequest = { id: index, test, engine: options.engine as EngineName, tolerance };
+        const request: WorkerRequest = { id: index, test, engine: options.engine as EngineName, device: options.device, tolerance };
         current.postMessage(request);
       });
       results[index] = result;
@@ -202,7 +211,7 @@ async function runInWorkers(tests: readonly TestCase[], options: Options, onResu
 async function runInProcess(tests: readonly TestCase[], options: Options, onResult: (r: TestResult) => void): Promise<TestResult[]> {
   const { createEngine } = await import('./engines.js');
   const { runTest } = await import('./run-test.js');
-  const engine = await createEngine(options.engine as EngineName);
+  const engine = await createEngine(options.engine as EngineName, options.device);
   const results: TestResult[] = [];
   for (const test of tests) {
     const r = await runTest(test, engine, { rtol: options.rtol, atol: options.atol });

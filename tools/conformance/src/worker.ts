@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Tolerance } from './compare.js';
 import type { Engine } from './engine.js';
-import { type EngineName, createEngine } from './engines.js';
+import { type DeviceName, type EngineName, createEngine } from './engines.js';
 import { runTest } from './run-test.js';
 import type { TestCase } from './test-case.js';
 
@@ -10,16 +10,18 @@ export interface WorkerRequest {
   readonly id: number;
   readonly test: TestCase;
   readonly engine: EngineName;
+  readonly device: DeviceName;
   readonly tolerance: Tolerance;
 }
 
-const engines = new Map<EngineName, Promise<Engine>>();
+const engines = new Map<string, Promise<Engine>>();
 
 parentPort?.on('message', async (request: WorkerRequest) => {
-  let engine = engines.get(request.engine);
+  const key = `${request.engine}@${request.device}`;
+  let engine = engines.get(key);
   if (!engine) {
-    engine = createEngine(request.engine);
-    engines.set(request.engine, engine);
+    engine = createEngine(request.engine, request.device);
+    engines.set(key, engine);
   }
   try {
     const result = await runTest(request.test, await engine, request.tolerance);

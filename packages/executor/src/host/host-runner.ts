@@ -1,4 +1,16 @@
-import type { AttrReader, DataType, Graph, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
+import type {
+  AttrReader,
+  DataType,
+  DeviceV1,
+  Graph,
+  HostTensor,
+  KernelContextV1,
+  KernelRegistry,
+  Node,
+  ParallelRunnerV1,
+  RuntimeValue,
+  ValueInfo,
+} from '@tsge/metadef';
 import {
   ATTR_VALUE,
   CONST,
@@ -11,13 +23,13 @@ import {
   shapeToString,
 } from '@tsge/metadef';
 import { formalInputCount, interpretSubgraph } from '@tsge/kernels-js';
-import type { CpuDevice } from '@tsge/runtime';
 import { createEventTable, runStreamsOnHost, viewOf } from '@tsge/runtime';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
 import { isDynamicRef } from '../model/prepare-plans.js';
 import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js';
 import type { Deadline } from '../run/deadline.js';
+import { checkInferredOutput, inferOutputs } from '../run/infer-outputs.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 import { runRefCall } from '../run/ref-call.js';
 
@@ -26,7 +38,8 @@ export interface HostModel {
   readonly nodes: ReadonlyMap<string, Node>;
   readonly registry: KernelRegistry;
   readonly bound: ReadonlyMap<KernelCall, BoundKernel>;
-  readonly device: CpuDevice;
+  /** The device memory; run-time-shaped tensors go to `scratch` when it is shared, else the JS heap. */
+  readonly device: Pick<DeviceV1, 'memory' | 'shared' | 'scratch'>;
 }
 
 export type TaskObserver = (call: KernelCall, streamId: number, start: number, end: number) => void;
@@ -39,6 +52,8 @@ export interface HostRunInput {
   readonly observe?: TaskObserver;
   /** Checked before each task and each subgraph node (`RunOptions.timeoutMs`). */
   readonly deadline?: Deadline;
+  /** Intra-op parallelism for kernels whose tensors are in device memory (a worker's tile pool). */
+  readonly parallel?: ParallelRunnerV1;
 }
 
 /**
@@ -50,7 +65,7 @@ export interface HostRunInput {
  */
 export async function runOnHost(model: HostModel, plan: PreparedPlan, input: HostRunInput): Promise<RuntimeValue[]> {
   const { graph, device } = model;
-  const { bases, inputs, observe, deadline } = input;
+  const { bases, inputs, observe, deadline, parallel } = input;
   const values = new Map<string, RuntimeValue | undefined>();
   const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
   const blocks: number[] = [];
@@ -107,8 +122,16 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     return values.get(k);
   };
 
-  const allocate = (call: KernelCall, index: number, dims: readonly number[], dtype: DataType): HostTensor => {
+  const allocate = (
+    call: KernelCall,
+    index: number,
+    dims: readonly number[],
+    dtype: DataType,
+    inferred?: readonly (ValueInfo | undefined)[],
+  ): HostTensor => {
     const ref = call.outputs[index];
+    // run-time shapes follow the op's inference; the kernel decides only data-dependent dims
+    if (ref && isDynamicRef(ref)) checkInferredOutput(call, index, inferred?.[index], dims, dtype);
     const count = shapeSize(dims);
     if (count === undefined) throw kernelError(call, `output ${index} has invalid dims ${shapeToString(dims)}`);
     const bytes = count * DTYPE_BYTES[dtype];
@@ -122,7 +145,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
       return tensorAt(ref, buffer(), bases, dims);
     }
     if (dtype === 'string' || !device.shared) return createTensor(dtype, dims);
-    const offset = device.dynamic.allocate(bytes);
+    const offset = device.scratch.allocate(bytes);
     blocks.push(offset);
     return { type: dtype, dims: [...dims], data: viewOf(buffer(), dtype, offset, count) };
   };
@@ -134,7 +157,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
    * place, say): tensors go to the output's planned place (or fresh memory when it has none), and
    * tensors inside sequences and optionals are copied out of device memory.
    */
-  const settle = (call: KernelCall, index: number, value: RuntimeValue): RuntimeValue => {
+  const settle = (call: KernelCall, index: number, value: RuntimeValue, inferred?: readonly (ValueInfo | undefined)[]): RuntimeValue => {
     if (!isHostTensor(value)) {
       const detach = (t: HostTensor): HostTensor => (aliasesDevice(t) ? copyTensor(t) : t);
       if (value.kind === 'sequence') return { ...value, items: value.items.map(detach) };
@@ -146,7 +169,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     const ref = call.outputs[index];
     const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
     if (!planned && !aliasesDevice(value)) return value;
-    const place = allocate(call, index, value.dims, value.type);
+    const place = allocate(call, index, value.dims, value.type, inferred);
     if (place.data !== value.data) (place.data as Float32Array).set(value.data as Float32Array);
     return place;
   };
@@ -166,14 +189,17 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
       return;
     }
     const callInputs = node.inData.map((_, i) => inputValue(node, i));
+    const attrs = attrReaderOf(call);
+    const inferred = call.outputs.some(isDynamicRef) ? inferOutputs(call, attrs, callInputs) : undefined;
     const context: KernelContextV1 = {
       nodeName: call.node,
       opType: call.opType,
-      attrs: attrReaderOf(call),
+      attrs,
       inputCount: formalInputCount(node),
       outputCount: node.outData.length,
       opsetVersion: call.opsetVersion,
       memory: device.memory,
+      ...(parallel ? { parallel } : {}),
       input: (i) => callInputs[i],
       tensor(i) {
         const v = callInputs[i];
@@ -181,12 +207,12 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
         return v;
       },
       output(i, dims, dtype) {
-        const t = allocate(call, i, dims, dtype);
+        const t = allocate(call, i, dims, dtype, inferred);
         values.set(key(node, i), t);
         return t;
       },
       setOutput(i, value) {
-        values.set(key(node, i), settle(call, i, value));
+        values.set(key(node, i), settle(call, i, value, inferred));
       },
       runSubgraph: (attrName, subInputs) =>
         interpretSubgraph({ owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }, subgraphs),
@@ -215,7 +241,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
       return copyValue(v);
     });
   } finally {
-    for (const offset of blocks) device.dynamic.free(offset);
+    for (const offset of blocks) device.scratch.free(offset);
   }
 }
 

@@ -1,7 +1,13 @@
-import type { KernelLibraryV1, KernelRegistry, KernelV1, LibraryKernelRegistry, LinearMemory, ThreadWorkspaceV1 } from '@tsge/metadef';
+import type {
+  KernelDeviceKind,
+  KernelLibraryV1,
+  KernelRegistry,
+  KernelV1,
+  LibraryKernelRegistry,
+  LinearMemory,
+  ThreadWorkspaceV1,
+} from '@tsge/metadef';
 import { TsgeError, createKernelRegistryOf } from '@tsge/metadef';
-import type { WasmMemory, WasmModule } from '@tsge/runtime';
-import { wasm } from '@tsge/runtime';
 import type { TileRunner } from '../sink/tile-pool.js';
 import type { KernelCall } from './kernel-call.js';
 
@@ -14,8 +20,8 @@ export type BoundKernel = { readonly kind: 'js'; readonly kernel: KernelV1 } | {
 const WASM_PREFIX = 'wasm:';
 /** The default libraries, in precedence order (read-only once imported). */
 let defaultLibraries: readonly KernelLibraryV1[] | undefined;
-/** The kernel set of models that use only the defaults (read-only once built). */
-let defaultSet: KernelSet | undefined;
+/** The kernel sets of models that use only the defaults, per device kinds (read-only once built). */
+const defaultSets = new Map<string, KernelSet>();
 
 /**
  * The kernels a model may use: the `KernelLibraryV1`s of `kernelModules` (each exports
@@ -94,53 +100,87 @@ async function loadDefaultLibraries(): Promise<readonly KernelLibraryV1[]> {
   return defaultLibraries;
 }
 
+/**
+ * The kernel set of a thread: `kernelModules`' libraries, then the defaults when some call needs
+ * them (or `always`), keeping only libraries whose device kind is one of `kinds` (the device's).
+ */
 export async function loadKernelRegistry(
   kernelModules: readonly string[],
   calls: Iterable<KernelCall>,
-  always = false,
+  always: boolean,
+  kinds: readonly KernelDeviceKind[],
 ): Promise<KernelSet> {
   const callList = [...calls];
+  const runs = (library: KernelLibraryV1): boolean => kinds.includes(library.device);
+  const kindsKey = kinds.join(',');
   // without user modules the set is either empty or exactly the defaults: build that once per thread
-  if (kernelModules.length === 0 && defaultSet && (always || callList.some((call) => !call.kernel.startsWith(WASM_PREFIX))))
-    return defaultSet;
+  const known = defaultSets.get(kindsKey);
+  if (kernelModules.length === 0 && known && (always || callList.some((call) => !call.kernel.startsWith(WASM_PREFIX)))) return known;
   const libraries: KernelLibraryV1[] = [];
-  for (const specifier of kernelModules) libraries.push(await importLibrary(specifier));
+  for (const specifier of kernelModules) {
+    const library = await importLibrary(specifier);
+    if (runs(library)) libraries.push(library);
+  }
   let needsDefaults = always;
   if (!needsDefaults) {
     const user = createKernelRegistryOf(libraries);
     needsDefaults = callList.some((call) => !call.kernel.startsWith(WASM_PREFIX) && !bindKernel(call, user, new Map()));
   }
   if (!needsDefaults) return kernelSetOf(libraries);
-  const set = kernelSetOf([...libraries, ...(await loadDefaultLibraries())]);
-  if (kernelModules.length === 0) defaultSet = set;
+  const set = kernelSetOf([...libraries, ...(await loadDefaultLibraries()).filter(runs)]);
+  if (kernelModules.length === 0) defaultSets.set(kindsKey, set);
   return set;
 }
 
 /** Instantiates the model's KERNELS modules over the device memory (per thread). */
 export async function instantiateWasmKernels(
-  modules: readonly { name: string; module: WasmModule }[],
-  memory: WasmMemory,
+  modules: readonly { name: string; module: unknown }[],
+  instantiate: (module: unknown) => Promise<Readonly<Record<string, unknown>>>,
 ): Promise<Map<string, WasmKernel>> {
   const exports = new Map<string, WasmKernel>();
   for (const { name, module } of modules) {
-    const instance = await wasm.instantiate(module, { env: { memory } });
-    for (const [exportName, value] of Object.entries(instance.exports)) {
+    for (const [exportName, value] of Object.entries(await instantiate(module))) {
       if (typeof value === 'function') exports.set(`${WASM_PREFIX}${name}:${exportName}`, value as WasmKernel);
     }
   }
   return exports;
 }
 
-/** The implementation a task names, or undefined when this thread has none. */
+/**
+ * The implementation a task names, or undefined when this thread has none. With `substitute`, a
+ * call whose implementation the device does not run (a 'wasm-simd' kernel on the js device) gets
+ * the op's reference kernel instead, when that kernel tolerates the aliasing the plan relies on.
+ */
 export function bindKernel(
   call: KernelCall,
   registry: KernelRegistry,
   wasmKernels: ReadonlyMap<string, WasmKernel>,
+  substitute = false,
 ): BoundKernel | undefined {
   if (call.kernel.startsWith(WASM_PREFIX)) {
     const run = wasmKernels.get(call.kernel);
     return run ? { kind: 'wasm', run } : undefined;
   }
   const kernel = registry.find(call.opType, call.domain, call.inputDtype, [call.kernel]);
-  return kernel && kernel.name === call.kernel ? { kind: 'js', kernel } : undefined;
+  if (kernel && kernel.name === call.kernel) return { kind: 'js', kernel };
+  if (!substitute) return undefined;
+  const reference = registry.find(call.opType, call.domain, call.inputDtype, [REFERENCE]);
+  return reference?.name === REFERENCE && aliasingFits(call, reference) ? { kind: 'js', kernel: reference } : undefined;
+}
+
+const REFERENCE = 'reference';
+
+/** Whether every input/output pair the plan placed on overlapping bytes is one the kernel allows. */
+function aliasingFits(call: KernelCall, kernel: KernelV1): boolean {
+  return call.inputs.every((input, i) =>
+    call.outputs.every((output, o) => {
+      const overlaps =
+        input.region === output.region &&
+        input.region !== 'none' &&
+        input.region !== 'dynamic' &&
+        input.offset < output.offset + output.bytes &&
+        output.offset < input.offset + input.bytes;
+      return !overlaps || (kernel.inPlace ?? []).some(([a, b]) => a === i && b === o);
+    }),
+  );
 }

@@ -1,10 +1,10 @@
+import type { DeviceWorkersV1, RuntimeValue } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
-import type { WorkerPool } from '@tsge/runtime';
 import { atomicsWaitAsync } from '@tsge/runtime';
 import type { PreparedPlan } from '../model/kernel-call.js';
 import type { Deadline } from '../run/deadline.js';
 import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
-import type { SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
+import { type DynamicJob, type SinkWorkerMessage, type TaskTiming, driverOf } from './sink-protocol.js';
 
 /** Which worker runs which stream: streams in order, dealt round robin. */
 export function assignStreams(plan: PreparedPlan, workers: number): number[][] {
@@ -25,7 +25,7 @@ type Received = { readonly worker: number; readonly message: SinkWorkerMessage }
  * one `Atomics.waitAsync` on the slot's done word, so the event loop stays free meanwhile.
  */
 export function createSinkDispatcher(options: {
-  pool: WorkerPool;
+  pool: DeviceWorkersV1;
   words: () => Int32Array;
   layout: ControlLayout;
   /** Per plan: how many workers have streams in it. */
@@ -60,7 +60,13 @@ export function createSinkDispatcher(options: {
   }
 
   return {
-    async run(slot: number, plan: PreparedPlan, deadline?: Deadline): Promise<WorkerTimings[]> {
+    /** Runs a job; a dynamic plan's `inputs` go to its driver worker, which sends the outputs back. */
+    async run(
+      slot: number,
+      plan: PreparedPlan,
+      deadline?: Deadline,
+      inputs?: readonly RuntimeValue[],
+    ): Promise<{ timings: WorkerTimings[]; outputs?: readonly RuntimeValue[] }> {
       if (failure !== undefined) throw failed();
       const words = options.words();
       const gen = ++generation;
@@ -69,6 +75,8 @@ export function createSinkDispatcher(options: {
       const participants = options.participants[plan.index] ?? 0;
       try {
         if (participants > 0) {
+          // posted before the doorbell: the driver takes it without waiting once it sees the job
+          if (inputs) pool.post(driverOf(slot, pool.size), { slot, generation: gen, inputs } satisfies DynamicJob);
           Atomics.store(words, slotWord(layout, slot, SLOT.plan), plan.index);
           Atomics.store(words, slotWord(layout, slot, SLOT.remaining), participants);
           Atomics.store(words, slotWord(layout, slot, SLOT.error), 0);
@@ -97,9 +105,15 @@ export function createSinkDispatcher(options: {
             throw failed();
           }
         }
-        if (!options.profile || participants === 0) return [];
-        const received = await messagesFor(key, (ms) => ms.filter((r) => r.message.type === 'profile').length >= participants);
-        return received.flatMap((r) => (r.message.type === 'profile' ? [{ worker: r.worker, timings: r.message.timings }] : []));
+        const want = (ms: Received[]): boolean =>
+          (!options.profile || ms.filter((r) => r.message.type === 'profile').length >= participants) &&
+          (!inputs || ms.some((r) => r.message.type === 'result'));
+        if ((!options.profile && !inputs) || participants === 0) return { timings: [] };
+        const received = await messagesFor(key, want);
+        const result = received.map((r) => r.message).find((m) => m.type === 'result');
+        if (inputs && result?.type !== 'result') throw failed();
+        const timings = received.flatMap((r) => (r.message.type === 'profile' ? [{ worker: r.worker, timings: r.message.timings }] : []));
+        return { timings, ...(result?.type === 'result' ? { outputs: result.outputs } : {}) };
       } finally {
         pending.delete(key);
       }

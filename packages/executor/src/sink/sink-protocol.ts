@@ -1,18 +1,33 @@
-import type { WasmModule } from '@tsge/runtime';
+import type { KernelDeviceKind, RuntimeValue } from '@tsge/metadef';
+import type { TensorRef } from '@tsge/om';
 import type { PreparedStream } from '../model/kernel-call.js';
 import type { RegionBases } from '../run/device-tensors.js';
 
 /** What each sink worker receives once, at load. */
 export interface SinkWorkerData {
-  /** Per plan: the streams this worker runs (empty when it has none). */
-  readonly plans: readonly { readonly streams: readonly PreparedStream[]; readonly eventCount: number }[];
+  /**
+   * Per plan: the streams this worker runs (empty when it has none). A dynamic plan runs whole on
+   * the slot's driver worker (`slot % workers`) through the host interpreter, so all get all streams.
+   */
+  readonly plans: readonly {
+    readonly streams: readonly PreparedStream[];
+    readonly eventCount: number;
+    readonly dynamic: boolean;
+    readonly inputs: readonly TensorRef[];
+    readonly outputs: readonly TensorRef[];
+  }[];
+  /** The model's graph as .air bytes when some plan is dynamic (the host interpreter walks it). */
+  readonly graphAir?: Uint8Array;
   readonly controlOffset: number;
   readonly slotCount: number;
   readonly maxEventCount: number;
   readonly weightsBase: number;
   readonly arenaBases: readonly number[];
   readonly kernelModules: readonly string[];
-  readonly wasmModules: readonly { readonly name: string; readonly module: WasmModule }[];
+  readonly wasmModules: readonly { readonly name: string; readonly module: unknown }[];
+  /** The device's kernel-library kinds, and whether calls take the reference kernel when theirs is not run. */
+  readonly kernelKinds: readonly KernelDeviceKind[];
+  readonly substitute: boolean;
   readonly profile: boolean;
   /** Offset of the tile job areas (one per worker), or -1 without intra-op parallelism. */
   readonly tileOffset: number;
@@ -35,7 +50,19 @@ export type SinkWorkerMessage =
       readonly message: string;
       readonly node?: string;
     }
-  | { readonly type: 'profile'; readonly slot: number; readonly generation: number; readonly timings: readonly TaskTiming[] };
+  | { readonly type: 'profile'; readonly slot: number; readonly generation: number; readonly timings: readonly TaskTiming[] }
+  /** A dynamic run's outputs, from its driver worker. */
+  | { readonly type: 'result'; readonly slot: number; readonly generation: number; readonly outputs: readonly RuntimeValue[] };
+
+/** What the calling thread posts to a dynamic run's driver worker with the job. */
+export interface DynamicJob {
+  readonly slot: number;
+  readonly generation: number;
+  readonly inputs: readonly RuntimeValue[];
+}
+
+/** The worker that runs a dynamic plan's job in `slot`: both sides compute it the same way. */
+export const driverOf = (slot: number, workers: number): number => slot % workers;
 
 export function withBases(weights: number, arena: number): RegionBases {
   return { weights, arena };

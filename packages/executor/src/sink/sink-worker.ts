@@ -1,21 +1,27 @@
 // The worker side of sink mode: binds its task lists once, then sleeps on the doorbell and runs its
 // streams of every job posted to a slot.
-import type { KernelContextV1, ParallelRunnerV1 } from '@tsge/metadef';
-import { TsgeError } from '@tsge/metadef';
+import type { KernelContextV1, KernelRegistry, Node, ParallelRunnerV1, RuntimeValue } from '@tsge/metadef';
+import { TsgeError, parseAir } from '@tsge/metadef';
 import type { WorkerContext } from '@tsge/runtime';
 import type { EventTable } from '@tsge/runtime';
 import { StreamAbortedError, createEventTable, eventTableWords, runStreamsBlocking } from '@tsge/runtime';
-import type { KernelCall } from '../model/kernel-call.js';
+import { type HostModel, runOnHost } from '../host/host-runner.js';
+import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
+import { nodesByName } from '../model/prepare-plans.js';
 import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from '../model/kernel-set.js';
 import { runRefCall } from '../run/ref-call.js';
 import { DOORBELL, SHUTDOWN, SLOT, controlLayout, slotWord } from './control-block.js';
-import type { SinkWorkerData, SinkWorkerMessage, TaskTiming } from './sink-protocol.js';
+import { type DynamicJob, type SinkWorkerData, type SinkWorkerMessage, type TaskTiming, driverOf } from './sink-protocol.js';
 import { spinThenWait } from './spin-wait.js';
 import { type TilePool, createTilePool } from './tile-pool.js';
 
 const bound = new Map<KernelCall, BoundKernel>();
 let tiles: TilePool | undefined;
 let parallel: ParallelRunnerV1 | undefined;
+/** The host interpreter's model for dynamic plans (when the model has some). */
+let hostModel: HostModel | undefined;
+/** Dynamic jobs posted to this worker, by `slot:generation`, until their doorbell comes. */
+const jobs = new Map<string, DynamicJob>();
 // kernel contexts per slot, valid while the memory buffer stays the same (sink memory never grows)
 const contexts = new Map<number, { buffer: ArrayBufferLike; cache: Map<KernelCall, KernelContextV1> }>();
 function cacheOf(slot: number, buffer: ArrayBufferLike): Map<KernelCall, KernelContextV1> {
@@ -31,7 +37,12 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
   const calls = context.data.plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
-  const { registry, runTile, workspace } = await loadKernelRegistry(context.data.kernelModules, calls, context.data.loadDefaults);
+  const { registry, runTile, workspace } = await loadKernelRegistry(
+    context.data.kernelModules,
+    calls,
+    context.data.loadDefaults,
+    context.data.kernelKinds,
+  );
   if (workspace && context.data.workspaceOffset >= 0) workspace.bind(context.memory, context.data.workspaceOffset, workspace.bytes);
   if (runTile && context.data.tileOffset >= 0) {
     const words = new Int32Array(context.memory.buffer, context.data.controlOffset, 2);
@@ -47,20 +58,41 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
     });
     parallel = tiles.runnerFor(context.index);
   }
-  const wasmKernels = await instantiateWasmKernels(context.data.wasmModules, context.memory);
+  const wasmKernels = await instantiateWasmKernels(context.data.wasmModules, (module) => context.instantiateKernelModule(module));
   for (const plan of context.data.plans) {
     for (const stream of plan.streams) {
       for (const task of stream.tasks) {
         if (task.kind !== 'kernel') continue;
-        const kernel = bindKernel(task.kernel, registry, wasmKernels);
+        const kernel = bindKernel(task.kernel, registry, wasmKernels, context.data.substitute);
         if (!kernel) throw new Error(`no kernel ${task.kernel.kernel} for ${task.kernel.opType} at node ${task.kernel.node}`);
         bound.set(task.kernel, kernel);
       }
     }
   }
+  if (context.data.graphAir) hostModel = hostModelOf(context, registry);
 }
 
-export function loop(context: WorkerContext<SinkWorkerData>): void {
+/**
+ * The graph decoded from .air for the host interpreter. Run-time-shaped tensors live on this
+ * worker's heap (the device's scratch allocator belongs to the calling thread).
+ */
+function hostModelOf(context: WorkerContext<SinkWorkerData>, registry: KernelRegistry): HostModel {
+  const { graph, diagnostics } = parseAir(context.data.graphAir as Uint8Array);
+  if (!graph) throw new Error(`the model graph does not decode on the worker: ${diagnostics.map((d) => d.message).join('; ')}`);
+  const nodes: Map<string, Node> = nodesByName(graph);
+  const noScratch = (): never => {
+    throw new Error('worker threads place run-time tensors on their own heap');
+  };
+  return {
+    graph,
+    nodes,
+    registry,
+    bound,
+    device: { memory: context.memory, shared: false, scratch: { allocate: noScratch, free: noScratch } },
+  };
+}
+
+export async function loop(context: WorkerContext<SinkWorkerData>): Promise<void> {
   const data = context.data;
   const layout = controlLayout(data.slotCount, data.maxEventCount);
   const control = (): Int32Array => new Int32Array(context.memory.buffer, data.controlOffset, layout.totalWords);
@@ -87,7 +119,10 @@ export function loop(context: WorkerContext<SinkWorkerData>): void {
       lastSeen[next] = nextGeneration;
       worked = true;
       if (words.buffer !== context.memory.buffer) words = control();
-      runJob(context, words, layout, next, nextGeneration);
+      const plan = data.plans[Atomics.load(words, slotWord(layout, next, SLOT.plan))];
+      if (plan?.dynamic) {
+        if (driverOf(next, data.workers) === context.index) await runDynamicJob(context, words, layout, next, nextGeneration);
+      } else runJob(context, words, layout, next, nextGeneration);
     }
     if (tiles?.help(context.index)) worked = true;
     if (!worked) spinThenWait(words, DOORBELL, bell, () => tiles?.help(context.index) === true);
@@ -152,6 +187,69 @@ function runJob(
     Atomics.store(words, slotWord(layout, slot, SLOT.done), generation);
     Atomics.notify(words, slotWord(layout, slot, SLOT.done));
   }
+}
+
+/** The inputs the calling thread posted for this job (posted before its doorbell rang). */
+function takeJob(context: WorkerContext<SinkWorkerData>, words: Int32Array, slot: number, generation: number): DynamicJob {
+  const key = `${slot}:${generation}`;
+  for (;;) {
+    if (Atomics.load(words, SHUTDOWN) !== 0) throw new Error('the executor was released');
+    const job = jobs.get(key);
+    if (job) {
+      jobs.delete(key);
+      return job;
+    }
+    const posted = context.receive() as DynamicJob | undefined;
+    if (posted) jobs.set(`${posted.slot}:${posted.generation}`, posted);
+  }
+}
+
+/**
+ * A dynamic plan's job: the host interpreter runs it here, task by task with run-time shapes, its
+ * kernels splitting work into tiles the other workers help with; the outputs go back as a message.
+ */
+async function runDynamicJob(
+  context: WorkerContext<SinkWorkerData>,
+  words: Int32Array,
+  layout: ReturnType<typeof controlLayout>,
+  slot: number,
+  generation: number,
+): Promise<void> {
+  const data = context.data;
+  const plan = data.plans[Atomics.load(words, slotWord(layout, slot, SLOT.plan))];
+  const job = takeJob(context, words, slot, generation);
+  const timings: TaskTiming[] = [];
+  const epoch = (ms: number): number => (performance.timeOrigin + ms) * 1000;
+  const errorWord = slotWord(layout, slot, SLOT.error);
+  try {
+    if (!hostModel || !plan) throw new Error('this worker has no graph for dynamic plans');
+    const prepared = { ...plan, index: 0, gear: null, arenaBytes: 0 } as PreparedPlan;
+    const outputs: RuntimeValue[] = await runOnHost(hostModel, prepared, {
+      bases: { weights: data.weightsBase, arena: data.arenaBases[slot] as number },
+      inputs: job.inputs,
+      ...(parallel ? { parallel } : {}),
+      ...(data.profile
+        ? {
+            observe: (call, stream, start, end) =>
+              timings.push([call.node, call.opType, call.kernel, stream, epoch(start), (end - start) * 1000]),
+          }
+        : {}),
+    });
+    context.post({ type: 'result', slot, generation, outputs } satisfies SinkWorkerMessage);
+  } catch (error) {
+    context.post({
+      type: 'error',
+      slot,
+      generation,
+      code: TsgeError.isInstance(error) ? error.code : 'TSGE-E6007',
+      message: error instanceof Error ? error.message : String(error),
+    } satisfies SinkWorkerMessage);
+    Atomics.store(words, errorWord, 1);
+  }
+  if (data.profile) context.post({ type: 'profile', slot, generation, timings } satisfies SinkWorkerMessage);
+  Atomics.store(words, slotWord(layout, slot, SLOT.remaining), 0);
+  Atomics.store(words, slotWord(layout, slot, SLOT.done), generation);
+  Atomics.notify(words, slotWord(layout, slot, SLOT.done));
 }
 
 /**

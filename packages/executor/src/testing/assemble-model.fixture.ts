@@ -12,6 +12,8 @@ export interface AssembleOptions {
   readonly dynamicNodes?: readonly string[];
   /** Extra plans: gears as input name → shape, each planned from `graphForGear`. */
   readonly gears?: readonly { gear: Record<string, number[]>; graph: Graph }[];
+  /** The .om target (default 'wasm-simd': the cpu device). */
+  readonly target?: string;
   /** Implementation name of a node's task (default 'reference'). */
   readonly kernelOf?: (node: Node) => string | undefined;
   /** KERNELS partition. */
@@ -69,7 +71,7 @@ export function assembleModel(graph: Graph, options: AssembleOptions = {}): OmMo
       checksum: 0,
       bodyLength: 0,
       modelName: graph.name,
-      target: 'js',
+      target: options.target ?? 'wasm-simd',
       flags: { dynamic, gears: (options.gears?.length ?? 0) > 0 },
       partitionCount: 5,
     },

@@ -145,6 +145,11 @@ export const ErrorCatalog = {
   'TSGE-E6081':
     'the model carries {count} WebAssembly module(s) in its KERNELS partition ({names}); they are compiled only when you opt in: loadModel(file, { allowModelWasm: true }) or tsge-run --allow-model-wasm',
   // kernel libraries and devices (issue 10: KernelLibraryV1, DeviceV1)
+  'TSGE-E6200': 'option {option}: unknown device {value}; the registered devices are {devices}',
+  'TSGE-E6201': 'device {device} cannot run here: {reason}',
+  'TSGE-E6202':
+    'node {node}: kernel {kernel} of the model (target {target}) does not run on device {device}, and {reason}; compile for a target the device runs',
+  'TSGE-E6203': 'node {node} ({op}): {reason}',
   'TSGE-E6101': 'kernel module {module} does not export a kernelLibrary (a KernelLibraryV1 with specVersion v1, kernels and tiles)',
   'TSGE-E6102': 'no loaded kernel library has the tile function {tile}',
   // front door (@tsge/ge InferenceSession and its compile cache)

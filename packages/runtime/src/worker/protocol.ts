@@ -1,11 +1,8 @@
+import type { DeviceWorkerContextV1 } from '@tsge/metadef';
 import type { WasmMemory } from '../wasm.js';
 /** What a worker handler module receives: its index, the device memory and the handler's data. */
-export interface WorkerContext<D = unknown> {
-  readonly index: number;
+export interface WorkerContext<D = unknown> extends DeviceWorkerContextV1<D> {
   readonly memory: WasmMemory;
-  readonly data: D;
-  /** Sends a message to the owner of the pool. */
-  post(message: unknown): void;
 }
 
 /**
@@ -24,6 +21,12 @@ export interface WorkerInit {
   readonly handler: string;
   readonly memory: WasmMemory;
   readonly data: unknown;
+}
+
+/** A message from the pool's owner to a worker after init (taken with `context.receive()`). */
+export interface WorkerPost {
+  readonly type: 'post';
+  readonly message: unknown;
 }
 
 export type WorkerReply =

@@ -1,7 +1,8 @@
 // Entry of every pool worker: imports the handler module named by the pool, runs its setup, reports
 // ready, then enters its loop.
-import { parentPort } from 'node:worker_threads';
-import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerReply } from './protocol.js';
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { type WasmModule, wasm } from '../wasm.js';
+import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 
 const port = parentPort;
 if (port) {
@@ -14,6 +15,9 @@ if (port) {
         memory: init.memory,
         data: init.data,
         post: (message) => reply({ type: 'message', message }),
+        // the loop may block this thread's event loop: the owner's posts are taken synchronously
+        receive: () => (receiveMessageOnPort(port)?.message as WorkerPost | undefined)?.message,
+        instantiateKernelModule: async (module) => (await wasm.instantiate(module as WasmModule, { env: { memory: init.memory } })).exports,
       };
       await handler.setup(context);
       reply({ type: 'ready' });

@@ -1,6 +1,7 @@
-import type { WasmMemory } from '../wasm.js';
+import type { DeviceWorkersV1 } from '@tsge/metadef';
 import type { Worker } from 'node:worker_threads';
-import type { WorkerInit, WorkerReply } from './protocol.js';
+import type { WasmMemory } from '../wasm.js';
+import type { WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 import { spawnWorker } from './spawn-worker.js';
 
 export interface WorkerPoolOptions {
@@ -12,16 +13,8 @@ export interface WorkerPoolOptions {
   readonly data: unknown | ((index: number) => unknown);
 }
 
-export interface WorkerPool {
-  readonly size: number;
-  /** Resolves when every worker finished setup; rejects with the first failure. */
-  readonly ready: Promise<void>;
-  /** Listens to messages handlers send with `context.post`. */
-  onMessage(listener: (workerIndex: number, message: unknown) => void): void;
-  /** Listens to a worker dying (uncaught error or exit) after it was ready. */
-  onFailure(listener: (workerIndex: number, reason: string) => void): void;
-  terminate(): Promise<void>;
-}
+/** A fixed set of worker threads over one memory (the CPU device's `DeviceWorkersV1`). */
+export type WorkerPool = DeviceWorkersV1;
 
 /** A fixed set of worker threads sharing one memory, each running the same handler module. */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
@@ -64,6 +57,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     ready,
     onMessage: (listener) => messageListeners.push(listener),
     onFailure: (listener) => failureListeners.push(listener),
+    post(workerIndex, message) {
+      workers[workerIndex]?.postMessage({ type: 'post', message } satisfies WorkerPost);
+    },
     async terminate() {
       terminating = true;
       await Promise.all(workers.map((w) => w.terminate()));

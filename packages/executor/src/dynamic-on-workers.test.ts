@@ -1,0 +1,65 @@
+import type { HostTensor } from '@tsge/metadef';
+import { GraphBuilder, createTensorDesc } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import { openModel } from './open-model.js';
+import type { LoadModelOptions, TraceEvent } from './options.js';
+import { assembleModel } from './testing/assemble-model.fixture.js';
+
+/** y = Softmax(Relu(x) + b) over x of shape [n, 4] (n known only at run time), ONNX ops and kernels. */
+function dynamicModel() {
+  const b = new GraphBuilder('dynamic-rows');
+  const x = b.input('x', 'float32', ['n', 4]);
+  const bias = b.constant('bias', new Float32Array([0, 1, 2, 3]), [4]);
+  const desc = createTensorDesc('float32', ['n', 4]);
+  const relu = b.op('Relu', [x], { name: 'relu', outputDescs: [desc] });
+  const sum = b.op('Add', [relu, bias], { name: 'add', outputDescs: [desc] });
+  b.output(b.op('Softmax', [sum], { name: 'softmax', outputDescs: [desc] }), 'y');
+  return assembleModel(b.build(), { dynamicNodes: ['relu', 'add', 'softmax'] });
+}
+
+function expected(x: Float32Array): number[] {
+  const out: number[] = [];
+  for (let r = 0; r < x.length / 4; r++) {
+    const row = [0, 1, 2, 3].map((j) => Math.max(0, x[r * 4 + j] as number) + j);
+    const max = Math.max(...row);
+    const e = row.map((v) => Math.exp(v - max));
+    const s = e.reduce((a, c) => a + c, 0);
+    out.push(...e.map((v) => v / s));
+  }
+  return out;
+}
+
+const load = (options: LoadModelOptions) => openModel(dynamicModel(), { startWorkers: 'eager', ...options });
+
+describe('dynamic-shape models on the worker pool', () => {
+  it('runs every kernel of a dynamic-shape model on the workers, with run-time shapes', async () => {
+    const executor = await load({ threads: 2, profile: true });
+    expect(executor.mode).toBe('sink');
+    expect(executor.threads).toBe(2);
+    for (const n of [3, 1, 5]) {
+      const x = Float32Array.from({ length: n * 4 }, (_, i) => (i % 7) - 3);
+      const y = (await executor.run({ x: { type: 'float32', dims: [n, 4], data: x } })).y as HostTensor;
+      expect(y.dims).toEqual([n, 4]);
+      for (const [i, v] of Array.from(y.data as Float32Array).entries()) expect(v).toBeCloseTo(expected(x)[i] as number, 5);
+    }
+    const tasks = executor.profile().traceEvents.filter((e): e is TraceEvent => e.ph === 'X');
+    expect(tasks.map((t) => t.name).sort()).toEqual(['add', 'add', 'add', 'relu', 'relu', 'relu', 'softmax', 'softmax', 'softmax']);
+    // thread 0 is the calling thread; workers are 1..threads
+    for (const t of tasks) expect(t.tid).toBeGreaterThanOrEqual(1);
+    await executor.release();
+  });
+
+  it('keeps host mode as a choice, with the same outputs on the calling thread', async () => {
+    const executor = await load({ threads: 2, mode: 'host', profile: true });
+    expect(executor.mode).toBe('host');
+    const x = Float32Array.from({ length: 8 }, (_, i) => i - 4);
+    const y = (await executor.run({ x: { type: 'float32', dims: [2, 4], data: x } })).y as HostTensor;
+    for (const [i, v] of Array.from(y.data as Float32Array).entries()) expect(v).toBeCloseTo(expected(x)[i] as number, 5);
+    const tids = executor
+      .profile()
+      .traceEvents.filter((e) => e.ph === 'X')
+      .map((e) => e.tid);
+    expect(new Set(tids)).toEqual(new Set([0]));
+    await executor.release();
+  });
+});

@@ -1,0 +1,44 @@
+import type { HostTensor } from '@tsge/metadef';
+import { TsgeError, createAttrReader, createTensor } from '@tsge/metadef';
+import { describe, expect, it } from 'vitest';
+import type { KernelCall } from '../model/kernel-call.js';
+import { checkInferredOutput, inferOutputs } from './infer-outputs.js';
+
+const ref = { region: 'dynamic' as const, offset: 0, bytes: 0, dtype: 'float32' as const, shape: ['a', 'b'] };
+const reshape: KernelCall = {
+  node: 'reshape',
+  opType: 'Reshape',
+  domain: '',
+  kernel: 'reference',
+  attrs: new Map(),
+  opsetVersion: 21,
+  inputs: [ref, { ...ref, dtype: 'int64', shape: [2] }],
+  outputs: [ref],
+  inputDtype: 'float32',
+};
+
+describe('run-time inference', () => {
+  it("gives a call's output dims from the op definition and the run's input values", () => {
+    const x = createTensor('float32', [2, 6]);
+    const shape: HostTensor = createTensor('int64', [2], BigInt64Array.from([3n, -1n]));
+    const [out] = inferOutputs(reshape, createAttrReader(reshape.attrs), [x, shape]) ?? [];
+    expect(out).toMatchObject({ dtype: 'float32', shape: [3, 4] });
+    checkInferredOutput(reshape, 0, out, [3, 4], 'float32');
+    const error = (() => {
+      try {
+        checkInferredOutput(reshape, 0, out, [4, 3], 'float32');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(TsgeError.isInstance(error) && error.code).toBe('TSGE-E6203');
+    expect((error as Error).message).toMatch(/node reshape.*\[4,3\].*\[3,4\]/);
+  });
+
+  it('rejects inputs the op does not accept with TSGE-E4001 naming the node', () => {
+    const shape = createTensor('int64', [2], BigInt64Array.from([5n, -1n]));
+    expect(() => inferOutputs(reshape, createAttrReader(reshape.attrs), [createTensor('float32', [2, 6]), shape])).toThrow(
+      /TSGE-E4001.*reshape/s,
+    );
+  });
+});
