@@ -15,8 +15,9 @@ export interface LoadModelOptions {
   /** Threads that run kernels (default `os.availableParallelism()`); 1 runs on the calling thread. */
   readonly threads?: number;
   /**
-   * 'sink' (default for static models): task lists go to the workers once and a run is one signal.
-   * 'host': the calling thread dispatches task by task. Models with dynamic outputs always run in host mode.
+   * 'sink' (the default): task lists go to the workers once and a run is one signal; a dynamic-shape
+   * model's run goes whole to one worker. 'host': the calling thread dispatches task by task (for
+   * debugging; also what runs when there are no workers).
    */
   readonly mode?: ExecutionMode;
   /** Runs that may execute at once, each with its own arena (default 2); more runs queue. */

@@ -35,6 +35,13 @@ describe('run-time inference', () => {
     expect((error as Error).message).toMatch(/node reshape.*\[4,3\].*\[3,4\]/);
   });
 
+  it('leaves the dims inference marks unknown (a symbol or -1) to the kernel, and checks the rest', () => {
+    const inferred = { dtype: 'float32' as const, shape: [2, -1, 'n?1', 8] };
+    checkInferredOutput(reshape, 1, inferred, [2, 7, 3, 8], 'float32');
+    expect(() => checkInferredOutput(reshape, 1, inferred, [2, 7, 3, 9], 'float32')).toThrow(/TSGE-E6203/);
+    expect(() => checkInferredOutput(reshape, 1, inferred, [2, 7, 3, 8], 'float16')).toThrow(/TSGE-E6203/);
+  });
+
   it('rejects inputs the op does not accept with TSGE-E4001 naming the node', () => {
     const shape = createTensor('int64', [2], BigInt64Array.from([5n, -1n]));
     expect(() => inferOutputs(reshape, createAttrReader(reshape.attrs), [createTensor('float32', [2, 6]), shape])).toThrow(

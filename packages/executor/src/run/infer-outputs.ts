@@ -66,7 +66,8 @@ export function inferOutputs(
 
 /**
  * Checks the dims and dtype a kernel asks for output `index` against inference: every dim inference
- * knows must match; the kernel decides only the dims that depend on data. A mismatch is TSGE-E6203.
+ * knows must match; the kernel decides only the dims that depend on data (symbols, and -1 where an
+ * inference function says "unknown" in numbers). A mismatch is TSGE-E6203.
  */
 export function checkInferredOutput(
   call: KernelCall,
@@ -77,7 +78,8 @@ export function checkInferredOutput(
 ): void {
   if (!inferred || (inferred.kind !== undefined && inferred.kind !== 'tensor')) return;
   const shape: Shape = inferred.shape;
-  const fits = shape.length === dims.length && shape.every((d, i) => typeof d !== 'number' || d === dims[i]) && inferred.dtype === dtype;
+  const fits =
+    shape.length === dims.length && shape.every((d, i) => typeof d !== 'number' || d < 0 || d === dims[i]) && inferred.dtype === dtype;
   if (!fits) {
     throw TsgeError.of(
       'TSGE-E6203',

@@ -112,7 +112,7 @@ describe('compile → run', () => {
   it('runs a model with a symbolic batch in host mode with run-time shapes', async () => {
     const { om, summary } = await compile(mlp('N'));
     expect(summary.dynamic).toBe(true);
-    const executor = await load(om, { threads: 2 });
+    const executor = await load(om, { threads: 2, mode: 'host' });
     expect(executor.mode).toBe('host');
     for (const rows of [1, 2, 5]) {
       const x = Float32Array.from({ length: rows * 4 }, (_, i) => Math.sin(i) * 3);
