@@ -1,10 +1,9 @@
-import { loadModel } from '@tsge/executor';
-import { compileModel, defaultRegistries } from '@tsge/ge';
+import { defaultRegistries } from '@tsge/ge';
 import { TsgeError } from '@tsge/metadef';
 import { parseOnnx } from '@tsge/parser-onnx';
 import type { FuzzCampaignV1 } from '../campaign.js';
 import { mutateWire, shrinkWire } from '../mutate/protobuf-wire.js';
-import { onnxSeedFiles, readSeeds, runOnce, throwIfErrors } from './shared.js';
+import { compileAndRun, onnxSeedFiles, readSeeds, throwIfErrors } from './shared.js';
 
 /**
  * The whole path on ONNX mutants that still decode as protobuf (field-level mutations only):
@@ -23,7 +22,6 @@ export const onnxRunCampaign: FuzzCampaignV1 = {
     const parsed = await parseOnnx({ bytes, path: 'fuzz.onnx' }, { extra: { ops } });
     throwIfErrors(parsed.diagnostics);
     if (!parsed.graph) throw TsgeError.of('TSGE-E3003', { reason: 'no graph' });
-    const { om } = await compileModel(parsed.graph);
-    await runOnce(await loadModel(om, { threads: 1 }));
+    await compileAndRun(parsed.graph);
   },
 };
