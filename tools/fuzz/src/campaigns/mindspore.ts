@@ -1,29 +1,20 @@
 // The MindSpore readers: MindIR files (real ones from MindSpore's tests, one encrypted) and GE
 // `.air` files as MindSpore exports them (real ONNX models written as ge.proto ModelDef, as the
 // `air` campaign makes them), raw and protobuf-field mutations.
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { defaultRegistries } from '@tsge/ge';
 import { parseMindir, parseMindsporeAir, sniffMindspore } from '@tsge/parser-mindspore';
 import type { FuzzCampaignV1 } from '../campaign.js';
 import { mutateBytes } from '../mutate/bytes.js';
 import { mutateWire, shrinkWire } from '../mutate/protobuf-wire.js';
 import { airCampaign } from './air.js';
-import { readSeeds, throwIfErrors } from './shared.js';
+import { seedsIn, throwIfErrors } from './shared.js';
 
 export const mindirCampaign: FuzzCampaignV1 = {
   specVersion: 'v1',
   name: 'mindir',
   description: 'MindIR files, raw and protobuf-field mutations, through sniffMindspore and parseMindir',
   extension: '.mindir',
-  async seeds({ testdata }) {
-    const dir = path.join(testdata, 'models/mindspore');
-    const files = (await readdir(dir)).filter((f) => f.endsWith('.mindir')).sort();
-    return readSeeds(
-      files.map((f) => path.join(dir, f)),
-      testdata,
-    );
-  },
+  seeds: ({ testdata }) => seedsIn(testdata, 'models/mindspore', '.mindir'),
   mutate: (bytes, rng) => (rng.chance(0.3) ? mutateBytes(bytes, rng) : mutateWire(bytes, rng)),
   shrink: shrinkWire,
   async run(bytes) {

@@ -1,9 +1,8 @@
 import { defaultRegistries } from '@tsge/ge';
-import { TsgeError } from '@tsge/metadef';
 import { parseOnnx } from '@tsge/parser-onnx';
 import type { FuzzCampaignV1 } from '../campaign.js';
 import { mutateWire, shrinkWire } from '../mutate/protobuf-wire.js';
-import { compileAndRun, onnxSeedFiles, readSeeds, throwIfErrors } from './shared.js';
+import { compileAndRun, graphOf, onnxSeedFiles, readSeeds } from './shared.js';
 
 /**
  * The whole path on ONNX mutants that still decode as protobuf (field-level mutations only):
@@ -19,9 +18,6 @@ export const onnxRunCampaign: FuzzCampaignV1 = {
   shrink: shrinkWire,
   async run(bytes) {
     const { ops } = defaultRegistries();
-    const parsed = await parseOnnx({ bytes, path: 'fuzz.onnx' }, { extra: { ops } });
-    throwIfErrors(parsed.diagnostics);
-    if (!parsed.graph) throw TsgeError.of('TSGE-E3003', { reason: 'no graph' });
-    await compileAndRun(parsed.graph);
+    await compileAndRun(graphOf(await parseOnnx({ bytes, path: 'fuzz.onnx' }, { extra: { ops } })));
   },
 };

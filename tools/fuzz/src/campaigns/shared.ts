@@ -4,7 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Executor, loadModel } from '@tsge/executor';
 import { compileModel } from '@tsge/ge';
-import { type DataType, type Diagnostic, type Graph, type HostTensor, TsgeError, createTensor } from '@tsge/metadef';
+import { type DataType, type Diagnostic, type Graph, type HostTensor, type ParseResult, TsgeError, createTensor } from '@tsge/metadef';
 import type { FuzzSeed } from '../campaign.js';
 
 /** Seeds above this size make each case slow without reaching more code. */
@@ -31,6 +31,16 @@ export async function readSeeds(files: readonly string[], root: string): Promise
   }
   if (seeds.length === 0) throw new Error(`no seed files under ${root}`);
   return seeds;
+}
+
+/** The seeds: every file of `folder` (under the test data) whose name ends with `extension`, sorted. */
+export async function seedsIn(testdata: string, folder: string, extension: string): Promise<FuzzSeed[]> {
+  const dir = path.join(testdata, folder);
+  const files = (await readdir(dir)).filter((f) => f.endsWith(extension)).sort();
+  return readSeeds(
+    files.map((f) => path.join(dir, f)),
+    testdata,
+  );
 }
 
 /** Every `step`-th element, starting with the first: a fixed, spread-out subset. */
@@ -94,4 +104,11 @@ export function throwIfErrors(diagnostics: readonly Diagnostic[]): void {
     throw error;
   }
   if (errors.length > 0) throw TsgeError.fromDiagnostics(diagnostics);
+}
+
+/** The graph of a parse, or the TsgeError (or hidden engine error) its diagnostics amount to. */
+export function graphOf(parsed: ParseResult): Graph {
+  throwIfErrors(parsed.diagnostics);
+  if (!parsed.graph) throw TsgeError.of('TSGE-E3003', { reason: 'no graph' });
+  return parsed.graph;
 }

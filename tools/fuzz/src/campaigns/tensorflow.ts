@@ -5,7 +5,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultRegistries } from '@tsge/ge';
-import { type Graph, TsgeError } from '@tsge/metadef';
+import type { Graph } from '@tsge/metadef';
 import { parseTensorflow, sniffGraphDef } from '@tsge/parser-tensorflow';
 import type protobuf from 'protobufjs';
 import type { FuzzCampaignV1, FuzzSeed } from '../campaign.js';
@@ -13,19 +13,12 @@ import { mutateBytes } from '../mutate/bytes.js';
 import { mutateWire, shrinkWire } from '../mutate/protobuf-wire.js';
 import { mutateText, shrinkText } from '../mutate/text.js';
 import { schema, toProtoText } from './pbtxt.js';
-import { compileAndRun, readSeeds, throwIfErrors } from './shared.js';
+import { compileAndRun, graphOf, seedsIn } from './shared.js';
 
 /** The reader's own schema (the parser package's proto/), to take graphs out of SavedModels and print them as text. */
 const TF_PROTO = fileURLToPath(new URL('../../../../packages/parsers/tensorflow/proto/tensorflow.proto', import.meta.url));
 
-async function frozenSeeds(testdata: string): Promise<FuzzSeed[]> {
-  const dir = path.join(testdata, 'models/tensorflow/tf2onnx');
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.pb')).sort();
-  return readSeeds(
-    files.map((f) => path.join(dir, f)),
-    testdata,
-  );
-}
+const frozenSeeds = (testdata: string): Promise<FuzzSeed[]> => seedsIn(testdata, 'models/tensorflow/tf2onnx', '.pb');
 
 /** The GraphDef of each SavedModel's first MetaGraph, as binary protobuf. */
 async function savedModelGraphs(testdata: string): Promise<FuzzSeed[]> {
@@ -74,10 +67,7 @@ function splatConstants(bytes: Uint8Array): Uint8Array {
 
 async function parseGraphDef(bytes: Uint8Array, file: string): Promise<Graph> {
   sniffGraphDef(bytes, file);
-  const parsed = await parseTensorflow({ bytes, path: file }, { extra: { ops: defaultRegistries().ops } });
-  throwIfErrors(parsed.diagnostics);
-  if (!parsed.graph) throw TsgeError.of('TSGE-E3003', { reason: 'no graph' });
-  return parsed.graph;
+  return graphOf(await parseTensorflow({ bytes, path: file }, { extra: { ops: defaultRegistries().ops } }));
 }
 
 export const tensorflowPbCampaign: FuzzCampaignV1 = {
