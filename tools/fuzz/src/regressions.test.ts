@@ -15,6 +15,8 @@ const FOUND: readonly { campaign: string; seed: number; index: number; was: stri
   { campaign: 'onnx-run', seed: 1, index: 7834, was: 'Concat of int64 and float32 wrote a number into a BigInt64Array' },
   { campaign: 'onnx-run', seed: 1, index: 9801, was: 'LinearAttention with an int64 query wrote NaN into an int64 output' },
   { campaign: 'caffe', seed: 1, index: 17, was: 'prototxt field looked up on the prototype chain (field?.resolve is not a function)' },
+  { campaign: 'caffe', seed: 1, index: 2465, was: 'pad 1023 made an InnerProduct weight of 275M values, filled until out of memory' },
+  { campaign: 'caffe', seed: 1, index: 3355, was: 'an Input dim of -2^31 reached a typed array length' },
   { campaign: 'mindir', seed: 1, index: 525, was: 'an attribute object taken for a tensor (shape is not iterable)' },
 ];
 
