@@ -6,6 +6,7 @@ import {
   type TypeConstraint,
   ONNX_DOMAIN,
 } from '@tsge/metadef';
+import { checkTypeVars } from './common/type-vars.js';
 
 export interface OpSpec {
   readonly type: string;
@@ -19,7 +20,7 @@ export interface OpSpec {
   readonly infer: (ctx: InferenceContextV1) => void;
 }
 
-/** Builds an op definition with empty defaults for omitted schema parts. */
+/** Builds an op definition with empty defaults for omitted schema parts; inference first checks the inputs of each type variable agree. */
 export function defineOp(spec: OpSpec): OpDefinitionV1 {
   return {
     specVersion: 'v1',
@@ -31,7 +32,10 @@ export function defineOp(spec: OpSpec): OpDefinitionV1 {
     outputs: spec.outputs ?? [],
     attributes: spec.attributes ?? [],
     typeConstraints: spec.typeConstraints ?? [],
-    infer: spec.infer,
+    infer: (ctx) => {
+      checkTypeVars(ctx, spec.inputs ?? [], spec.typeConstraints ?? []);
+      spec.infer(ctx);
+    },
   };
 }
 

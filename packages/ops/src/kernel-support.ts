@@ -49,5 +49,6 @@ export { resolveReshape, flattenShape, squeezeShape, unsqueezeShape } from './te
 export { shapeRange } from './tensor/shape-ops.js';
 export { type SliceArgs, sliceArgs, clampSlice } from './tensor/slice.js';
 export { permutation } from './tensor/transpose.js';
+export { attentionShapesProblem } from './transformer/attention-geometry.js';
 export { PREVIEW_DOMAIN } from './transformer/flex-attention.js';
 export { transformerOps } from './transformer/index.js';

@@ -6,8 +6,7 @@ import { parseArgs } from 'node:util';
 import type { CampaignRegistry, FuzzCampaignV1 } from './campaign.js';
 import { FAILURES, OUTCOMES } from './classify.js';
 import { createChildPool } from './pool.js';
-import { type CampaignReport, buildCase, runCampaign, signatureOf } from './run-campaign.js';
-import { createRng, deriveSeed } from './rng.js';
+import { type CampaignReport, regenerateCase, runCampaign, signatureOf } from './run-campaign.js';
 
 export const USAGE = `usage: pnpm fuzz [options]
   --campaign NAME     a campaign to run (repeatable; default all): ${'{list}'}
@@ -97,18 +96,8 @@ export async function fuzzMain(
       if (values.replay !== undefined) bytes = new Uint8Array(await readFile(values.replay));
       else {
         const index = int('case', values.case, 0);
-        const seeds = await campaign.seeds({ testdata });
-        const caseSeed = deriveSeed(seed, campaign.name, index);
-        const rng = createRng(caseSeed);
-        const seedFile = seeds[rng.int(seeds.length)];
-        const count = rng.pick([1, 1, 1, 2, 2, 3, 4]);
-        if (!seedFile) throw new Error('no seeds');
-        bytes = buildCase(
-          campaign,
-          seedFile.bytes,
-          caseSeed,
-          Array.from({ length: count }, (_, i) => i),
-        );
+        const { seedFile, bytes: made } = regenerateCase(campaign, await campaign.seeds({ testdata }), seed, index);
+        bytes = made;
         const file = path.join(outDir, campaign.name, `case${index}-seed${seed}${campaign.extension}`);
         await (await import('node:fs/promises')).mkdir(path.dirname(file), { recursive: true });
         await writeFile(file, bytes);

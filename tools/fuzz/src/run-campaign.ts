@@ -54,6 +54,19 @@ function plan(seed: number, campaign: string, index: number, seeds: number): { s
   return { seedIndex, steps: Array.from({ length: count }, (_, i) => i), caseSeed };
 }
 
+/** Case `index` of a run with `seed`, as the run builds it: its seed file and its mutated bytes. */
+export function regenerateCase(
+  campaign: FuzzCampaignV1,
+  seeds: readonly FuzzSeed[],
+  seed: number,
+  index: number,
+): { seedFile: FuzzSeed; bytes: Uint8Array } {
+  const { seedIndex, steps, caseSeed } = plan(seed, campaign.name, index, seeds.length);
+  const seedFile = seeds[seedIndex];
+  if (!seedFile) throw new Error(`campaign ${campaign.name} has no seeds`);
+  return { seedFile, bytes: buildCase(campaign, seedFile.bytes, caseSeed, steps) };
+}
+
 /** The input of a case: its seed file with the given steps applied in order. */
 export function buildCase(campaign: FuzzCampaignV1, seedBytes: Uint8Array, caseSeed: number, steps: readonly number[]): Uint8Array {
   let bytes = seedBytes;

@@ -4,7 +4,7 @@
  * QK output. Scores for one query row are computed, masked and normalised in float64.
  */
 import type { HostTensor, KernelContextV1, KernelV1 } from '@tsge/metadef';
-import type { FloatArray } from '@tsge/ops/kernel-support';
+import { type FloatArray, attentionShapesProblem } from '@tsge/ops/kernel-support';
 import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
@@ -100,15 +100,24 @@ function runAttention(ctx: KernelContextV1): void {
   const qT = requireTensor(ctx, 0);
   const kT = requireTensor(ctx, 1);
   const vT = requireTensor(ctx, 2);
-  if (qT.dims.length !== kT.dims.length || qT.dims.length !== vT.dims.length) throw kernelError(ctx, 'Q, K and V must have the same rank');
   const qHeads3d = ctx.attrs.int('q_num_heads', 0);
   const kvHeads3d = ctx.attrs.int('kv_num_heads', 0);
+  const operand = (i: number) => (hasInput(ctx, i) ? requireTensor(ctx, i).dims : undefined);
+  // the same rule as shape inference, on the run's dims (a dynamic model's shapes are known only now)
+  const problem = attentionShapesProblem({
+    q: qT.dims,
+    k: kT.dims,
+    v: vT.dims,
+    mask: operand(3),
+    pastKey: operand(4),
+    pastValue: operand(5),
+    qHeads3d,
+    kvHeads3d,
+  });
+  if (problem) throw kernelError(ctx, problem);
   const q = viewHeads(ctx, qT, qHeads3d, 'Q');
   const k = viewHeads(ctx, kT, kvHeads3d, 'K');
   const v = viewHeads(ctx, vT, kvHeads3d, 'V');
-  if (k.size !== q.size) throw kernelError(ctx, `Q head size ${q.size} differs from K head size ${k.size}`);
-  if (k.heads !== v.heads || q.heads % k.heads !== 0)
-    throw kernelError(ctx, `${q.heads} query heads do not group over ${k.heads} key/value heads`);
   const pastKey = hasInput(ctx, 4) ? requireTensor(ctx, 4) : undefined;
   const pastValue = hasInput(ctx, 5) ? requireTensor(ctx, 5) : undefined;
   const keys = withPast(k, pastKey);

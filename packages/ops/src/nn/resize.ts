@@ -40,6 +40,8 @@ export function planResize(
   }
   if (given.sizes && given.sizes.length > 0) {
     if (given.sizes.length !== axes.length) return `sizes has ${given.sizes.length} values, expected ${axes.length}`;
+    if (!given.sizes.every((d) => Number.isSafeInteger(d) && d >= 0))
+      return `sizes [${given.sizes.join(', ')}] must be non-negative integers`;
     axes.forEach((a, i) => {
       outDims[a] = given.sizes?.[i] as number;
       scales[a] = (outDims[a] as number) / (inDims[a] as number);
@@ -62,6 +64,7 @@ export function planResize(
     });
     if (given.scales.some((s) => !(s > 0))) return 'scales must be positive';
   } else return 'one of scales or sizes is required';
+  if (!outDims.every((d) => Number.isSafeInteger(d) && d >= 0)) return `the output shape [${outDims.join(', ')}] is not a valid shape`;
   return { outDims, scales, roi };
 }
 

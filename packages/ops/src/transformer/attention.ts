@@ -6,6 +6,7 @@
 import { type InferenceContextV1, type OpDefinitionV1, type Shape, InferenceError, isUnknownRank } from '@tsge/metadef';
 import { NN_FLOAT_TYPES, inputInfo } from '../common/nn-float-io.js';
 import { defineOp, param } from '../define.js';
+import { attentionShapesProblem } from './attention-geometry.js';
 
 function inferAttention(ctx: InferenceContextV1): void {
   const qi = inputInfo(ctx, 0);
@@ -17,9 +18,17 @@ function inferAttention(ctx: InferenceContextV1): void {
     return;
   }
   const rank = qi.shape.length;
-  if ((rank !== 3 && rank !== 4) || ki.shape.length !== rank || vi.shape.length !== rank) {
-    throw new InferenceError(`Attention ${ctx.nodeName}: Q, K, V must all be 3-D or all 4-D`);
-  }
+  const problem = attentionShapesProblem({
+    q: qi.shape,
+    k: ki.shape,
+    v: vi.shape,
+    mask: ctx.input(3)?.shape,
+    pastKey: ctx.input(4)?.shape,
+    pastValue: ctx.input(5)?.shape,
+    qHeads3d: ctx.attrs.int('q_num_heads', 0),
+    kvHeads3d: ctx.attrs.int('kv_num_heads', 0),
+  });
+  if (problem) throw new InferenceError(`Attention ${ctx.nodeName}: ${problem}`);
   const qHeads = rank === 4 ? qi.shape[1] : ctx.attrs.int('q_num_heads', 0);
   const kvHeads = rank === 4 ? ki.shape[1] : ctx.attrs.int('kv_num_heads', 0);
   if (rank === 3 && (!qHeads || !kvHeads))

@@ -1,10 +1,8 @@
-import { loadModel } from '@tsge/executor';
-import { compileModel, defaultRegistries } from '@tsge/ge';
-import { TsgeError } from '@tsge/metadef';
+import { defaultRegistries } from '@tsge/ge';
 import { parseOnnx } from '@tsge/parser-onnx';
 import type { FuzzCampaignV1 } from '../campaign.js';
 import { mutateWire, shrinkWire } from '../mutate/protobuf-wire.js';
-import { onnxSeedFiles, readSeeds, runOnce, throwIfErrors } from './shared.js';
+import { compileAndRun, graphOf, onnxSeedFiles, readSeeds } from './shared.js';
 
 /**
  * The whole path on ONNX mutants that still decode as protobuf (field-level mutations only):
@@ -20,10 +18,6 @@ export const onnxRunCampaign: FuzzCampaignV1 = {
   shrink: shrinkWire,
   async run(bytes) {
     const { ops } = defaultRegistries();
-    const parsed = await parseOnnx({ bytes, path: 'fuzz.onnx' }, { extra: { ops } });
-    throwIfErrors(parsed.diagnostics);
-    if (!parsed.graph) throw TsgeError.of('TSGE-E3003', { reason: 'no graph' });
-    const { om } = await compileModel(parsed.graph);
-    await runOnce(await loadModel(om, { threads: 1 }));
+    await compileAndRun(graphOf(await parseOnnx({ bytes, path: 'fuzz.onnx' }, { extra: { ops } })));
   },
 };

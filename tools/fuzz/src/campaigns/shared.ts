@@ -2,8 +2,9 @@
 // follow its input metadata (deterministic, so a reproducer fails the same way every time).
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Executor } from '@tsge/executor';
-import { type DataType, type Diagnostic, type HostTensor, TsgeError, createTensor } from '@tsge/metadef';
+import { type Executor, loadModel } from '@tsge/executor';
+import { compileModel } from '@tsge/ge';
+import { type DataType, type Diagnostic, type Graph, type HostTensor, type ParseResult, TsgeError, createTensor } from '@tsge/metadef';
 import type { FuzzSeed } from '../campaign.js';
 
 /** Seeds above this size make each case slow without reaching more code. */
@@ -30,6 +31,16 @@ export async function readSeeds(files: readonly string[], root: string): Promise
   }
   if (seeds.length === 0) throw new Error(`no seed files under ${root}`);
   return seeds;
+}
+
+/** The seeds: every file of `folder` (under the test data) whose name ends with `extension`, sorted. */
+export async function seedsIn(testdata: string, folder: string, extension: string): Promise<FuzzSeed[]> {
+  const dir = path.join(testdata, folder);
+  const files = (await readdir(dir)).filter((f) => f.endsWith(extension)).sort();
+  return readSeeds(
+    files.map((f) => path.join(dir, f)),
+    testdata,
+  );
 }
 
 /** Every `step`-th element, starting with the first: a fixed, spread-out subset. */
@@ -70,7 +81,34 @@ export async function runOnce(executor: Executor): Promise<void> {
   }
 }
 
-/** Diagnostics with an error become the TsgeError a user would see. */
+/** The rest of the user's path once a model parsed: compile, load on one thread, run once. */
+export async function compileAndRun(graph: Graph): Promise<void> {
+  const { om } = await compileModel(graph);
+  await runOnce(await loadModel(om, { threads: 1 }));
+}
+
+/** A reader's catch-all that turned an engine error into a diagnostic ("reason: TypeError: ..."). */
+const ENGINE_IN_MESSAGE = /\b(TypeError|RangeError|ReferenceError|SyntaxError|EvalError|URIError|InternalError)\b: /;
+
+/**
+ * Diagnostics with an error become the TsgeError a user would see; one whose message carries an
+ * engine error caught by a reader's catch-all becomes that engine error (still a defect).
+ */
 export function throwIfErrors(diagnostics: readonly Diagnostic[]): void {
-  if (diagnostics.some((d) => d.severity === 'error')) throw TsgeError.fromDiagnostics(diagnostics);
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const hidden = errors.find((d) => ENGINE_IN_MESSAGE.test(d.message));
+  if (hidden) {
+    const name = ENGINE_IN_MESSAGE.exec(hidden.message)?.[1] as string;
+    const error = new Error(`${hidden.code}: ${hidden.message}`);
+    error.name = name;
+    throw error;
+  }
+  if (errors.length > 0) throw TsgeError.fromDiagnostics(diagnostics);
+}
+
+/** The graph of a parse, or the TsgeError (or hidden engine error) its diagnostics amount to. */
+export function graphOf(parsed: ParseResult): Graph {
+  throwIfErrors(parsed.diagnostics);
+  if (!parsed.graph) throw TsgeError.of('TSGE-E3003', { reason: 'no graph' });
+  return parsed.graph;
 }

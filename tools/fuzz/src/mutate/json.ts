@@ -1,5 +1,5 @@
 import type { Rng } from '../rng.js';
-import { INTERESTING_INTS } from './bytes.js';
+import { INTERESTING_INTS, mutateBytes } from './bytes.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -89,4 +89,14 @@ export function mutateJsonText(text: string, rng: Rng): string {
   else if (Array.isArray(value) && value.length > 0) value.splice(rng.int(value.length), 1);
   else slot.set(rng.pick(NUMBERS));
   return JSON.stringify(root);
+}
+
+/** A JSON file: structural edits while it still parses, byte edits otherwise (and 20% of the time). */
+export function mutateJsonBytes(bytes: Uint8Array, rng: Rng): Uint8Array {
+  if (rng.chance(0.2)) return mutateBytes(bytes, rng);
+  try {
+    return new TextEncoder().encode(mutateJsonText(new TextDecoder().decode(bytes), rng));
+  } catch {
+    return mutateBytes(bytes, rng);
+  }
 }

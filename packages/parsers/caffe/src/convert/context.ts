@@ -48,8 +48,11 @@ export class NetContext {
 
 type Attrs = Readonly<Record<string, AttrValue>>;
 
-/** One weight blob holds at most this many values (4 GiB of float32). */
-const MAX_BLOB_VALUES = 2 ** 30;
+/**
+ * One weight blob holds at most this many values (512 MiB of float32): the largest real blobs
+ * (VGG-16 fc6, 102.8M values) fit; a blob of 2^30 drawn from its filler ran out of memory.
+ */
+const MAX_BLOB_VALUES = 2 ** 27;
 
 /** What a layer converter sees: its layer, its bottoms, and helpers that add nodes. */
 export class LayerContext {

@@ -74,6 +74,12 @@ export function convertNet(net: Net, options: ConvertOptions, diagnostics: Diagn
         { input: name },
       );
     }
+    if (!shape.every((d) => Number.isSafeInteger(d) && d >= 0))
+      throw TsgeError.of(
+        'TSGE-E3209',
+        { input: name, reason: `${where} gives shape [${shape.join(', ')}]: every dim must be a non-negative integer` },
+        { input: name },
+      );
     const value = builder.input(name, 'float32', shape);
     setBlob(name, { value, shape });
   };

@@ -91,7 +91,8 @@ class TextReader {
   }
 
   private field(type: protobuf.Type | undefined, name: Token, out: TextMessage, depth: number): void {
-    const field = type?.fields[name.text];
+    // own keys only: a field named `constructor` or `__proto__` in the file is unknown, not Object's
+    const field = type && Object.hasOwn(type.fields, name.text) ? type.fields[name.text] : undefined;
     if (type && !field) this.warnUnknown(type, name);
     const resolved = field?.resolve().resolvedType;
     const isMessage = resolved instanceof protobuf.Type;
@@ -175,7 +176,7 @@ class TextReader {
     if (!field) return undefined;
     if (resolved instanceof protobuf.Enum) {
       if (t.kind === 'ident' && !negative) {
-        const value = resolved.values[t.text];
+        const value = Object.hasOwn(resolved.values, t.text) ? resolved.values[t.text] : undefined;
         if (value === undefined) throw textError(t.line, t.column, `${t.text} is not a value of enum ${resolved.name}`);
         return value;
       }

@@ -152,7 +152,10 @@ export class NodeContext {
 }
 
 export function isTensor(v: AttrJs | undefined): v is HostTensor {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && isHostTensor(v as HostTensor);
+  // other decoded attribute objects ({ none: true }, dictionaries) have no dtype, dims and data
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !isHostTensor(v as HostTensor)) return false;
+  const t = v as Partial<HostTensor>;
+  return typeof t.type === 'string' && Array.isArray(t.dims) && t.data !== undefined;
 }
 
 function flatInts(v: AttrJs): number[] {

@@ -195,13 +195,17 @@ class Reader {
       if (t.kind !== 'ident') throw fail('expected a field name', t.at);
       this.pos++;
       const camel = t.text.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
-      const field = type.fields?.[camel] ?? type.fields?.[t.text];
-      const key = type.fields?.[camel] ? camel : t.text;
+      // own keys only: a field named `constructor` or `__proto__` in the file is unknown, not Object's
+      const fieldOf = (name: string) => (type.fields && Object.hasOwn(type.fields, name) ? type.fields[name] : undefined);
+      const field = fieldOf(camel) ?? fieldOf(t.text);
+      const key = fieldOf(camel) ? camel : t.text;
       if (!field) this.skipValue(depth);
       else if (field.keyType) {
         const entry = this.readFieldValue('__map_entry__', field, path, depth) as { key?: unknown; value?: unknown }[];
         const map = (out[key] as Record<string, unknown> | undefined) ?? {};
-        for (const e of entry) map[String(e.key ?? '')] = e.value ?? {};
+        // an own property even for a key `__proto__` (assignment would replace the map's prototype)
+        for (const e of entry)
+          Object.defineProperty(map, String(e.key ?? ''), { value: e.value ?? {}, enumerable: true, writable: true, configurable: true });
         out[key] = map;
       } else {
         const values = this.readFieldValue(field.type, field, path, depth);

@@ -4,6 +4,9 @@ import { TfAttrs } from './attrs.js';
 import type { NodeFactory } from './builder.js';
 import type { TfNode } from './tf-node.js';
 
+/** Outputs one converted op may have (TF's num_split/num are unbounded ints in the file). */
+const MAX_OP_OUTPUTS = 1 << 14;
+
 /** What the importer knows of a converted value beyond the graph: its constant value and rank. */
 export interface ValueInfo {
   readonly constant?: HostTensor;
@@ -76,6 +79,9 @@ export class ConvertContext {
 
   /** Adds a canonical op; the one producing the converter's first result takes the TF node's name. */
   op(type: string, inputs: readonly (Value | undefined)[], attrs: Record<string, AttrValue> = {}, outputs = 1): Value[] {
+    // a count from the file (num_split, num): refused before an anchor per output is made
+    if (!(Number.isSafeInteger(outputs) && outputs >= 1 && outputs <= MAX_OP_OUTPUTS))
+      throw this.problem(`${type} would have ${outputs} outputs; at most ${MAX_OP_OUTPUTS}`);
     const values = this.builder.op(type, inputs, outputs, { name: this.name(type), attrs });
     this.created.add(values[0]?.node);
     return values;
