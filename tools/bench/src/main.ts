@@ -8,7 +8,8 @@ import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge
 import type { HostTensor } from '@tsge/metadef';
 import { createTensor, elementCount } from '@tsge/metadef';
 import { concreteDims, createRandom, latencyStats, randomTensor, compareTensors } from '@tsge/run';
-import { type BenchModel, benchModels } from './models.js';
+import { type BenchModel, benchModels, materializeModel } from './models.js';
+import { type OutputSpread, outputSpread } from './output-stats.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
 interface Options {
@@ -83,9 +84,14 @@ interface ModelResult {
   compileMs: number;
   load: Record<string, number>;
   latency: Record<string, { median: number; p90: number }>;
+  /** The first run right after each runtime's load (session create / loadModel + whenReady). */
+  firstRun: Record<string, number>;
   ratios: { tsgeOverWeb?: number; tsgeOverNode?: number; loadTsgeOverNode?: number };
   memory?: { arenaBytes: number; lowerBoundBytes: number; noReuseBytes: number };
   maxRelErrorVsNode?: number;
+  maxAbsErrorVsNode?: number;
+  /** Spread of onnxruntime-node's outputs: the errors above mean something only if it is not uniform. */
+  outputSpread?: OutputSpread;
   peakRssMB: number;
   error?: string;
 }
@@ -99,8 +105,22 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     return compileModel(graph, { inputShapes: model.inputShapes, optLevel: options.optLevel });
   });
   await writeFile(path.join(outDir, `${model.id}.om`), compiled.om);
+  const tsgeExecutor = await loadModel(compiled.om, { threads: 1 });
+  const random = createRandom(7);
+  const feeds: Record<string, HostTensor> = {};
+  for (const meta of tsgeExecutor.inputMetadata) {
+    const dims = concreteDims(meta.name, meta.shape, model.inputShapes[meta.name]);
+    feeds[meta.name] = model.input === 'arange' && meta.dtype === 'float32' ? arangeInput(dims) : randomTensor(meta.dtype, dims, random);
+  }
+  await tsgeExecutor.release();
   const load: Record<string, number> = {};
+  const firstRun: Record<string, number> = {};
   const runtimes: LoadedRuntime[] = [];
+  // what a user sees: the first run straight after the load, timed before anything else runs
+  const keep = async (rt: LoadedRuntime): Promise<void> => {
+    firstRun[rt.name] = (await timeIt(() => rt.run(feeds)))[1];
+    runtimes.push(rt);
+  };
   // load times: median of 3 loads each
   // loads are timed on a quiet process too (compiling leaves garbage and background work behind)
   await untilQuiet((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -113,7 +133,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     else {
       // load time counts the lazy start; runs are timed once the workers are up
       await ex.whenReady();
-      runtimes.push({ name: 'tsge', run: (f) => ex.run(f) as never, release: () => ex.release() });
+      await keep({ name: 'tsge', run: (f) => ex.run(f) as never, release: () => ex.release() });
     }
   }
   load.tsge = median(tsgeLoads);
@@ -123,24 +143,16 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     nodeLoads.push(ms);
     if (process.env.BENCH_DEBUG) process.stderr.write(`ort-node load ${ms.toFixed(1)}\n`);
     if (i < 2) await rt.release();
-    else runtimes.push(rt);
+    else await keep(rt);
   }
   load['ort-node'] = median(nodeLoads);
   try {
     const [rt, ms] = await timeIt(() => loadOrtWeb(bytes, options.threads));
     load['ort-web'] = ms;
-    runtimes.push(rt);
+    await keep(rt);
   } catch (e) {
     log(`onnxruntime-web failed to load: ${String(e)}`);
   }
-  const tsgeExecutor = await loadModel(compiled.om, { threads: 1 });
-  const random = createRandom(7);
-  const feeds: Record<string, HostTensor> = {};
-  for (const meta of tsgeExecutor.inputMetadata) {
-    const dims = concreteDims(meta.name, meta.shape, model.inputShapes[meta.name]);
-    feeds[meta.name] = model.input === 'arange' && meta.dtype === 'float32' ? arangeInput(dims) : randomTensor(meta.dtype, dims, random);
-  }
-  await tsgeExecutor.release();
   log(`warm-up (${options.warmup}) and at least ${options.runs} alternating runs ...`);
   const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
   await untilQuiet(settle);
@@ -173,13 +185,17 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     latency[name] = { median: s.medianMs, p90: s.p90Ms };
   }
   let maxRel: number | undefined;
+  let maxAbs: number | undefined;
   const tsgeOut = lastOutputs.get('tsge');
   const nodeOut = lastOutputs.get('ort-node');
   if (tsgeOut && nodeOut) {
     maxRel = 0;
+    maxAbs = 0;
     for (const [name, exp] of Object.entries(nodeOut)) {
       const got = tsgeOut[name];
-      maxRel = got ? Math.max(maxRel, compareTensors(name, got, exp).maxRelError) : Number.POSITIVE_INFINITY;
+      const e = got ? compareTensors(name, got, exp) : undefined;
+      maxRel = e ? Math.max(maxRel, e.maxRelError) : Number.POSITIVE_INFINITY;
+      maxAbs = e ? Math.max(maxAbs, e.maxAbsError) : Number.POSITIVE_INFINITY;
     }
   }
   const summary = compiled.summary as unknown as { memory?: ModelResult['memory'] };
@@ -188,6 +204,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     compileMs,
     load,
     latency,
+    firstRun,
     ratios: {
       ...(latency.tsge && latency['ort-web'] ? { tsgeOverWeb: latency.tsge.median / latency['ort-web'].median } : {}),
       ...(latency.tsge && latency['ort-node'] ? { tsgeOverNode: latency.tsge.median / latency['ort-node'].median } : {}),
@@ -195,6 +212,8 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     },
     ...(summary.memory ? { memory: summary.memory } : {}),
     ...(maxRel !== undefined ? { maxRelErrorVsNode: maxRel } : {}),
+    ...(maxAbs !== undefined ? { maxAbsErrorVsNode: maxAbs } : {}),
+    ...(nodeOut ? { outputSpread: outputSpread(nodeOut) } : {}),
     peakRssMB: process.resourceUsage().maxRSS / 1024,
   };
 }
@@ -204,22 +223,23 @@ const geomean = (xs: number[]): number => (xs.length ? Math.exp(xs.reduce((s, x)
 function table(results: ModelResult[], options: Options): string {
   const f = (x: number | undefined, d = 1): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
   const rows = [
-    '| model | tsge ms | ort-web ms | ort-node ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | peak RSS MB |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| model | tsge ms | tsge 1st ms | ort-web ms | web 1st ms | ort-node ms | node 1st ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | out std / distinct | peak RSS MB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     if (r.error) {
-      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} |||||||||| `);
+      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} |||||||||||||| `);
       continue;
     }
+    const spread = r.outputSpread ? `${r.outputSpread.std.toExponential(1)} / ${r.outputSpread.distinct}` : '—';
     const mem = r.memory ? f(r.memory.arenaBytes / Math.max(1, r.memory.lowerBoundBytes), 2) : '—';
     rows.push(
-      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.latency['ort-web']?.median)} | ${f(r.latency['ort-node']?.median)} | ${f(r.ratios.tsgeOverWeb, 2)} | ${f(r.ratios.tsgeOverNode, 2)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${f(r.peakRssMB, 0)} |`,
+      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.firstRun.tsge)} | ${f(r.latency['ort-web']?.median)} | ${f(r.firstRun['ort-web'])} | ${f(r.latency['ort-node']?.median)} | ${f(r.firstRun['ort-node'])} | ${f(r.ratios.tsgeOverWeb, 2)} | ${f(r.ratios.tsgeOverNode, 2)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${spread} | ${f(r.peakRssMB, 0)} |`,
     );
   }
   const ok = results.filter((r) => !r.error);
   rows.push(
-    `| **geomean** | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | |`,
+    `| **geomean** | | | | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | | |`,
   );
   return `machine: ${os.cpus()[0]?.model ?? 'unknown'} (${os.availableParallelism()} hardware threads), ${options.threads} thread(s) per runtime, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n\n${rows.join('\n')}`;
 }
@@ -235,13 +255,14 @@ async function main(): Promise<void> {
   for (const [i, m] of selected.entries()) {
     process.stderr.write(`(${i + 1}/${selected.length}) ${m.id}\n`);
     try {
-      results.push(await benchOne(m, options, outDir));
+      results.push(await benchOne(await materializeModel(m, outDir), options, outDir));
     } catch (e) {
       results.push({
         id: m.id,
         compileMs: Number.NaN,
         load: {},
         latency: {},
+        firstRun: {},
         ratios: {},
         peakRssMB: process.resourceUsage().maxRSS / 1024,
         error: e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e),
