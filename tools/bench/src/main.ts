@@ -1,15 +1,18 @@
-// `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
-// and onnxruntime-web on identical inputs, alternating runs in one process, reported as ratios.
+// `pnpm bench [--models a,b] [--threads N] [--runs N] [--rounds N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
+// and onnxruntime-web on identical inputs, alternating runs in one process (or, with --rounds, each runtime in its own process: isolated.ts), reported as ratios.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
-import { createTensor, elementCount } from '@tsge/metadef';
-import { concreteDims, createRandom, latencyStats, randomTensor, compareTensors } from '@tsge/run';
+import { latencyStats } from '@tsge/run';
+import { maxErrors } from './accuracy.js';
+import { benchFeeds } from './feeds.js';
+import { type RatioSpread, benchIsolated, ratioSpread } from './isolated.js';
 import { type BenchModel, benchModels, materializeModel } from './models.js';
 import { type OutputSpread, outputSpread } from './output-stats.js';
+import { settle, timeIt, untilQuiet } from './quiet.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
 interface Options {
@@ -26,10 +29,12 @@ interface Options {
    * measured next.
    */
   gapMs: number;
+  /** With N > 0: each runtime in its own process, N interleaved rounds of --runs runs (isolated.ts). */
+  rounds: number;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3, gapMs: 20 };
+  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3, gapMs: 20, rounds: 0 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] as string).split('=', 2) as [string, string | undefined];
     const value = (): string => inline ?? (argv[++i] as string);
@@ -39,7 +44,10 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--warmup') o.warmup = Number(value());
     else if (flag === '--json') o.json = value();
     else if (flag === '--gap-ms') o.gapMs = Number(value());
-    else if (flag === '--opt-level') {
+    else if (flag === '--rounds') {
+      o.rounds = Number(value());
+      if (!Number.isInteger(o.rounds) || o.rounds < 0) throw new Error('bench: --rounds expects a whole number');
+    } else if (flag === '--opt-level') {
       const level = Number(value().replace(/^O/i, ''));
       if (![0, 1, 2, 3].includes(level)) throw new Error(`bench: --opt-level expects 0..3`);
       o.optLevel = level as Options['optLevel'];
@@ -50,35 +58,6 @@ function parseArgs(argv: readonly string[]): Options {
 
 const median = (xs: number[]): number => latencyStats(xs).medianMs;
 
-/**
- * Waits until this process has been idle for a moment (at most 15 s): V8 keeps optimising the
- * runtimes' WebAssembly in background threads for seconds after they load, which would otherwise
- * be charged to whichever runtime runs meanwhile.
- */
-async function untilQuiet(settle: (ms: number) => Promise<void>): Promise<void> {
-  const started = performance.now();
-  while (performance.now() - started < 15_000) {
-    const before = process.cpuUsage();
-    await settle(250);
-    const used = process.cpuUsage(before);
-    if ((used.user + used.system) / 1000 < 25) return;
-  }
-}
-
-async function timeIt<T>(f: () => Promise<T>): Promise<[T, number]> {
-  const t = performance.now();
-  const r = await f();
-  return [r, performance.now() - t];
-}
-
-function arangeInput(dims: readonly number[]): HostTensor {
-  const n = elementCount(dims);
-  const t = createTensor('float32', dims);
-  const d = t.data as Float32Array;
-  for (let i = 0; i < n; i++) d[i] = i / n;
-  return t;
-}
-
 interface ModelResult {
   id: string;
   compileMs: number;
@@ -87,6 +66,8 @@ interface ModelResult {
   /** The first run right after each runtime's load (session create / loadModel + whenReady). */
   firstRun: Record<string, number>;
   ratios: { tsgeOverWeb?: number; tsgeOverNode?: number; loadTsgeOverNode?: number };
+  /** With --rounds: median, min and max of the per-round ratios of round medians (the ratios above are these medians). */
+  ratioSpread?: { tsgeOverWeb?: RatioSpread | undefined; tsgeOverNode?: RatioSpread | undefined };
   memory?: { arenaBytes: number; lowerBoundBytes: number; noReuseBytes: number };
   maxRelErrorVsNode?: number;
   maxAbsErrorVsNode?: number;
@@ -104,15 +85,21 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     const graph = await parseModel(model.path, { inputShapes: model.inputShapes, ops: defaultRegistries().ops });
     return compileModel(graph, { inputShapes: model.inputShapes, optLevel: options.optLevel });
   });
-  await writeFile(path.join(outDir, `${model.id}.om`), compiled.om);
+  const omPath = path.join(outDir, `${model.id}.om`);
+  await writeFile(omPath, compiled.om);
   const tsgeExecutor = await loadModel(compiled.om, { threads: 1 });
-  const random = createRandom(7);
-  const feeds: Record<string, HostTensor> = {};
-  for (const meta of tsgeExecutor.inputMetadata) {
-    const dims = concreteDims(meta.name, meta.shape, model.inputShapes[meta.name]);
-    feeds[meta.name] = model.input === 'arange' && meta.dtype === 'float32' ? arangeInput(dims) : randomTensor(meta.dtype, dims, random);
-  }
+  const feeds = benchFeeds(model, tsgeExecutor.inputMetadata);
   await tsgeExecutor.release();
+  if (options.rounds > 0) {
+    log(`${options.rounds} interleaved rounds of ${options.runs} runs, each runtime in its own process ...`);
+    const iso = await benchIsolated({ onnx: model.path, om: omPath }, feeds, options, log);
+    const spread = {
+      tsgeOverWeb: ratioSpread(iso.roundMedians.tsge, iso.roundMedians['ort-web']),
+      tsgeOverNode: ratioSpread(iso.roundMedians.tsge, iso.roundMedians['ort-node']),
+    };
+    // the RSS that means something is tsge's own process, not this coordinating one
+    return toResult(model, compiled, compileMs, { ...iso, ratioSpread: spread, peakRssMB: iso.peakRssMB.tsge });
+  }
   const load: Record<string, number> = {};
   const firstRun: Record<string, number> = {};
   const runtimes: LoadedRuntime[] = [];
@@ -123,7 +110,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   };
   // load times: median of 3 loads each
   // loads are timed on a quiet process too (compiling leaves garbage and background work behind)
-  await untilQuiet((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  await untilQuiet();
   const tsgeLoads: number[] = [];
   for (let i = 0; i < 3; i++) {
     const [ex, ms] = await timeIt(() => loadModel(compiled.om, { threads: options.threads }));
@@ -154,8 +141,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     log(`onnxruntime-web failed to load: ${String(e)}`);
   }
   log(`warm-up (${options.warmup}) and at least ${options.runs} alternating runs ...`);
-  const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-  await untilQuiet(settle);
+  await untilQuiet();
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
   const lastOutputs = new Map<string, Record<string, HostTensor>>();
   let warmupMs = 0;
@@ -184,21 +170,24 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     const s = latencyStats(xs);
     latency[name] = { median: s.medianMs, p90: s.p90Ms };
   }
-  let maxRel: number | undefined;
-  let maxAbs: number | undefined;
-  const tsgeOut = lastOutputs.get('tsge');
-  const nodeOut = lastOutputs.get('ort-node');
-  if (tsgeOut && nodeOut) {
-    maxRel = 0;
-    maxAbs = 0;
-    for (const [name, exp] of Object.entries(nodeOut)) {
-      const got = tsgeOut[name];
-      const e = got ? compareTensors(name, got, exp) : undefined;
-      maxRel = e ? Math.max(maxRel, e.maxRelError) : Number.POSITIVE_INFINITY;
-      maxAbs = e ? Math.max(maxAbs, e.maxAbsError) : Number.POSITIVE_INFINITY;
-    }
-  }
-  const summary = compiled.summary as unknown as { memory?: ModelResult['memory'] };
+  return toResult(model, compiled, compileMs, { load, firstRun, latency, outputs: lastOutputs });
+}
+
+interface Measured {
+  readonly load: Record<string, number>;
+  readonly firstRun: Record<string, number>;
+  readonly latency: ModelResult['latency'];
+  readonly outputs: ReadonlyMap<string, Record<string, HostTensor>>;
+  readonly ratioSpread?: ModelResult['ratioSpread'];
+  readonly peakRssMB?: number | undefined;
+}
+
+function toResult(model: BenchModel, compiled: { summary: unknown }, compileMs: number, m: Measured): ModelResult {
+  const { load, latency, firstRun } = m;
+  const tsgeOut = m.outputs.get('tsge');
+  const nodeOut = m.outputs.get('ort-node');
+  const errors = tsgeOut && nodeOut ? maxErrors(tsgeOut, nodeOut) : undefined;
+  const summary = compiled.summary as { memory?: ModelResult['memory'] };
   return {
     id: model.id,
     compileMs,
@@ -206,15 +195,19 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     latency,
     firstRun,
     ratios: {
-      ...(latency.tsge && latency['ort-web'] ? { tsgeOverWeb: latency.tsge.median / latency['ort-web'].median } : {}),
-      ...(latency.tsge && latency['ort-node'] ? { tsgeOverNode: latency.tsge.median / latency['ort-node'].median } : {}),
+      ...(latency.tsge && latency['ort-web']
+        ? { tsgeOverWeb: m.ratioSpread?.tsgeOverWeb?.median ?? latency.tsge.median / latency['ort-web'].median }
+        : {}),
+      ...(latency.tsge && latency['ort-node']
+        ? { tsgeOverNode: m.ratioSpread?.tsgeOverNode?.median ?? latency.tsge.median / latency['ort-node'].median }
+        : {}),
       ...(load.tsge !== undefined && load['ort-node'] !== undefined ? { loadTsgeOverNode: load.tsge / load['ort-node'] } : {}),
     },
+    ...(m.ratioSpread ? { ratioSpread: m.ratioSpread } : {}),
     ...(summary.memory ? { memory: summary.memory } : {}),
-    ...(maxRel !== undefined ? { maxRelErrorVsNode: maxRel } : {}),
-    ...(maxAbs !== undefined ? { maxAbsErrorVsNode: maxAbs } : {}),
+    ...(errors ? { maxRelErrorVsNode: errors.rel, maxAbsErrorVsNode: errors.abs } : {}),
     ...(nodeOut ? { outputSpread: outputSpread(nodeOut) } : {}),
-    peakRssMB: process.resourceUsage().maxRSS / 1024,
+    peakRssMB: m.peakRssMB ?? process.resourceUsage().maxRSS / 1024,
   };
 }
 
@@ -231,10 +224,12 @@ function table(results: ModelResult[], options: Options): string {
       rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} |||||||||||||| `);
       continue;
     }
+    const ratio = (x: number | undefined, s: RatioSpread | undefined): string =>
+      s ? `${f(x, 2)} (${f(s.min, 2)}–${f(s.max, 2)})` : f(x, 2);
     const spread = r.outputSpread ? `${r.outputSpread.std.toExponential(1)} / ${r.outputSpread.distinct}` : '—';
     const mem = r.memory ? f(r.memory.arenaBytes / Math.max(1, r.memory.lowerBoundBytes), 2) : '—';
     rows.push(
-      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.firstRun.tsge)} | ${f(r.latency['ort-web']?.median)} | ${f(r.firstRun['ort-web'])} | ${f(r.latency['ort-node']?.median)} | ${f(r.firstRun['ort-node'])} | ${f(r.ratios.tsgeOverWeb, 2)} | ${f(r.ratios.tsgeOverNode, 2)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${spread} | ${f(r.peakRssMB, 0)} |`,
+      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.firstRun.tsge)} | ${f(r.latency['ort-web']?.median)} | ${f(r.firstRun['ort-web'])} | ${f(r.latency['ort-node']?.median)} | ${f(r.firstRun['ort-node'])} | ${ratio(r.ratios.tsgeOverWeb, r.ratioSpread?.tsgeOverWeb)} | ${ratio(r.ratios.tsgeOverNode, r.ratioSpread?.tsgeOverNode)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${spread} | ${f(r.peakRssMB, 0)} |`,
     );
   }
   const ok = results.filter((r) => !r.error);
