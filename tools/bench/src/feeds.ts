@@ -1,0 +1,25 @@
+import type { HostTensor } from '@tsge/metadef';
+import { createTensor, elementCount } from '@tsge/metadef';
+import { concreteDims, createRandom, randomTensor } from '@tsge/run';
+import type { BenchModel } from './models.js';
+
+function arangeInput(dims: readonly number[]): HostTensor {
+  const n = elementCount(dims);
+  const t = createTensor('float32', dims);
+  const d = t.data as Float32Array;
+  for (let i = 0; i < n; i++) d[i] = i / n;
+  return t;
+}
+
+type InputMeta = { readonly name: string; readonly dtype: HostTensor['type']; readonly shape: Parameters<typeof concreteDims>[1] };
+
+/** The bench's inputs for `model` (seeded random, or arange(n)/n for the light suite), the same for every runtime. */
+export function benchFeeds(model: BenchModel, inputs: readonly InputMeta[]): Record<string, HostTensor> {
+  const random = createRandom(7);
+  const feeds: Record<string, HostTensor> = {};
+  for (const meta of inputs) {
+    const dims = concreteDims(meta.name, meta.shape, model.inputShapes[meta.name]);
+    feeds[meta.name] = model.input === 'arange' && meta.dtype === 'float32' ? arangeInput(dims) : randomTensor(meta.dtype, dims, random);
+  }
+  return feeds;
+}

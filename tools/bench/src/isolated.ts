@@ -1,0 +1,128 @@
+// `pnpm bench --rounds N`: each runtime in its own child process (child-runner.ts), rounds interleaved
+// across runtimes (the order rotates each round), each runtime's latency the median of its round
+// medians, and the spread of every ratio reported as the min–max of its per-round values. A runtime
+// whose latency swings between rounds (load on a shared machine, a thread pool that sleeps) shows up
+// as a wide spread instead of silently moving the ratio.
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { HostTensor } from '@tsge/metadef';
+import { latencyStats } from '@tsge/run';
+import type { ChildReply, ChildRequest, RuntimeName } from './child-runner.js';
+
+class Child {
+  private pending: ((reply: ChildReply) => void) | undefined;
+  private readonly proc: ChildProcess;
+  constructor(readonly name: RuntimeName) {
+    // same loader flags as this process (tsx, source conditions); structured clone carries typed arrays
+    this.proc = fork(fileURLToPath(new URL('./child-runner.ts', import.meta.url)), [], {
+      execArgv: process.execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    this.proc.on('message', (reply: ChildReply) => this.pending?.(reply));
+    this.proc.on('exit', (code) => this.pending?.({ kind: 'error', message: `${name} child exited with code ${code}` }));
+  }
+  async request<K extends ChildReply['kind']>(req: ChildRequest, expect: K): Promise<Extract<ChildReply, { kind: K }>> {
+    const reply = await new Promise<ChildReply>((resolve) => {
+      this.pending = resolve;
+      this.proc.send(req);
+    });
+    this.pending = undefined;
+    if (reply.kind === 'error') throw new Error(`bench ${this.name}: ${reply.message}`);
+    if (reply.kind !== expect) throw new Error(`bench ${this.name}: expected ${expect}, got ${reply.kind}`);
+    return reply as Extract<ChildReply, { kind: K }>;
+  }
+  exit(): void {
+    if (this.proc.connected) this.proc.send({ kind: 'exit' } satisfies ChildRequest);
+  }
+}
+
+export interface IsolatedOptions {
+  readonly threads: number;
+  readonly rounds: number;
+  readonly runs: number;
+  readonly warmup: number;
+  readonly gapMs: number;
+}
+
+export interface IsolatedResult {
+  readonly load: Record<string, number>;
+  readonly firstRun: Record<string, number>;
+  readonly latency: Record<string, { median: number; p90: number }>;
+  /** Per-round medians, by runtime. */
+  readonly roundMedians: Record<string, number[]>;
+  readonly outputs: Map<string, Record<string, HostTensor>>;
+  /** Peak RSS of each runtime's process. */
+  readonly peakRssMB: Record<string, number>;
+}
+
+const median = (xs: readonly number[]): number => latencyStats([...xs]).medianMs;
+
+export async function benchIsolated(
+  files: { readonly onnx: string; readonly om: string },
+  feeds: Record<string, HostTensor>,
+  options: IsolatedOptions,
+  log: (s: string) => void,
+): Promise<IsolatedResult> {
+  const names: RuntimeName[] = ['tsge', 'ort-web', 'ort-node'];
+  const children = names.map((n) => new Child(n));
+  try {
+    const load: Record<string, number> = {};
+    const firstRun: Record<string, number> = {};
+    const live: Child[] = [];
+    // loaded one after another, so no load competes with another for the cores
+    for (const c of children) {
+      try {
+        const r = await c.request(
+          { kind: 'load', runtime: c.name, file: c.name === 'tsge' ? files.om : files.onnx, threads: options.threads, feeds },
+          'loaded',
+        );
+        load[c.name] = r.loadMs;
+        firstRun[c.name] = r.firstRunMs;
+        live.push(c);
+      } catch (e) {
+        log(String(e));
+        c.exit();
+      }
+    }
+    for (const c of live) await c.request({ kind: 'round', runs: options.warmup, gapMs: options.gapMs }, 'round');
+    const roundMedians: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
+    const all: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
+    for (let r = 0; r < options.rounds; r++) {
+      // rotate who goes first, so no runtime always follows the same neighbour
+      for (let k = 0; k < live.length; k++) {
+        const c = live[(r + k) % live.length] as Child;
+        const { samples } = await c.request({ kind: 'round', runs: options.runs, gapMs: options.gapMs }, 'round');
+        roundMedians[c.name]?.push(median(samples));
+        all[c.name]?.push(...samples);
+      }
+      process.stderr.write(`\rround ${r + 1}/${options.rounds}`);
+    }
+    process.stderr.write('\n');
+    const latency: IsolatedResult['latency'] = {};
+    for (const c of live) latency[c.name] = { median: median(roundMedians[c.name] ?? []), p90: latencyStats(all[c.name] ?? []).p90Ms };
+    const outputs = new Map<string, Record<string, HostTensor>>();
+    const peakRssMB: Record<string, number> = {};
+    for (const c of live) {
+      const r = await c.request({ kind: 'outputs' }, 'outputs');
+      outputs.set(c.name, r.outputs);
+      peakRssMB[c.name] = r.peakRssMB;
+    }
+    return { load, firstRun, latency, roundMedians, outputs, peakRssMB };
+  } finally {
+    for (const c of children) c.exit();
+  }
+}
+
+/** Median, min and max over rounds of a/b, the per-round ratio of two runtimes' round medians. */
+export function ratioSpread(a: readonly number[] | undefined, b: readonly number[] | undefined): RatioSpread | undefined {
+  if (!a || !b || a.length === 0 || a.length !== b.length) return undefined;
+  const ratios = a.map((x, i) => x / (b[i] as number));
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
+
+export interface RatioSpread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
