@@ -63,7 +63,8 @@ describe('Pad reflect', () => {
       expect(String(await onnxruntime(pads))).toMatch(/Pad reflect/);
       const error = await tsge(pads);
       expect(TsgeError.isInstance(error)).toBe(true);
-      expect((error as TsgeError).code).toBe('TSGE-E6007');
+      // the op's inference sees the run-time pads before the kernel does
+      expect((error as TsgeError).code).toBe('TSGE-E4001');
       expect((error as TsgeError).message).toContain(`reflect cannot pad axis ${axis} of size ${size}`);
     }
   });
