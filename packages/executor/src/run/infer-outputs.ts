@@ -1,5 +1,5 @@
 import type { AttrReader, DataType, InferenceContextV1, OpRegistry, RuntimeValue, Shape, ValueInfo } from '@tsge/metadef';
-import { TsgeError, isHostTensor, shapeToString } from '@tsge/metadef';
+import { AttrError, InferenceError, TsgeError, isHostTensor, shapeToString } from '@tsge/metadef';
 import { createDefaultOpRegistry } from '@tsge/ops';
 import type { KernelCall } from '../model/kernel-call.js';
 
@@ -53,13 +53,13 @@ export function inferOutputs(
   try {
     def.infer(context);
   } catch (error) {
+    const location = { node: call.node, opType: call.opType, domain: call.domain };
+    // an op's own refusal (as at compile time) is the whole story; anything else is an internal
+    // error of the inference function and keeps its cause
+    if (error instanceof InferenceError || error instanceof AttrError)
+      throw TsgeError.of('TSGE-E4001', { reason: `at run time: ${error.message}` }, location);
     const reason = error instanceof Error ? error.message : String(error);
-    throw TsgeError.of(
-      'TSGE-E4001',
-      { reason: `at run time: ${reason}` },
-      { node: call.node, opType: call.opType, domain: call.domain },
-      error,
-    );
+    throw TsgeError.of('TSGE-E4001', { reason: `at run time: internal error in inference: ${reason}` }, location, error);
   }
   return outputs;
 }
