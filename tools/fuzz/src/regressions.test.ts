@@ -14,6 +14,8 @@ const FOUND: readonly { campaign: string; seed: number; index: number; was: stri
   { campaign: 'onnx-run', seed: 1, index: 793, was: 'Attention copied past a buffer (K of 6 rows, V of 4096)' },
   { campaign: 'onnx-run', seed: 1, index: 7834, was: 'Concat of int64 and float32 wrote a number into a BigInt64Array' },
   { campaign: 'onnx-run', seed: 1, index: 9801, was: 'LinearAttention with an int64 query wrote NaN into an int64 output' },
+  { campaign: 'onnx-run', seed: 1, index: 5827, was: 'Unsqueeze axes declared of length 2^31 built a 2^31-dim unknown shape (hang)' },
+  { campaign: 'onnx-run', seed: 1, index: 9369, was: 'GatherND with float32 indices and int64 data reached a BigInt copy' },
   { campaign: 'caffe', seed: 1, index: 17, was: 'prototxt field looked up on the prototype chain (field?.resolve is not a function)' },
   { campaign: 'caffe', seed: 1, index: 2465, was: 'pad 1023 made an InnerProduct weight of 275M values, filled until out of memory' },
   { campaign: 'caffe', seed: 1, index: 3355, was: 'an Input dim of -2^31 reached a typed array length' },

@@ -30,8 +30,14 @@ export function knownInts(ctx: InferenceContextV1, index: number): number[] | un
 
 /** n unknown dims. */
 export function unknownDims(rank: number): Dim[] {
+  // a rank read from a file (a shape input's declared length) is bounded before an array is built
+  if (!Number.isInteger(rank) || rank < 0 || rank > MAX_TENSOR_RANK)
+    throw new InferenceError(`a tensor of rank ${rank} is refused (the limit is ${MAX_TENSOR_RANK})`);
   return new Array<Dim>(rank).fill(-1);
 }
+
+/** The highest rank shape inference builds (TensorFlow's is 254; real models stay far below). */
+export const MAX_TENSOR_RANK = 254;
 
 /** Product of dims when all are known numbers, else -1. */
 export function dimProduct(dims: readonly Dim[]): Dim {
