@@ -17,7 +17,12 @@ describe('human-models through @tsge/adapter-tfjs', () => {
   }, 300_000);
 
   it('match TensorFlow.js (wasm) through the synchronous execute', async () => {
-    const results = await runHumanModels({ filters: ['emotion', 'movenet-lightning'], engine: 'tfjs-adapter-sync', rtol: 1e-4, atol: 1e-5 });
+    const results = await runHumanModels({
+      filters: ['emotion', 'movenet-lightning'],
+      engine: 'tfjs-adapter-sync',
+      rtol: 1e-4,
+      atol: 1e-5,
+    });
     expect(results.map((r) => r.name)).toEqual(['emotion', 'movenet-lightning']);
     for (const r of results) {
       expect(r.reason).toBe('');

@@ -215,8 +215,11 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
       data[k] = i.dtype === 'float32' ? random() : Math.floor(random() * 256) % (i.dtype === 'bool' ? 2 : 256);
     feeds[i.name] = t;
   }
+  const engine = options.engine;
   const ran =
-    options.engine === 'pipeline' ? await runPipeline(file, shapes, feeds) : await runAdapter(file, json, shapes, feeds, options.engine);
+    engine === 'tfjs-adapter' || engine === 'tfjs-adapter-sync'
+      ? await runAdapter(file, json, shapes, feeds, engine)
+      : await runPipeline(file, shapes, feeds);
   if ('stage' in ran) {
     const reached = { parse: ran.stage !== 'parse', compile: ran.stage === 'run', run: false, match: false };
     return done({ ...reached, reason: reasonOf(ran.error) });

@@ -81,7 +81,8 @@ function parseArgs(argv: readonly string[]): Options {
         break;
       case '--engine': {
         const e = value();
-        if (!(ENGINE_NAMES as readonly string[]).includes(e) && e !== 'tfjs-adapter' && e !== 'tfjs-adapter-sync') usage(`unknown engine ${e}`);
+        if (!(ENGINE_NAMES as readonly string[]).includes(e) && e !== 'tfjs-adapter' && e !== 'tfjs-adapter-sync')
+          usage(`unknown engine ${e}`);
         options.engine = e as EngineName | 'tfjs-adapter' | 'tfjs-adapter-sync';
         break;
       }
@@ -265,7 +266,8 @@ async function humanModels(options: Options): Promise<void> {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (options.suite === 'human-models') return humanModels(options);
-  if (options.engine === 'tfjs-adapter' || options.engine === 'tfjs-adapter-sync') usage(`engine ${options.engine} runs --suite human-models only`);
+  if (options.engine === 'tfjs-adapter' || options.engine === 'tfjs-adapter-sync')
+    usage(`engine ${options.engine} runs --suite human-models only`);
   const all = discoverTests(options.suite);
   const filtered = options.filters.length ? all.filter((t) => options.filters.some((f) => t.name.includes(f))) : all;
   const tests = options.shard ? shardOf(filtered, options.shard) : filtered;

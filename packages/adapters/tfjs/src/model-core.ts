@@ -72,7 +72,11 @@ export class ModelCore {
     this.#openWithOutputs = openWithOutputs;
     const signature = json.userDefinedMetadata?.signature ?? json.signature;
     const { tfNames } = options;
-    this.inputNodes = this.#alias(session.inputNames, byPosition(tfNames?.inputs, session.inputNames) ?? signature?.inputs, this.#inputAliases);
+    this.inputNodes = this.#alias(
+      session.inputNames,
+      byPosition(tfNames?.inputs, session.inputNames) ?? signature?.inputs,
+      this.#inputAliases,
+    );
     this.outputNodes = this.#alias(
       session.outputNames,
       byPosition(tfNames?.outputs, session.outputNames) ?? signature?.outputs,
