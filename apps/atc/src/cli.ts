@@ -2,7 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
 import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
-import { type BuildOptions, compileModel, confinedReader, fileError, modelFileOf, readRegularFile } from '@tsge/ge';
+import {
+  type BuildOptions,
+  PARSERS_SELECTING_OUTPUTS,
+  compileModel,
+  confinedReader,
+  fileError,
+  modelFileOf,
+  readRegularFile,
+} from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { caffeParser } from '@tsge/parser-caffe';
 import { mindsporeParser } from '@tsge/parser-mindspore';
@@ -119,10 +127,6 @@ async function writeOutput(path: string, data: Uint8Array | string, option: Opti
     throw fileError('write', path, error, { option });
   }
 }
-
-// TensorFlow output names are TF tensor names (`node`, `node:1`) that only the parser knows
-// (Identity nodes vanish in the canonical graph): these parsers apply --out_nodes themselves.
-const PARSERS_SELECTING_OUTPUTS = new Set(['tensorflow', 'tfjs']);
 
 async function loadGraph(
   values: Partial<Record<OptionName, string>>,

@@ -7,6 +7,7 @@ export type {
   Feed,
   LoadModelOptions,
   RunOptions,
+  RunSyncOptions,
   TensorLike,
   TensorMetadata,
   ChromeTrace,

@@ -4,7 +4,7 @@ import { type OmModel, tasksCarryAttributes } from '@tsge/om';
 import { alignUp, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
 import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
-import { copyValue, runOnHost } from './host/host-runner.js';
+import { type TaskObserver, copyValue, runOnHost } from './host/host-runner.js';
 import type { KernelCall, PreparedPlan } from './model/kernel-call.js';
 import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from './model/kernel-set.js';
 import { nodesByName, preparePlans } from './model/prepare-plans.js';
@@ -16,6 +16,7 @@ import type {
   Feed,
   LoadModelOptions,
   RunOptions,
+  RunSyncOptions,
   TensorMetadata,
   TraceEvent,
   TraceMetadata,
@@ -24,6 +25,7 @@ import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
 import { type Deadline, createDeadline } from './run/deadline.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
+import { namedOutputs, runSyncOnHost } from './run/run-sync.js';
 import { controlLayout } from './sink/control-block.js';
 import { TILE_AREA_BYTES } from './sink/tile-pool.js';
 import { type SinkDispatcher, assignStreams, createSinkDispatcher } from './sink/sink-dispatcher.js';
@@ -476,15 +478,21 @@ function createExecutor(parts: ExecutorParts): Executor {
         const outputs = await device.track(work).catch((error: unknown) => {
           throw asRunError(error);
         });
-        const result: Record<string, RuntimeValue> = {};
-        // defined, not assigned: an output named '__proto__' stays an output
-        executor.outputNames.forEach((name, i) => {
-          Object.defineProperty(result, name, { value: outputs[i], enumerable: true, writable: true, configurable: true });
-        });
-        return result;
+        return namedOutputs(executor.outputNames, outputs);
       } finally {
         slots.release(slot);
       }
+    },
+    runSync(feeds: Readonly<Record<string, Feed>>, runOptions: RunSyncOptions = {}) {
+      if (released) throw TsgeError.of('TSGE-E6006');
+      const run = ++runCount;
+      const observe: TaskObserver | undefined = profiling
+        ? (call, stream, start, end) => record(run, call, stream, 0, epochMicros(start), (end - start) * 1000)
+        : undefined;
+      const { slotCount, weightsBase, arenaBases, memoryLimit } = parts;
+      const sync = { model, plans, slots, slotCount, hostModel, weightsBase, arenaBases, memoryLimit };
+      const outputs = runSyncOnHost(sync, feeds, runOptions, observe);
+      return namedOutputs(executor.outputNames, outputs);
     },
     profile(): ChromeTrace {
       const threads = [...new Set(traceEvents.map((e) => e.tid))].sort((a, b) => a - b);

@@ -71,6 +71,9 @@ export interface RunOptions {
   readonly timeoutMs?: number;
 }
 
+/** Options of `Executor.runSync` (host mode on the calling thread; `mode: 'sink'` is refused). */
+export type RunSyncOptions = Omit<RunOptions, 'mode'>;
+
 export interface TensorMetadata {
   readonly name: string;
   readonly dtype: DataType;
@@ -123,6 +126,14 @@ export interface Executor {
   readonly inputMetadata: readonly TensorMetadata[];
   readonly outputMetadata: readonly TensorMetadata[];
   run(feeds: Readonly<Record<string, Feed>>, options?: RunOptions): Promise<Record<string, RuntimeValue>>;
+  /**
+   * Runs the model to the end on the calling thread and returns its outputs: host mode without
+   * workers (kernels that split their work into tiles run every tile here), and the event loop
+   * waits until it returns. For synchronous APIs (TensorFlow.js's `predict`); `run` is faster on multi-core
+   * machines for large models. It takes a free arena and cannot queue: while all
+   * `maxConcurrentRuns` arenas are in use by asynchronous runs it fails with TSGE-E8312.
+   */
+  runSync(feeds: Readonly<Record<string, Feed>>, options?: RunSyncOptions): Record<string, RuntimeValue>;
   /** Per-task timings of the runs so far (needs `profile: true`), as a Chrome trace. */
   profile(): ChromeTrace;
   /**

@@ -1,6 +1,8 @@
 /** Arenas for concurrent runs: a run takes a free slot or queues until one is returned. */
 export interface SlotPool {
   acquire(): Promise<number>;
+  /** A free slot now, or undefined when every slot is in use (synchronous runs cannot queue). */
+  tryAcquire(): number | undefined;
   release(slot: number): void;
   /** Rejects every queued run (used by release()). */
   close(reason: Error): void;
@@ -16,6 +18,10 @@ export function createSlotPool(count: number): SlotPool {
       const slot = free.pop();
       if (slot !== undefined) return Promise.resolve(slot);
       return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+    tryAcquire() {
+      if (closed) throw closed;
+      return free.pop();
     },
     release(slot) {
       const next = waiting.shift();

@@ -8,7 +8,14 @@ export {
 } from './inference-session.js';
 export type { CompileCacheOptions } from './compile-cache.js';
 export { initialize, finalize, type GeOptions } from './initialize.js';
-export { parseModel, registerParser, listParsers, discoverParsers, type ParseModelOptions } from './parsers.js';
+export {
+  parseModel,
+  registerParser,
+  listParsers,
+  discoverParsers,
+  PARSERS_SELECTING_OUTPUTS,
+  type ParseModelOptions,
+} from './parsers.js';
 export { buildModel, compileModel, loadModel, type BuildOptions } from './model.js';
 export { Session, type SessionOptions } from './session.js';
 export { defaultRegistries, type Registries } from './registries.js';
@@ -27,6 +34,7 @@ export type {
   Feed,
   LoadModelOptions,
   RunOptions,
+  RunSyncOptions,
   TensorLike,
   TensorMetadata,
   TraceEvent,

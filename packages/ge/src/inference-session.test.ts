@@ -54,6 +54,28 @@ describe('InferenceSession', () => {
     }
   });
 
+  it('runs synchronously on the calling thread (runSync) with the outputs of onnxruntime-node, fetches checked', async () => {
+    // two threads: the async runs use workers, runSync still runs here
+    const session = await InferenceSession.create(mnist, { load: { threads: 2, smallModelBytes: 0 } });
+    try {
+      const input = digitLike();
+      const feeds = { Input3: createTensor('float32', [1, 1, 28, 28], input) };
+      const reference = await ort.InferenceSession.create(mnist);
+      const expected = (await reference.run({ Input3: new ort.Tensor('float32', input, [1, 1, 28, 28]) })).Plus214_Output_0;
+      await reference.release();
+      const out = session.runSync(feeds, ['Plus214_Output_0']);
+      const got = out.Plus214_Output_0 as unknown as { dims: number[]; data: Float32Array };
+      expect(got.dims).toEqual([...(expected?.dims ?? [])]);
+      const want = expected?.data as Float32Array;
+      for (let i = 0; i < want.length; i++) expect(Math.abs((got.data[i] as number) - (want[i] as number))).toBeLessThan(1e-4);
+      expect(() => session.runSync(feeds, ['nope'])).toThrow(expect.objectContaining({ code: 'TSGE-E6150' }));
+      await session.release();
+      expect(() => session.runSync(feeds)).toThrow(expect.objectContaining({ code: 'TSGE-E6153' }));
+    } finally {
+      await session.release();
+    }
+  });
+
   it('takes bytes and ArrayBuffers, selects fetches and rejects unknown ones', async () => {
     const { readFile } = await import('node:fs/promises');
     const bytes = new Uint8Array(await readFile(mnist));
@@ -171,5 +193,23 @@ describe('InferenceSession', () => {
   it('names the file it cannot read', async () => {
     await expect(InferenceSession.create('/nonexistent/model.onnx')).rejects.toSatisfy(errorCode('TSGE-E3001'));
     await expect(InferenceSession.create(42 as never)).rejects.toSatisfy(errorCode('TSGE-E6151'));
+  });
+  it('hands compile.outNodes of TensorFlow models to the parser (TF tensor names, as atc), so Identity outputs and inner nodes work', async () => {
+    const file = path.resolve(process.cwd(), '../shared/testdata/models/tfjs/dense_model/model.json');
+    const inner = 'StatefulPartitionedCall/sequential_1/dense_Dense1/BiasAdd';
+    const all = await InferenceSession.create(file, { load: { threads: 1 } });
+    const picked = await InferenceSession.create(file, { compile: { outNodes: [inner, 'Identity:0'] }, load: { threads: 1 } });
+    try {
+      expect(picked.outputNames).toEqual([inner, 'Identity:0']);
+      const x = createTensor('float32', [2, 1], Float32Array.from([0.5, -1.5]));
+      const want = (await all.run({ dense_dense1_input: x })).Identity as unknown as { data: Float32Array };
+      const got = await picked.run({ dense_dense1_input: x });
+      // Identity passes its input through: both outputs are the dense layer's
+      for (const name of picked.outputNames)
+        expect(Array.from((got[name] as unknown as { data: Float32Array }).data)).toEqual(Array.from(want.data));
+    } finally {
+      await Promise.all([all.release(), picked.release()]);
+    }
+    await expect(InferenceSession.create(file, { compile: { outNodes: ['no/such/node'] } })).rejects.toSatisfy(errorCode('TSGE-E3114'));
   });
 });

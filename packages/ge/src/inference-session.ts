@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { ChromeTrace, Executor, Feed, LoadModelOptions, RunOptions, TensorMetadata } from '@tsge/executor';
+import type { ChromeTrace, Executor, Feed, LoadModelOptions, RunOptions, RunSyncOptions, TensorMetadata } from '@tsge/executor';
 import type { Dim, Graph, RuntimeValue } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
 import { OM_FORMAT_VERSION, OM_MAGIC } from '@tsge/om';
@@ -110,6 +110,7 @@ export class InferenceSession {
       ...(filePath !== undefined ? { fileName: filePath } : {}),
       ...(options.sideFiles !== undefined ? { sideFiles: options.sideFiles } : {}),
       ...(options.signature !== undefined ? { parserOptions: { signature: options.signature } } : {}),
+      ...(options.compile?.outNodes?.length ? { buildOutNodes: options.compile.outNodes } : {}),
     });
     if (options.signature !== undefined && parsed.parser !== 'tensorflow')
       throw TsgeError.of('TSGE-E6151', {
@@ -117,8 +118,11 @@ export class InferenceSession {
         reason: `applies to TensorFlow SavedModels; this model is ${parsed.parser}`,
       });
     const inputShapes = resolveInputShapes(parsed.graph, options);
+    // TensorFlow parsers pick the outputs by TF tensor names (as atc does); the compiler has the rest
+    const { outNodes, ...compile } = options.compile ?? {};
     const compiled = await compileModel(parsed.graph, {
-      ...options.compile,
+      ...compile,
+      ...(outNodes && !parsed.outNodesApplied ? { outNodes } : {}),
       ...(inputShapes ? { inputShapes } : {}),
     });
     // side files given in memory are in the key already; those read from the folder are checked on a hit
@@ -148,15 +152,30 @@ export class InferenceSession {
     fetches?: readonly string[],
     options?: RunOptions,
   ): Promise<Record<string, RuntimeValue>> {
+    this.#checkRun(fetches);
+    return this.#select(await this.#executor.run(feeds, options), fetches);
+  }
+
+  /**
+   * `run` done synchronously: the whole run on the calling thread, without worker threads, while
+   * the event loop waits (see `Executor.runSync`). For synchronous APIs such as TensorFlow.js's
+   * `predict`; `run` uses every core. Opening the session stays asynchronous.
+   */
+  runSync(feeds: Readonly<Record<string, Feed>>, fetches?: readonly string[], options?: RunSyncOptions): Record<string, RuntimeValue> {
+    this.#checkRun(fetches);
+    return this.#select(this.#executor.runSync(feeds, options), fetches);
+  }
+
+  #checkRun(fetches: readonly string[] | undefined): void {
     if (this.#released) throw TsgeError.of('TSGE-E6153');
-    if (fetches !== undefined) {
-      for (const name of fetches) {
-        if (!this.outputNames.includes(name)) {
-          throw TsgeError.of('TSGE-E6150', { output: JSON.stringify(name), expected: this.outputNames.join(', ') });
-        }
+    for (const name of fetches ?? []) {
+      if (!this.outputNames.includes(name)) {
+        throw TsgeError.of('TSGE-E6150', { output: JSON.stringify(name), expected: this.outputNames.join(', ') });
       }
     }
-    const outputs = await this.#executor.run(feeds, options);
+  }
+
+  #select(outputs: Record<string, RuntimeValue>, fetches: readonly string[] | undefined): Record<string, RuntimeValue> {
     if (fetches === undefined) return outputs;
     const selected: Record<string, RuntimeValue> = {};
     for (const name of fetches) selected[name] = outputs[name] as RuntimeValue;

@@ -54,6 +54,12 @@ function isParser(value: unknown): value is ParserV1 {
   return v.specVersion === 'v1' && typeof v.sniff === 'function' && typeof v.parse === 'function' && typeof v.name === 'string';
 }
 
+/**
+ * Parsers that apply a build's out_nodes themselves: TensorFlow output names are TF tensor names
+ * (`node`, `node:1`) that only the parser knows (Identity nodes vanish in the canonical graph).
+ */
+export const PARSERS_SELECTING_OUTPUTS: ReadonlySet<string> = new Set(['tensorflow', 'tfjs']);
+
 /** GE framework numbers (atc `--framework`). */
 const FRAMEWORK_NAMES: Readonly<Record<number, string>> = { 0: 'caffe', 1: 'mindspore', 3: 'tensorflow', 5: 'onnx' };
 
@@ -64,6 +70,12 @@ export interface ParseModelOptions {
   readonly fileName?: string;
   readonly inputShapes?: Readonly<Record<string, readonly Dim[]>>;
   readonly outNodes?: readonly string[];
+  /**
+   * The build's out_nodes (`compile.outNodes`), handed to the parser when it is one that names
+   * outputs by its own tensor names (`PARSERS_SELECTING_OUTPUTS`), else left to the compiler;
+   * `ParsedModel.outNodesApplied` says which.
+   */
+  readonly buildOutNodes?: readonly string[];
   /** Side file with weights (Caffe `.caffemodel`), read here and handed to the parser as bytes. */
   readonly weightsPath?: string;
   /** Parser-specific options, merged into `ParseOptions.extra` (e.g. Caffe's `initializeWeights`). */
@@ -92,6 +104,8 @@ export interface ParsedModel {
   readonly parser: string;
   readonly bytes: Uint8Array;
   readonly sideFiles: readonly SideFileRead[];
+  /** The parser applied `buildOutNodes` (the compiler must not apply them again). */
+  readonly outNodesApplied: boolean;
 }
 
 /** One read of a side file: the whole file, or `length` bytes at `offset`. */
@@ -112,6 +126,10 @@ export async function parseModelReading(source: string | Uint8Array, options: Pa
   else bytes = source;
 
   const parser = pickParser(bytes, filePath, options.format);
+  const outNodesApplied = PARSERS_SELECTING_OUTPUTS.has(parser.name) && (options.buildOutNodes?.length ?? 0) > 0;
+  if (outNodesApplied && options.outNodes !== undefined)
+    throw TsgeError.of('TSGE-E6151', { option: 'outNodes', reason: 'give the outputs once: outNodes or the build out_nodes' });
+  const outNodes = outNodesApplied ? options.buildOutNodes : options.outNodes;
   const weights = options.weightsPath !== undefined ? await readRegularFile(options.weightsPath, { code: 'TSGE-E3001' }) : undefined;
   // what the parser reads is recorded, so the compile cache can tell when a side file changed
   const sideFiles: SideFileRead[] = [];
@@ -145,7 +163,7 @@ export async function parseModelReading(source: string | Uint8Array, options: Pa
   };
   const result = await parser.parse(input, {
     ...(options.inputShapes ? { inputShapes: new Map(Object.entries(options.inputShapes)) } : {}),
-    ...(options.outNodes ? { outputNodes: options.outNodes } : {}),
+    ...(outNodes ? { outputNodes: outNodes } : {}),
     extra: {
       ...options.parserOptions,
       ...(weights ? { weights, weightsPath: options.weightsPath } : {}),
@@ -167,7 +185,7 @@ export async function parseModelReading(source: string | Uint8Array, options: Pa
           ],
     );
   }
-  return { graph: result.graph, parser: parser.name, bytes, sideFiles };
+  return { graph: result.graph, parser: parser.name, bytes, sideFiles, outNodesApplied };
 }
 
 function pickParser(bytes: Uint8Array, filePath: string | undefined, format: string | number | undefined): ParserV1 {

@@ -28,6 +28,7 @@ export {
   StreamDeadlockError,
   StreamAbortedError,
   runStreamsBlocking,
+  runStreamsHere,
   runStreamsOnHost,
 } from './stream/run-streams.js';
 export { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';

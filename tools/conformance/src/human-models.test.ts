@@ -1,7 +1,7 @@
 // Two human-models through @tsge/adapter-tfjs against tfjs-wasm, with the conformance harness's
 // seeded inputs and tolerance: emotion (a dynamic batch dim) and movenet-lightning (int32 input,
-// signature keys as input and output names). `pnpm conformance --suite human-models --engine
-// tfjs-adapter` runs all 41.
+// signature keys as input and output names), through executeAsync and the synchronous execute.
+// `pnpm conformance --suite human-models --engine tfjs-adapter[-sync]` runs all 41.
 import { describe, expect, it } from 'vitest';
 import { runHumanModels } from './human-models.js';
 
@@ -13,6 +13,20 @@ describe('human-models through @tsge/adapter-tfjs', () => {
       expect(r.reason).toBe('');
       expect(r.match).toBe(true);
       expect(r.reference).toBe('tfjs-wasm');
+    }
+  }, 300_000);
+
+  it('match TensorFlow.js (wasm) through the synchronous execute', async () => {
+    const results = await runHumanModels({
+      filters: ['emotion', 'movenet-lightning'],
+      engine: 'tfjs-adapter-sync',
+      rtol: 1e-4,
+      atol: 1e-5,
+    });
+    expect(results.map((r) => r.name)).toEqual(['emotion', 'movenet-lightning']);
+    for (const r of results) {
+      expect(r.reason).toBe('');
+      expect(r.match).toBe(true);
     }
   }, 300_000);
 });

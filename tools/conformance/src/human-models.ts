@@ -28,9 +28,12 @@ export interface ModelResult {
   readonly seconds: number;
 }
 
-/** Who runs the models: tsge's pipeline (parse → build → load → run) or @tsge/adapter-tfjs's loadGraphModel. */
-export type HumanModelsEngine = 'pipeline' | 'tfjs-adapter';
-export const HUMAN_MODELS_ENGINES: readonly HumanModelsEngine[] = ['pipeline', 'tfjs-adapter'];
+/**
+ * Who runs the models: tsge's pipeline (parse → build → load → run) or @tsge/adapter-tfjs's
+ * loadGraphModel with executeAsync ('tfjs-adapter') or the synchronous execute ('tfjs-adapter-sync').
+ */
+export type HumanModelsEngine = 'pipeline' | 'tfjs-adapter' | 'tfjs-adapter-sync';
+export const HUMAN_MODELS_ENGINES: readonly HumanModelsEngine[] = ['pipeline', 'tfjs-adapter', 'tfjs-adapter-sync'];
 
 export interface HumanModelsOptions {
   readonly filters: readonly string[];
@@ -212,7 +215,11 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
       data[k] = i.dtype === 'float32' ? random() : Math.floor(random() * 256) % (i.dtype === 'bool' ? 2 : 256);
     feeds[i.name] = t;
   }
-  const ran = options.engine === 'tfjs-adapter' ? await runAdapter(file, json, shapes, feeds) : await runPipeline(file, shapes, feeds);
+  const engine = options.engine;
+  const ran =
+    engine === 'tfjs-adapter' || engine === 'tfjs-adapter-sync'
+      ? await runAdapter(file, json, shapes, feeds, engine)
+      : await runPipeline(file, shapes, feeds);
   if ('stage' in ran) {
     const reached = { parse: ran.stage !== 'parse', compile: ran.stage === 'run', run: false, match: false };
     return done({ ...reached, reason: reasonOf(ran.error) });
@@ -306,13 +313,15 @@ async function runPipeline(file: string, shapes: Record<string, number[]>, feeds
 
 /**
  * @tsge/adapter-tfjs as a tfjs user calls it: loadGraphModel on the same IOHandler tfjs loads,
- * executeAsync on tf.Tensors (on tfjs-wasm), outputs named by the model's outputNodes.
+ * executeAsync (or the synchronous execute) on tf.Tensors (on tfjs-wasm), outputs named by the
+ * model's outputNodes.
  */
 async function runAdapter(
   file: string,
   json: ModelJson,
   shapes: Record<string, number[]>,
   feeds: Record<string, HostTensor>,
+  engine: 'tfjs-adapter' | 'tfjs-adapter-sync',
 ): Promise<Ran> {
   await tfjsWasm();
   const { loadGraphModel } = await import('@tsge/adapter-tfjs');
@@ -328,7 +337,7 @@ async function runAdapter(
   try {
     for (const [name, value] of Object.entries(feeds)) tfFeeds[name] = toTf(value);
     const names = model.outputNodes;
-    const results = await model.executeAsync(tfFeeds, names);
+    const results = engine === 'tfjs-adapter-sync' ? model.execute(tfFeeds, names) : await model.executeAsync(tfFeeds, names);
     const list = Array.isArray(results) ? results : [results];
     const outputs: Record<string, HostTensor> = {};
     for (const [i, tensor] of list.entries()) {

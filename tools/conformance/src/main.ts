@@ -1,5 +1,5 @@
 // pnpm conformance --suite <dir> [--filter s] [--json f] [--engine pipeline|pipeline-host|interpreter|ort-adapter] [--device cpu|js]
-//   (--suite human-models: --engine pipeline|tfjs-adapter)
+//   (--suite human-models: --engine pipeline|tfjs-adapter|tfjs-adapter-sync)
 //   [--expected-failures f] [--update-expected] [--ci] [--timeout ms] [--jobs n] [--in-process]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,7 @@ interface Options {
   suite: string;
   filters: string[];
   json: string | undefined;
-  engine: EngineName | 'tfjs-adapter';
+  engine: EngineName | 'tfjs-adapter' | 'tfjs-adapter-sync';
   /** The device the pipeline engines load models on. */
   device: DeviceName;
   expectedFailures: string | undefined;
@@ -34,7 +34,7 @@ interface Options {
 function usage(message: string): never {
   console.error(`${message}
 usage: pnpm conformance --suite <dir> [--filter <substring>[,<substring>...]] [--json <file>]
-       [--engine pipeline|pipeline-host|interpreter|ort-adapter (human-models: pipeline|tfjs-adapter)]
+       [--engine pipeline|pipeline-host|interpreter|ort-adapter (human-models: pipeline|tfjs-adapter|tfjs-adapter-sync)]
        [--device cpu|js] [--expected-failures <file>] [--update-expected] [--ci]
        [--timeout <ms>] [--jobs <n>] [--shard <k>/<n>] [--in-process] [--rtol <x>] [--atol <x>]`);
   process.exit(2);
@@ -81,8 +81,9 @@ function parseArgs(argv: readonly string[]): Options {
         break;
       case '--engine': {
         const e = value();
-        if (!(ENGINE_NAMES as readonly string[]).includes(e) && e !== 'tfjs-adapter') usage(`unknown engine ${e}`);
-        options.engine = e as EngineName | 'tfjs-adapter';
+        if (!(ENGINE_NAMES as readonly string[]).includes(e) && e !== 'tfjs-adapter' && e !== 'tfjs-adapter-sync')
+          usage(`unknown engine ${e}`);
+        options.engine = e as EngineName | 'tfjs-adapter' | 'tfjs-adapter-sync';
         break;
       }
       case '--device': {
@@ -265,7 +266,8 @@ async function humanModels(options: Options): Promise<void> {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (options.suite === 'human-models') return humanModels(options);
-  if (options.engine === 'tfjs-adapter') usage('engine tfjs-adapter runs --suite human-models only');
+  if (options.engine === 'tfjs-adapter' || options.engine === 'tfjs-adapter-sync')
+    usage(`engine ${options.engine} runs --suite human-models only`);
   const all = discoverTests(options.suite);
   const filtered = options.filters.length ? all.filter((t) => options.filters.some((f) => t.name.includes(f))) : all;
   const tests = options.shard ? shardOf(filtered, options.shard) : filtered;

@@ -69,7 +69,8 @@ async function runTfjsAdapter() {
     Array.from({ length: 20 }, (_, i) => (i * 37) % 100),
     [2, 10],
   );
-  const z = await layers.predictAsync(ids);
+  // the synchronous predict, as tfjs users call it (InferenceSession.runSync from the tarballs)
+  const z = layers.predict(ids);
   const layersResult = { origin: 'adapter-tfjs loadLayersModel', outputs: { y: await values(z) } };
   await layers.release();
   tf.dispose([x, y, ids, z]);

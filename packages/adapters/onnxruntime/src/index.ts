@@ -5,6 +5,7 @@ export * from 'onnxruntime-common';
 export { InferenceSession } from './inference-session.js';
 export { TSGE_BACKEND_NAME, registerTsgeBackend, tsgeBackend } from './backend.js';
 export type { TsgeSessionOptions } from './session-options.js';
+export type { DropInValue, TsgeTensorValue } from './tensors.js';
 export { TsgeError } from '@tsge/ge';
 // Types this API names, so users can spell every signature by importing this package alone.
 export type { CompileCacheOptions, Diagnostic, DiagnosticLocation, ErrorCatalog, ErrorCode, Severity } from '@tsge/ge';

@@ -6,9 +6,11 @@ import type {
   SessionHandler,
   Tensor as OrtTensor,
 } from 'onnxruntime-common';
+import { Tensor } from 'onnxruntime-common';
 import { type Feed, InferenceSession, type TraceEvent, TsgeError } from '@tsge/ge';
 import { type TsgeSessionOptions, mapSessionOptions } from './session-options.js';
-import { dimsProblem, fillPreallocated, onnxTypeName, toFeed, toOrtTensor, toValueMetadata } from './tensors.js';
+import { DROP_IN_SESSION, placeholderFor } from './drop-in-values.js';
+import { dimsProblem, fillPreallocated, onnxTypeName, toFeed, toOrtValue, toValueMetadata } from './tensors.js';
 
 /** Opens a model for onnxruntime-common: a path or bytes of an ONNX file (or a tsge `.om`). */
 export async function createSessionHandler(
@@ -25,7 +27,8 @@ export async function createSessionHandler(
     const what = typeof source === 'string' ? `from ${source}` : 'from buffer';
     throw new TsgeError(error.code, `Load model ${what} failed: ${error.message}`, { cause: error, diagnostics: error.diagnostics });
   }
-  return new TsgeSessionHandler(session, mapped.profiling);
+  const extended = (options as { [DROP_IN_SESSION]?: unknown })[DROP_IN_SESSION] === true;
+  return new TsgeSessionHandler(session, mapped.profiling, extended);
 }
 
 class TsgeSessionHandler implements InferenceSessionHandler {
@@ -40,8 +43,12 @@ class TsgeSessionHandler implements InferenceSessionHandler {
   #profilingActive: boolean;
   #disposed = false;
 
-  constructor(session: InferenceSession, profiling: { enabled: boolean; filePrefix: string }) {
+  /** Created by the drop-in: non-tensor results go out as placeholders the drop-in's run replaces. */
+  readonly #extended: boolean;
+
+  constructor(session: InferenceSession, profiling: { enabled: boolean; filePrefix: string }, extended: boolean) {
     this.#session = session;
+    this.#extended = extended;
     this.#profiling = profiling;
     this.#profilingActive = profiling.enabled; // onnxruntime profiles from session creation
     this.inputNames = session.inputNames;
@@ -59,9 +66,9 @@ class TsgeSessionHandler implements InferenceSessionHandler {
     checkRunOptions(options ?? {});
     // onnxruntime ignores feeds that are not model inputs; so does this adapter
     const inputs: Record<string, Feed> = {};
-    for (const name of this.inputNames) {
-      const value = feeds[name];
-      if (value !== undefined) inputs[name] = toFeed(name, value as OrtTensor);
+    for (const meta of this.#session.inputMetadata) {
+      const value = feeds[meta.name];
+      if (value !== undefined) inputs[meta.name] = toFeed(meta.name, value, meta);
     }
     const names = Object.keys(fetches);
     let outputs: Awaited<ReturnType<InferenceSession['run']>>;
@@ -72,9 +79,12 @@ class TsgeSessionHandler implements InferenceSessionHandler {
     }
     const results: Record<string, OnnxValue> = {};
     for (const name of names) {
-      const tensor = toOrtTensor(name, outputs[name]);
+      const value = toOrtValue(name, outputs[name], this.#extended);
       const preallocated = fetches[name];
-      results[name] = preallocated ? fillPreallocated(name, preallocated as OrtTensor, tensor) : tensor;
+      if (value instanceof Tensor) results[name] = preallocated ? fillPreallocated(name, preallocated as OrtTensor, value) : value;
+      else if (preallocated)
+        throw TsgeError.of('TSGE-E8205', { output: name, reason: 'is not a tensor; only tensor outputs can be preallocated' });
+      else results[name] = placeholderFor(value);
     }
     return results;
   }

@@ -67,11 +67,38 @@ describe('loadGraphModel', () => {
     }
   });
 
-  it('refuses the synchronous forms with a coded error naming the async one', async () => {
-    const x = tf.zeros([1, 1]);
-    await expectError(() => model.execute(x), 'TSGE-E8301', 'Please use model.executeAsync() instead');
-    await expectError(() => model.predict(x), 'TSGE-E8301', 'model.predictAsync()');
-    x.dispose();
+  it('gives the same outputs synchronously (execute, predict) as tfjs-wasm', () => {
+    const x = tf.randomUniform([4, 1], -2, 2, 'float32', 7);
+    const want = reference.execute(x) as InstanceType<typeof tf.Tensor>;
+    for (const got of [model.execute(x), model.execute({ dense_dense1_input: x }, 'Identity'), model.predict(x)]) {
+      expect(got).toBeInstanceOf(tf.Tensor);
+      const tensor = got as InstanceType<typeof tf.Tensor>;
+      expect(tensor.shape).toEqual(want.shape);
+      expect(maxAbsDiff(Array.from(tensor.dataSync()), Array.from(want.dataSync()))).toBeLessThanOrEqual(1e-5);
+      tensor.dispose();
+    }
+    expect(() => model.execute(tf.zeros([2, 3]))).toThrow(/TSGE-E8309.*must be \[-1,1\], but was \[2,3\]/);
+    tf.dispose([x, want]);
+  });
+
+  it('fetches intermediate nodes as tfjs does: compiled once per set of outputs, then synchronously too', async () => {
+    const x = tf.randomUniform([3, 1], -2, 2, 'float32', 11);
+    const inner = 'StatefulPartitionedCall/sequential_1/dense_Dense1/BiasAdd';
+    const outputs = [inner, 'Identity', `${inner}:0`];
+    const want = reference.execute(x, outputs) as InstanceType<typeof tf.Tensor>[];
+    // a set not compiled yet cannot be compiled synchronously
+    await expectError(() => model.execute(x, outputs), 'TSGE-E8313', 'await model.executeAsync(inputs, outputs)');
+    const got = (await model.executeAsync(x, outputs)) as InstanceType<typeof tf.Tensor>[];
+    const again = model.execute(x, outputs) as InstanceType<typeof tf.Tensor>[];
+    for (const list of [got, again]) {
+      expect(list).toHaveLength(3);
+      for (const [i, tensor] of list.entries()) {
+        expect(tensor.shape).toEqual(want[i]?.shape);
+        expect(maxAbsDiff((await valuesOf(tensor)).data, (await valuesOf(want[i] as never)).data)).toBeLessThanOrEqual(1e-5);
+      }
+    }
+    await expectError(model.executeAsync(x, [inner, 'not/a/node']), 'TSGE-E8308', "The output 'not/a/node' is not found in the graph");
+    tf.dispose([x, ...want, ...got, ...again]);
   });
 
   it("rejects bad inputs and outputs in tfjs's words", async () => {

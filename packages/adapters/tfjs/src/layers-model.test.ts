@@ -27,6 +27,17 @@ describe('loadLayersModel', () => {
     expect(shapes(model.outputs)).toEqual(shapes(reference.outputs));
   });
 
+  it('names inputs and outputs as tfjs does, and takes a map keyed by those names', async () => {
+    expect(model.inputs.map((t) => t.name)).toEqual(reference.inputs.map((t) => t.name));
+    expect(model.outputs.map((t) => t.name)).toEqual(reference.outputs.map((t) => t.name));
+    expect(model.inputNodes).toEqual(['embedding_Embedding2_input']);
+    const ids = tf.floor(tf.randomUniform([2, 10], 0, 100, 'float32', 5));
+    const want = reference.execute({ embedding_Embedding2_input: ids }, 'gru_GRU1/gru_GRU1') as InstanceType<typeof tf.Tensor>;
+    const got = model.execute({ embedding_Embedding2_input: ids }, 'gru_GRU1/gru_GRU1') as InstanceType<typeof tf.Tensor>;
+    expect(maxAbsDiff(Array.from(got.dataSync()), Array.from(want.dataSync()))).toBeLessThanOrEqual(1e-5);
+    tf.dispose([ids, want, got]);
+  });
+
   it('predicts what tfjs-wasm predicts, whole and in batches, for float and int32 ids', async () => {
     const ids = tf.floor(tf.randomUniform([5, 10], 0, 100, 'float32', 9));
     const want = await valuesOf(reference.predict(ids) as InstanceType<typeof tf.Tensor>);
@@ -42,12 +53,26 @@ describe('loadLayersModel', () => {
     ids.dispose();
   });
 
-  it('refuses the synchronous forms and bad inputs with coded errors', async () => {
-    const x = tf.zeros([2, 10]);
-    for (const call of [() => model.predict(x), () => model.predictOnBatch(x), () => model.execute(x)]) {
-      expect(call).toThrow(/TSGE-E8301.*Please use model\.(predict|execute)Async\(\) instead/);
+  it('predicts synchronously (predict, predictOnBatch, execute) what tfjs-wasm predicts, whole and in batches', () => {
+    const ids = tf.floor(tf.randomUniform([5, 10], 0, 100, 'float32', 3));
+    const want = reference.predict(ids) as InstanceType<typeof tf.Tensor>;
+    const got = [
+      model.predict(ids),
+      model.predict(tf.cast(ids, 'int32'), { batchSize: 2 }),
+      model.predictOnBatch(ids),
+      model.execute(ids),
+    ] as InstanceType<typeof tf.Tensor>[];
+    for (const tensor of got) {
+      expect(tensor.shape).toEqual(want.shape);
+      expect(maxAbsDiff(Array.from(tensor.dataSync()), Array.from(want.dataSync()))).toBeLessThanOrEqual(1e-5);
     }
+    tf.dispose([ids, want, ...got]);
+  });
+
+  it('refuses bad inputs with coded errors', async () => {
+    const x = tf.zeros([2, 10]);
     const wrong = tf.zeros([2, 11]);
+    expect(() => model.predict(wrong)).toThrow(/TSGE-E8309.*to have shape \[null,10\]/);
     await expect(model.predictAsync(wrong)).rejects.toThrow(/TSGE-E8309.*to have shape \[null,10\] but got array with shape \[2,11\]/);
     await expect(model.predictAsync(x, { batchSize: 0 })).rejects.toSatisfy((e) => TsgeError.isInstance(e) && e.code === 'TSGE-E8304');
     await expect(loadGraphModel(file)).rejects.toThrow(/TSGE-E8302.*loadLayersModel/);

@@ -1,6 +1,6 @@
 import { TsgeError } from '@tsge/ge';
 import * as tf from '@tensorflow/tfjs-core';
-import type { ModelCore, ModelInputs } from './model-core.js';
+import type { ModelCore, ModelInputs, OutputRequest } from './model-core.js';
 import { type ModelTensorInfo, tensorInfoOf } from './tensors.js';
 
 /** tfjs's `predict` arguments; `batchSize` splits the run as tfjs does, `verbose` has no effect (tfjs logs nothing either). */
@@ -11,20 +11,21 @@ export interface PredictArgs {
 
 /**
  * TensorFlow.js's LayersModel surface for inference, run by tsge. `predict`, `predictOnBatch` and
- * `execute` are synchronous in tfjs; tsge's runs are asynchronous, so they throw TSGE-E8301 naming
- * `predictAsync`/`executeAsync`. Training (`fit`, `compile`, `evaluate`) is not offered.
+ * `execute` are synchronous, as in tfjs: they run the whole model on the calling thread without
+ * worker threads (`InferenceSession.runSync`); `predictAsync`/`executeAsync` (tsge's) use every
+ * core. Training (`fit`, `compile`, `evaluate`) is not offered.
  */
 export interface LayersModel {
-  /** Inputs as tfjs's SymbolicTensors describe them: unknown dimensions are `null`. */
+  /** Inputs as tfjs's SymbolicTensors describe them: tfjs's tensor names, unknown dimensions `null`. */
   readonly inputs: ModelTensorInfo[];
   readonly outputs: ModelTensorInfo[];
   readonly inputNames: string[];
   readonly outputNames: string[];
   readonly inputNodes: string[];
   readonly outputNodes: string[];
-  predict(x: tf.Tensor | tf.Tensor[], args?: PredictArgs): never;
-  predictOnBatch(x: tf.Tensor | tf.Tensor[]): never;
-  execute(inputs: ModelInputs, outputs?: string | string[]): never;
+  predict(x: tf.Tensor | tf.Tensor[], args?: PredictArgs): tf.Tensor | tf.Tensor[];
+  predictOnBatch(x: tf.Tensor | tf.Tensor[]): tf.Tensor | tf.Tensor[];
+  execute(inputs: ModelInputs, outputs?: string | string[]): tf.Tensor | tf.Tensor[];
   predictAsync(x: tf.Tensor | tf.Tensor[], args?: PredictArgs): Promise<tf.Tensor | tf.Tensor[]>;
   executeAsync(inputs: ModelInputs, outputs?: string | string[]): Promise<tf.Tensor | tf.Tensor[]>;
   /** Frees the compiled model; runs after it are TSGE-E8311. */
@@ -35,15 +36,13 @@ export interface LayersModel {
 
 export function createLayersModel(core: ModelCore): LayersModel {
   const single = (results: tf.Tensor[]): tf.Tensor | tf.Tensor[] => (results.length > 1 ? results : (results[0] as tf.Tensor));
-  const sync = (method: string, instead: string) => (): never => {
-    throw TsgeError.of('TSGE-E8301', { method: `LayersModel.${method}()`, instead: `model.${instead}()` });
-  };
   return {
+    // named as tfjs names the SymbolicTensors (`<layer>_input`, `<layer>/<layer>`)
     get inputs() {
-      return core.inputMetadata.map((m) => tensorInfoOf(m, null));
+      return core.inputMetadata.map((m, i) => ({ ...tensorInfoOf(m, null), name: core.inputNodes[i] as string }));
     },
     get outputs() {
-      return core.outputMetadata.map((m) => tensorInfoOf(m, null));
+      return core.outputMetadata.map((m, i) => ({ ...tensorInfoOf(m, null), name: core.outputNodes[i] as string }));
     },
     get inputNames() {
       return [...core.inputNodes];
@@ -57,10 +56,10 @@ export function createLayersModel(core: ModelCore): LayersModel {
     get outputNodes() {
       return [...core.outputNodes];
     },
-    predict: sync('predict', 'predictAsync'),
-    predictOnBatch: sync('predictOnBatch', 'predictAsync'),
-    execute: sync('execute', 'executeAsync'),
-    predictAsync: async (x, args = {}) => single(await predictInBatches(core, x, args)),
+    predict: (x, args = {}) => single(predictInBatches(core, x, args, (batch, outputs) => core.runSync(batch, outputs))),
+    predictOnBatch: (x) => single(core.runSync(x, core.resolveOutputs(undefined))),
+    execute: (inputs, outputs) => single(core.runSync(inputs, core.resolveOutputs(outputs))),
+    predictAsync: async (x, args = {}) => single(await predictInBatchesAsync(core, x, args)),
     executeAsync: async (inputs, outputs) => single(await core.run(inputs, core.resolveOutputs(outputs))),
     dispose() {
       core.release().catch(() => undefined);
@@ -70,35 +69,76 @@ export function createLayersModel(core: ModelCore): LayersModel {
 }
 
 /** tfjs's predict: the inputs cut into batches of `batchSize` along axis 0, outputs joined again. */
-async function predictInBatches(core: ModelCore, x: tf.Tensor | tf.Tensor[], args: PredictArgs): Promise<tf.Tensor[]> {
-  const { batchSize } = args;
-  if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1))
-    throw TsgeError.of('TSGE-E8304', { option: 'batchSize', reason: `must be a positive integer, got ${String(batchSize)}` });
+function predictInBatches(
+  core: ModelCore,
+  x: tf.Tensor | tf.Tensor[],
+  args: PredictArgs,
+  run: (batch: tf.Tensor[], outputs: OutputRequest) => tf.Tensor[],
+): tf.Tensor[] {
   const outputs = core.resolveOutputs(undefined);
-  const list = Array.isArray(x) ? x : [x];
-  const rows = list[0]?.shape[0];
-  if (batchSize === undefined || rows === undefined || rows <= batchSize) return core.run(x, outputs);
-  if (list.some((t) => t.shape[0] !== rows)) {
-    throw TsgeError.of('TSGE-E8309', { input: '(all)', reason: 'All input Tensors (x) should have the same number of samples.' });
-  }
+  const batches = batchesOf(x, args);
+  if (batches === undefined) return run(Array.isArray(x) ? x : [x], outputs);
   const parts: tf.Tensor[][] = [];
   try {
-    for (let start = 0; start < rows; start += batchSize) {
-      const size = Math.min(batchSize, rows - start);
-      const batch = list.map((t) => tf.slice(t, [start], [size]));
+    for (const slice of batches) {
+      const batch = slice();
+      try {
+        parts.push(run(batch, outputs));
+      } finally {
+        tf.dispose(batch);
+      }
+    }
+    return joined(parts);
+  } finally {
+    tf.dispose(parts.flat());
+  }
+}
+
+/** `predictInBatches` with the asynchronous run, one batch after another. */
+async function predictInBatchesAsync(core: ModelCore, x: tf.Tensor | tf.Tensor[], args: PredictArgs): Promise<tf.Tensor[]> {
+  const outputs = core.resolveOutputs(undefined);
+  const batches = batchesOf(x, args);
+  if (batches === undefined) return core.run(x, outputs);
+  const parts: tf.Tensor[][] = [];
+  try {
+    for (const slice of batches) {
+      const batch = slice();
       try {
         parts.push(await core.run(batch, outputs));
       } finally {
         tf.dispose(batch);
       }
     }
-    return outputs.map((_, i) =>
-      tf.concat(
-        parts.map((p) => p[i] as tf.Tensor),
-        0,
-      ),
-    );
+    return joined(parts);
   } finally {
     tf.dispose(parts.flat());
   }
+}
+
+/** The batches `batchSize` cuts the inputs into (each sliced when asked for), or undefined for one run. */
+function batchesOf(x: tf.Tensor | tf.Tensor[], args: PredictArgs): (() => tf.Tensor[])[] | undefined {
+  const { batchSize } = args;
+  if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1))
+    throw TsgeError.of('TSGE-E8304', { option: 'batchSize', reason: `must be a positive integer, got ${String(batchSize)}` });
+  const list = Array.isArray(x) ? x : [x];
+  const rows = list[0]?.shape[0];
+  if (batchSize === undefined || rows === undefined || rows <= batchSize) return undefined;
+  if (list.some((t) => t.shape[0] !== rows)) {
+    throw TsgeError.of('TSGE-E8309', { input: '(all)', reason: 'All input Tensors (x) should have the same number of samples.' });
+  }
+  const batches: (() => tf.Tensor[])[] = [];
+  for (let start = 0; start < rows; start += batchSize) {
+    const size = Math.min(batchSize, rows - start);
+    batches.push(() => list.map((t) => tf.slice(t, [start], [size])));
+  }
+  return batches;
+}
+
+function joined(parts: readonly tf.Tensor[][]): tf.Tensor[] {
+  return (parts[0] ?? []).map((_, i) =>
+    tf.concat(
+      parts.map((p) => p[i] as tf.Tensor),
+      0,
+    ),
+  );
 }

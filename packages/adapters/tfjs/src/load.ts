@@ -3,6 +3,7 @@ import { InferenceSession, TsgeError } from '@tsge/ge';
 import type { io } from '@tensorflow/tfjs-core';
 import { type GraphModel, createGraphModel } from './graph-model.js';
 import { type LayersModel, createLayersModel } from './layers-model.js';
+import { layersTensorNames } from './layers-names.js';
 import { type InputPolicy, ModelCore } from './model-core.js';
 import { type ModelRead, type ModelSource, modelKind, readModel } from './model-source.js';
 
@@ -64,16 +65,26 @@ async function openModel(read: ModelRead, options: LoadOptions, kind: 'graph' | 
   if ((read.json.modelInitializer?.node?.length ?? 0) > 0) {
     throw TsgeError.of('TSGE-E8303', { reason: 'the model has an initializer graph (hash tables): tsge does not run it' }, file);
   }
-  const session = await InferenceSession.create(read.file ?? read.bytes, {
-    format: 'tfjs',
-    ...(read.file === undefined ? { fileName: 'model.json' } : {}),
-    ...(read.sideFiles ? { sideFiles: read.sideFiles } : {}),
-    ...(tsge.inputShapes ? { inputShapes: tsge.inputShapes } : {}),
-    ...(tsge.optLevel !== undefined ? { compile: { optLevel: tsge.optLevel } } : {}),
-    ...(tsge.threads !== undefined ? { load: { threads: tsge.threads } } : {}),
-    ...(tsge.cache ? { cache: tsge.cache } : {}),
-  });
-  return new ModelCore(session, read.json, policy);
+  const open = (outNodes?: readonly string[]): Promise<InferenceSession> =>
+    InferenceSession.create(read.file ?? read.bytes, {
+      format: 'tfjs',
+      ...(read.file === undefined ? { fileName: 'model.json' } : {}),
+      ...(read.sideFiles ? { sideFiles: read.sideFiles } : {}),
+      ...(tsge.inputShapes ? { inputShapes: tsge.inputShapes } : {}),
+      ...(tsge.optLevel !== undefined || outNodes
+        ? {
+            compile: {
+              ...(tsge.optLevel !== undefined ? { optLevel: tsge.optLevel } : {}),
+              ...(outNodes ? { outNodes: [...outNodes] } : {}),
+            },
+          }
+        : {}),
+      ...(tsge.threads !== undefined ? { load: { threads: tsge.threads } } : {}),
+      ...(tsge.cache ? { cache: tsge.cache } : {}),
+    });
+  // graph models fetch intermediate nodes by compiling again with them as the outputs
+  const coreOptions = kind === 'graph' ? { openWithOutputs: open } : { tfNames: layersTensorNames(read.json) };
+  return new ModelCore(await open(), read.json, policy, coreOptions);
 }
 
 /** tfjs's load options configure its http loading, which this adapter leaves to tf.io.http: refused, not ignored. */

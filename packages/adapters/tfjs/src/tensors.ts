@@ -73,20 +73,36 @@ const INT_RANGES: Readonly<Partial<Record<DataType, readonly [number, number]>>>
  * input of another dtype (layers models: TensorFlow.js's layers do not check input dtypes).
  */
 export async function toFeed(name: string, tensor: tf.Tensor, dtype: DataType, cast: boolean): Promise<Feed> {
+  checkFeedTensor(name, tensor, dtype, cast);
+  return feedOf(name, tensor, dtype, (await tensor.data()) as TfValues);
+}
+
+/** `toFeed` reading the values with `dataSync()` (for the synchronous execute/predict). */
+export function toFeedSync(name: string, tensor: tf.Tensor, dtype: DataType, cast: boolean): Feed {
+  checkFeedTensor(name, tensor, dtype, cast);
+  return feedOf(name, tensor, dtype, tensor.dataSync() as TfValues);
+}
+
+/** What tfjs's data()/dataSync() give: numbers, or the bytes of each string. */
+type TfValues = Float32Array | Int32Array | Uint8Array | Uint8Array[];
+
+/** Everything about a feed that is known before its values are read. */
+function checkFeedTensor(name: string, tensor: tf.Tensor, dtype: DataType, cast: boolean): void {
   if (tensor.isDisposed) throw TsgeError.of('TSGE-E8309', { input: name, reason: 'Tensor is disposed.' });
-  const dims = [...tensor.shape];
   const want = tfDtypeOf(dtype);
   if (tensor.dtype === 'complex64' || want === 'complex64' || want === undefined) {
     throw TsgeError.of('TSGE-E8309', { input: name, reason: `tsge takes no ${tensor.dtype} tensors for a ${dtype} input` });
   }
-  if (tensor.dtype === 'string' || want === 'string') {
-    if (tensor.dtype !== want) throw dtypeProblem(name, want, tensor.dtype);
-    const bytes = (await tensor.data()) as unknown as Uint8Array[];
+  if ((tensor.dtype === 'string' || want === 'string' || !cast) && tensor.dtype !== want) throw dtypeProblem(name, want, tensor.dtype);
+}
+
+function feedOf(name: string, tensor: tf.Tensor, dtype: DataType, read: TfValues): Feed {
+  const dims = [...tensor.shape];
+  if (tensor.dtype === 'string') {
     const decoder = new TextDecoder();
-    return { type: 'string', dims, data: bytes.map((b) => decoder.decode(b)) };
+    return { type: 'string', dims, data: (read as Uint8Array[]).map((b) => decoder.decode(b)) };
   }
-  if (tensor.dtype !== want && !cast) throw dtypeProblem(name, want, tensor.dtype);
-  const values = (await tensor.data()) as Float32Array | Int32Array | Uint8Array;
+  const values = read as Float32Array | Int32Array | Uint8Array;
   switch (dtype) {
     case 'float32':
       return { type: dtype, dims, data: values instanceof Float32Array ? values : Float32Array.from(values) };

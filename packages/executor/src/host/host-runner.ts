@@ -23,7 +23,7 @@ import {
   shapeToString,
 } from '@tsge/metadef';
 import { formalInputCount, interpretSubgraph } from '@tsge/kernels-js';
-import { createEventTable, runStreamsOnHost, viewOf } from '@tsge/runtime';
+import { type EventTable, type StreamCursor, createEventTable, runStreamsHere, runStreamsOnHost, viewOf } from '@tsge/runtime';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
 import { isDynamicRef } from '../model/prepare-plans.js';
@@ -64,6 +64,25 @@ export interface HostRunInput {
  * outputs land at their planned offsets; a planned place that is too small is an error.
  */
 export async function runOnHost(model: HostModel, plan: PreparedPlan, input: HostRunInput): Promise<RuntimeValue[]> {
+  return hostRun(model, plan, input, runStreamsOnHost);
+}
+
+/**
+ * Host mode without yielding: the same dispatch, returning when the run is done (the event loop
+ * waits meanwhile). For synchronous APIs; the deadline is still checked before every task.
+ */
+export function runOnHostSync(model: HostModel, plan: PreparedPlan, input: HostRunInput): RuntimeValue[] {
+  return hostRun(model, plan, input, runStreamsHere) as RuntimeValue[];
+}
+
+type StreamDriver = (
+  streams: readonly StreamCursor<KernelCall>[],
+  events: EventTable,
+  run: (call: KernelCall, streamId: number) => void,
+) => void | Promise<void>;
+
+/** One run: synchronous when `drive` is, else a promise. */
+function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, drive: StreamDriver): RuntimeValue[] | Promise<RuntimeValue[]> {
   const { graph, device } = model;
   const { bases, inputs, observe, deadline, parallel } = input;
   const values = new Map<string, RuntimeValue | undefined>();
@@ -226,12 +245,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     if (observe) observe(call, streamId, start, performance.now());
   };
 
-  try {
-    await runStreamsOnHost(
-      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
-      createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
-      runCall,
-    );
+  const collect = (): RuntimeValue[] => {
     const output = graph.outputNode();
     if (!output) return [];
     return output.inData.map((_, i) => {
@@ -240,8 +254,26 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
         throw kernelError({ node: output.name, opType: output.type, domain: output.opDesc.domain }, `output ${i} has no value`);
       return copyValue(v);
     });
-  } finally {
+  };
+  const free = (): void => {
     for (const offset of blocks) device.scratch.free(offset);
+  };
+  let driven: void | Promise<void>;
+  try {
+    driven = drive(
+      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
+      createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
+      runCall,
+    );
+  } catch (error) {
+    free();
+    throw error;
+  }
+  if (driven instanceof Promise) return driven.then(collect).finally(free);
+  try {
+    return collect();
+  } finally {
+    free();
   }
 }
 

@@ -195,7 +195,6 @@ export const ErrorCatalog = {
   'TSGE-E8207': 'Session already disposed (the session was released)',
   'TSGE-E8208': 'profiling: {reason}',
   // TensorFlow.js adapter (@tsge/adapter-tfjs); messages keep tfjs's words where users search for them
-  'TSGE-E8301': '{method} is synchronous in TensorFlow.js, but tsge runs models asynchronously. Please use {instead} instead',
   'TSGE-E8302': 'model source {source}: {reason}',
   'TSGE-E8303': 'the model artifacts are unusable: {reason}',
   'TSGE-E8304': 'load option {option}: {reason}',
@@ -203,10 +202,15 @@ export const ErrorCatalog = {
   'TSGE-E8306': 'Input tensor count mismatch, the model has {expected} inputs, while there are {given} input tensors provided.',
   'TSGE-E8307': 'Cannot compute the outputs [{outputs}] from the provided inputs [{inputs}]. Missing the following inputs: [{missing}]',
   'TSGE-E8308':
-    "The output '{output}' is not found in the graph's outputs [{outputs}] (tsge runs the compiled model's outputs, not intermediate nodes)",
+    "The output '{output}' is not found in the graph (the model's outputs are [{outputs}]; a graph model's nodes can be fetched too, as node or node:index)",
   'TSGE-E8309': 'input {input}: {reason}',
   'TSGE-E8310': 'output {output}: {reason}',
   'TSGE-E8311': 'the model was disposed (dispose() was called); load it again to run it',
+  // Executor.runSync, which the adapter's synchronous execute/predict use
+  'TSGE-E8312':
+    'runSync: all {slots} run arenas are in use by asynchronous runs; a synchronous run cannot wait for one (await them first, or load with a larger maxConcurrentRuns)',
+  'TSGE-E8313':
+    'outputs [{outputs}] are intermediate nodes: tsge compiles the model for each such set of outputs, which only the asynchronous forms do. Call await model.executeAsync(inputs, outputs) once for this set; then execute() runs it synchronously',
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCatalog;

@@ -84,6 +84,24 @@ export function runStreamsBlocking<K>(
   }
 }
 
+/**
+ * Runs every stream on the calling thread to the end without yielding (a synchronous run: the
+ * event loop waits until it returns). All streams are local, so a wait nobody can satisfy is a
+ * deadlock and throws.
+ */
+export function runStreamsHere<K>(
+  streams: readonly StreamCursor<K>[],
+  events: EventTable,
+  run: (kernel: K, streamId: number) => void,
+): void {
+  const positions = streams.map(() => 0);
+  for (;;) {
+    const { moved, blockedOn } = advance(streams, positions, events, run);
+    if (blockedOn.length === 0) return;
+    if (!moved) throw new StreamDeadlockError(blockedOn);
+  }
+}
+
 export interface RunStreamsAsyncOptions {
   /** Yield to the event loop when a slice of work took longer than this (default 4 ms). */
   readonly sliceMs?: number;

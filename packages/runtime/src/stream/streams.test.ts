@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEventTable } from './event-table.js';
-import { type StreamCursor, StreamDeadlockError, runStreamsBlocking, runStreamsOnHost } from './run-streams.js';
+import { type StreamCursor, StreamDeadlockError, runStreamsBlocking, runStreamsHere, runStreamsOnHost } from './run-streams.js';
 
 // stream 0: a, record 0, c(wait 1)   stream 1: wait 0, b, record 1
 const streams: StreamCursor<string>[] = [
@@ -42,6 +42,22 @@ describe('streams and events', () => {
     expect(order).toEqual(['a@0', 'b@1', 'c@0']);
     // a later generation does not see events of the earlier one
     expect(createEventTable(words, 8, 2).isSet(0)).toBe(false);
+  });
+
+  it('orders tasks across streams by events (synchronous runner) and reports a deadlock', () => {
+    const order: string[] = [];
+    runStreamsHere([...streams].reverse(), createEventTable(new Int32Array(3), 1, 2), (k) => order.push(k));
+    expect(order).toEqual(['a', 'b', 'c']);
+    const lonely: StreamCursor<string>[] = [
+      {
+        streamId: 0,
+        tasks: [
+          { kind: 'kernel', kernel: 'x' },
+          { kind: 'wait', event: 0 },
+        ],
+      },
+    ];
+    expect(() => runStreamsHere(lonely, createEventTable(new Int32Array(2), 1, 1), () => undefined)).toThrow(StreamDeadlockError);
   });
 
   it('reports a wait nobody records as a deadlock', async () => {
