@@ -80,6 +80,68 @@ describe('over NATS JetStream', () => {
     }
   }, 60000);
 
+  it('runs a multi-function point as instances on two hosts when each function takes one input, refuses it when one aligns several', async () => {
+    const multi = (name: string, functions: { name: string; inputs: number[] }[], inputs: number): FlowNode => {
+      const node = new FlowNode(inputs, 2, { name });
+      node.addProcessPoint(new FunctionPp({ module: fixtures, export: 'multi', inputCount: inputs, outputCount: 2, functions }));
+      return node;
+    };
+    const text = new FlowData();
+    const x = new FlowData();
+    const [upper, negated] = multi(
+      'm',
+      [
+        { name: 'upper', inputs: [0] },
+        { name: 'negate', inputs: [1] },
+      ],
+      2,
+    ).call(text, x);
+    const file = await writeDeployment('multi', new FlowGraph([upper!, negated!]), [
+      { node: 'm', host: 'a' },
+      { node: 'm', host: 'b', instances: 2 },
+    ]);
+    const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 20000 });
+    try {
+      for (let i = 0; i < 12; i++) await session.feed([new TextEncoder().encode(`w${i}`), f32(i)], { transactionId: i });
+      const texts = new Map<number, string>();
+      const values = new Map<number, number>();
+      for (let i = 0; i < 12; i++) {
+        const [u] = await session.fetch([0]);
+        texts.set(u!.header.transactionId, new TextDecoder().decode(u!.value as Uint8Array));
+        const [n] = await session.fetch([1]);
+        values.set(n!.header.transactionId, (n!.value as HostTensor).data[0] as number);
+      }
+      for (let i = 0; i < 12; i++) {
+        expect(texts.get(i)).toBe(`W${i}`);
+        expect(values.get(i)).toBe(-i);
+      }
+      const stats = await session.refreshStats();
+      expect(stats.m).toMatchObject({ received: 24, processed: 24, failed: 0, emitted: 24 });
+    } finally {
+      await session.close();
+    }
+    // a function that aligns two inputs beside another function: one instance only, said at deploy time
+    const y = new FlowData();
+    const [p, q] = multi(
+      'aligning',
+      [
+        { name: 'upper', inputs: [0, 1] },
+        { name: 'negate', inputs: [2] },
+      ],
+      3,
+    ).call(text, x, y);
+    const refused = await writeDeployment('aligning', new FlowGraph([p!, q!]), [
+      { node: 'aligning', host: 'a' },
+      { node: 'aligning', host: 'b' },
+    ]);
+    await expect(deployFlow({ servers: server.url, deployment: refused })).rejects.toMatchObject({
+      code: 'TSGE-E8113',
+      message: expect.stringMatching(
+        /node aligning is placed as 2 instances, but its function upper aligns point inputs 0, 1 .*only one instance can do/,
+      ),
+    });
+  }, 60000);
+
   it('fetch waits its whole timeout, also beyond a JetStream pull expiry', async () => {
     const x = new FlowData();
     const [y] = fn('late', 'slowIdentity', 1, { delayMs: 1300 }).call(x);

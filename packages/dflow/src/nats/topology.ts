@@ -26,6 +26,19 @@ export function isKeyedJoin(node: NodeSpec): boolean {
   return node.inputs.length > 1 && groups.length === 1 && (groups[0]?.inputs.length ?? 0) === node.inputs.length;
 }
 
+/**
+ * The function group of a multi-function point that aligns several inputs, when the node is no
+ * keyed join: such a group aligns on one consumer per input, which only one instance can do (two
+ * instances would each take some of a transaction's inputs). Groups of one input each need no
+ * alignment, so their node runs as any number of instances.
+ */
+export function groupAligningOnOneInstance(
+  node: NodeSpec,
+): { readonly name: string | undefined; readonly inputs: readonly number[] } | undefined {
+  if (isKeyedJoin(node)) return undefined;
+  return groupsOf(node.point).find((g) => g.inputs.length > 1);
+}
+
 /** The subject a message of transaction `id`, segment `segment` takes on an edge. */
 export const subjectFor = (edge: EdgeStream, id: number, segment: number): string =>
   edge.keyed ? `${edge.subject}.${id}.${segment}` : edge.subject;
