@@ -142,6 +142,46 @@ describe('over NATS JetStream', () => {
     });
   }, 60000);
 
+  it('drops (or reports) keyed-join inputs whose input 0 never comes, after the alignment timeout', async () => {
+    for (const onMissing of ['drop', 'error'] as const) {
+      const x = new FlowData({ dtype: 'float32', shape: [-1] });
+      const [gated] = fn('gate', 'dropOdd', 1).call(x); // odd transactions never reach input 0 of the join
+      const [doubled] = fn('double', 'scale', 1, { factor: 2 }).call(x);
+      const join = new FlowNode(2, 1, { name: 'join', align: { timeoutMs: 300, onMissing } });
+      join.addProcessPoint(new FunctionPp({ module: fixtures, export: 'add', inputCount: 2, outputCount: 1 }));
+      const [sum] = join.call(gated!, doubled!);
+      const file = await writeDeployment(`leftovers-${onMissing}`, new FlowGraph([sum!]), [
+        { node: 'gate', host: 'a' },
+        { node: 'double', host: 'b' },
+        { node: 'join', host: 'a' },
+        { node: 'join', host: 'b' },
+      ]);
+      const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 20000 });
+      try {
+        for (let i = 0; i < 8; i++) await session.feed([f32(i)], { transactionId: i });
+        const got = new Map<number, number | string>();
+        for (let i = 0; i < (onMissing === 'drop' ? 4 : 8); i++) {
+          const [m] = await session.fetch();
+          got.set(m!.header.transactionId, m!.error ? m!.error.code : ((m!.value as HostTensor).data[0] as number));
+        }
+        for (let i = 0; i < 8; i++) {
+          if (i % 2 === 0) expect(got.get(i)).toBe(3 * i);
+          else expect(got.get(i)).toBe(onMissing === 'drop' ? undefined : 'TSGE-E8109');
+        }
+        // every leftover went from its stream and was counted once, though both hosts sweep
+        let stats = await session.refreshStats();
+        for (let wait = 0; wait < 50 && (stats.join?.dropped !== 4 || stats.join?.queued[1] !== 0); wait++) {
+          await new Promise((r) => setTimeout(r, 100));
+          stats = await session.refreshStats();
+        }
+        expect(stats.join).toMatchObject({ processed: 4, dropped: 4, queued: [0, 0] });
+        await expect(session.fetch(undefined, { timeoutMs: 500 })).rejects.toMatchObject({ code: 'TSGE-E8106' });
+      } finally {
+        await session.close();
+      }
+    }
+  }, 90000);
+
   it('fetch waits its whole timeout, also beyond a JetStream pull expiry', async () => {
     const x = new FlowData();
     const [y] = fn('late', 'slowIdentity', 1, { delayMs: 1300 }).call(x);
