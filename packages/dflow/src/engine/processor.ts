@@ -43,6 +43,7 @@ export function derivedHeader(input: MessageHeader, segment: number, segmentEnd:
     eos,
     ...(input.userData !== undefined ? { userData: input.userData } : {}),
     fedAt: input.fedAt,
+    ...(input.batchId !== undefined ? { batchId: input.batchId } : {}),
     processedAt: performance.timeOrigin + performance.now(),
   };
 }
