@@ -388,10 +388,7 @@ class NodeRunner {
         let wait = 1;
         for (;;) {
           if (this.stopped) throw TsgeError.of('TSGE-E8107');
-          const stored = await this.ctx.jsm.streams.getMessage(edge.stream, { last_by_subj: subject }).catch((e: unknown) => {
-            if (/no message found|10037|404/i.test(String(e))) return null;
-            throw e;
-          });
+          const stored = await this.storedBySubject(edge.stream, subject);
           if (stored) {
             const view = { headers: stored.header, data: stored.data, seq: stored.seq };
             const received = await payloadOf(view, this.ctx.blobs);
@@ -500,6 +497,7 @@ class NodeRunner {
     }
   }
 
+  /** The last message on `subject` in `stream`, or null when there is none. */
   private storedBySubject(stream: string, subject: string): Promise<StoredMsg | null> {
     return this.ctx.jsm.streams.getMessage(stream, { last_by_subj: subject }).catch((e: unknown) => {
       if (/no message found|10037|404/i.test(String(e))) return null;
