@@ -1,9 +1,11 @@
 // `pnpm bench:dflow`: per-message overhead of a flow hop in process and over NATS JetStream on
-// loopback (p50/p99), and the OCR pipeline's throughput over N pages against the same stages run
-// one page after another (each point on its own worker in both cases). Flags: --pages N (default 50),
-// --rounds R (default 5: the pages run in R rounds that alternate both ways, so that the load of a
-// shared machine weighs on both alike), --messages N (default 2000), --skip-nats.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// loopback (p50/p99), and the OCR pipeline's throughput over N pages pipelined against the same
+// stages run one page after another (each point on its own worker in every case; one page after
+// another both with 1 kernel thread per model and with every core per model, the faster being the
+// baseline). Flags: --pages N (default 50), --rounds R (default 5: the pages run in R rounds that
+// alternate the ways, so that the load of a shared machine weighs on all alike), --rec-instances N
+// (rec instances when pipelined, default 1), --messages N (default 2000), --skip-nats.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     pages: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '5' },
     messages: { type: 'string', default: '2000' },
+    'rec-instances': { type: 'string', default: '1' },
     'skip-nats': { type: 'boolean' },
   },
 });
@@ -37,6 +40,9 @@ const ROUNDS = Number(values.rounds);
 if (!(Number.isSafeInteger(PAGES) && PAGES > 0 && Number.isSafeInteger(ROUNDS) && ROUNDS > 0 && ROUNDS <= PAGES))
   throw new Error('--pages and --rounds must be positive integers, rounds at most pages');
 const MESSAGES = Number(values.messages);
+const REC_INSTANCES = Number(values['rec-instances']);
+if (!(Number.isSafeInteger(REC_INSTANCES) && REC_INSTANCES > 0 && REC_INSTANCES <= 8))
+  throw new Error('--rec-instances must be an integer from 1 to 8');
 const FIXTURES = import.meta.resolve('./bench-functions.js').replace(/\.js$/, import.meta.url.endsWith('.ts') ? '.ts' : '.js');
 
 const percentile = (sorted: readonly number[], p: number): number =>
@@ -124,54 +130,106 @@ const TEXTS = [
 ];
 const PAGE = { height: 320, width: 480 } as const;
 
+/** One way of running the OCR stages: its session, and what the rounds measured. */
+interface OcrRun {
+  readonly label: string;
+  readonly pipelined: boolean;
+  readonly session: FlowSession;
+  ms: number;
+  cpuMs: number;
+  readonly results: Awaited<ReturnType<typeof collectPages>>;
+}
+
+/** Whether Linux shares the CPU per session (autogroup) rather than per thread. */
+function autogroup(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1' ? 'on' : 'off';
+  } catch {
+    return 'n/a';
+  }
+}
+
 async function ocrThroughput(): Promise<string> {
   const pages = Array.from({ length: PAGES }, (_, i) => Array.from({ length: 4 }, (_, k) => TEXTS[(i + k * 3) % TEXTS.length] as string));
   const images = pages.map((lines) => renderPage(lines, PAGE));
-  const model = await loadFlowModel(await saveFlowModel(ocrGraph(PAGE)));
-  // each point on its own worker thread, so that stages can overlap on the cores
-  const session = await startFlow(model, { placement: 'workers', fetchTimeoutMs: 120_000 });
+  const threads = os.availableParallelism();
+  // Every way has its own session (each point on its own worker thread): one page after another
+  // with 1 kernel thread per model and with every core per model (the better of the two is the
+  // baseline), and pipelined with 1 kernel thread per model (the stages overlap instead).
+  const ways = [
+    { label: 'one page after another, 1 thread per model', pipelined: false, modelThreads: 1, recInstances: 1 },
+    { label: `one page after another, ${threads} threads per model`, pipelined: false, modelThreads: threads, recInstances: 1 },
+    {
+      label: `pipelined, 1 thread per model, ${REC_INSTANCES} rec instance(s)`,
+      pipelined: true,
+      modelThreads: 1,
+      recInstances: REC_INSTANCES,
+    },
+  ];
+  const runs: OcrRun[] = [];
+  const fedAs = new Map<string, number>(); // way:transaction id → page index
   try {
-    // warm up: every point has run once
-    await session.feed([images[0] as HostTensor]);
-    await collectPages(session, 1, 120_000);
-    const sequential: Awaited<ReturnType<typeof collectPages>> = [];
-    const pipelined: Awaited<ReturnType<typeof collectPages>> = [];
-    const fedAs = new Map<number, number>(); // transaction id → page index
-    const feed = async (index: number): Promise<void> => {
-      fedAs.set(await session.feed([images[index] as HostTensor]), index);
-    };
-    let sequentialMs = 0;
-    let pipelinedMs = 0;
+    for (const way of ways) {
+      const model = await loadFlowModel(await saveFlowModel(ocrGraph({ ...PAGE, ...way })));
+      const session = await startFlow(model, { placement: 'workers', fetchTimeoutMs: 120_000 });
+      runs.push({ label: way.label, pipelined: way.pipelined, session, ms: 0, cpuMs: 0, results: [] });
+      // warm up: every point has run once
+      await session.feed([images[0] as HostTensor]);
+      await collectPages(session, 1, 120_000);
+    }
+    const loadBefore = os.loadavg()[0] as number;
     for (let r = 0; r < ROUNDS; r++) {
       const from = Math.floor((r * PAGES) / ROUNDS);
       const to = Math.floor(((r + 1) * PAGES) / ROUNDS);
-      // the same stages, one page after another
-      let t = performance.now();
-      for (let i = from; i < to; i++) {
-        await feed(i);
-        sequential.push(...(await collectPages(session, 1, 120_000)));
+      for (const [w, run] of runs.entries()) {
+        const feed = async (index: number): Promise<void> => {
+          fedAs.set(`${w}:${await run.session.feed([images[index] as HostTensor])}`, index);
+        };
+        const cpu = process.cpuUsage();
+        const t = performance.now();
+        if (run.pipelined) {
+          // pages fed as fast as the queues take them, stages overlapping
+          const feeding = (async () => {
+            for (let i = from; i < to; i++) await feed(i);
+          })();
+          run.results.push(...(await collectPages(run.session, to - from, 120_000)));
+          await feeding;
+        } else {
+          for (let i = from; i < to; i++) {
+            await feed(i);
+            run.results.push(...(await collectPages(run.session, 1, 120_000)));
+          }
+        }
+        run.ms += performance.now() - t;
+        const used = process.cpuUsage(cpu);
+        run.cpuMs += (used.user + used.system) / 1000;
       }
-      sequentialMs += performance.now() - t;
-      // pipelined: pages fed as fast as the queues take them, stages overlapping
-      t = performance.now();
-      const feeding = (async () => {
-        for (let i = from; i < to; i++) await feed(i);
-      })();
-      pipelined.push(...(await collectPages(session, to - from, 120_000)));
-      await feeding;
-      pipelinedMs += performance.now() - t;
     }
-    const accuracy = (results: typeof sequential): number =>
-      results.reduce((sum, r) => sum + characterAccuracy(pages[fedAs.get(r.transactionId) as number] as string[], r.lines), 0) /
-      results.length;
+    const accuracy = (w: number): number =>
+      (runs[w] as OcrRun).results.reduce(
+        (sum, r) => sum + characterAccuracy(pages[fedAs.get(`${w}:${r.transactionId}`) as number] as string[], r.lines),
+        0,
+      ) / PAGES;
+    const stage = (run: OcrRun, node: string): string => {
+      const latency = run.session.stats()[node]?.latencyMs;
+      return `${node} ${latency ? latency.p50.toFixed(0) : '-'} ms`;
+    };
+    const lines = runs.map(
+      (run, w) =>
+        `  ${`${run.label}:`.padEnd(58)} ${(run.ms / 1000).toFixed(2)} s (${((PAGES * 1000) / run.ms).toFixed(2)} pages/s), ` +
+        `${(run.cpuMs / run.ms).toFixed(2)} cores busy, proc p50 ${['det', 'post', 'cls', 'rec'].map((n) => stage(run, n)).join(', ')}, ` +
+        `character accuracy ${(accuracy(w) * 100).toFixed(1)}%`,
+    );
+    const best = Math.min(...runs.filter((r) => !r.pipelined).map((r) => r.ms));
+    const pipelined = runs.find((r) => r.pipelined) as OcrRun;
     return [
-      `OCR pipeline, ${PAGES} pages of ${PAGE.width}×${PAGE.height} (4 lines each) each way, in ${ROUNDS} alternating rounds:`,
-      `  one page after another: ${(sequentialMs / 1000).toFixed(2)} s (${((PAGES * 1000) / sequentialMs).toFixed(2)} pages/s), character accuracy ${(accuracy(sequential) * 100).toFixed(1)}%`,
-      `  pipelined:              ${(pipelinedMs / 1000).toFixed(2)} s (${((PAGES * 1000) / pipelinedMs).toFixed(2)} pages/s), character accuracy ${(accuracy(pipelined) * 100).toFixed(1)}%`,
-      `  speed-up: ${(sequentialMs / pipelinedMs).toFixed(2)}×`,
+      `OCR pipeline, ${PAGES} pages of ${PAGE.width}×${PAGE.height} (4 lines each) each way, in ${ROUNDS} alternating rounds ` +
+        `(load ${loadBefore.toFixed(1)} → ${(os.loadavg()[0] as number).toFixed(1)}, sched_autogroup ${autogroup()}):`,
+      ...lines,
+      `  speed-up against the faster one-page-after-another run: ${(best / pipelined.ms).toFixed(2)}×`,
     ].join('\n');
   } finally {
-    await session.close();
+    for (const run of runs) await run.session.close();
   }
 }
 

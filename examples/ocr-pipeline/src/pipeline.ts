@@ -18,6 +18,8 @@ export interface OcrGraphOptions {
   readonly width: number;
   /** Instances of the recognizer (the slowest stage per line). */
   readonly recInstances?: number;
+  /** Kernel threads of each model's executor (default 1: the stages overlap instead). */
+  readonly modelThreads?: number;
 }
 
 function fn(name: string, exportName: string, inputs: number, outputs: number, params = {}, instances = 1): FlowNode {
@@ -27,9 +29,9 @@ function fn(name: string, exportName: string, inputs: number, outputs: number, p
   return node;
 }
 
-function model(name: string, file: string, shape: number[], instances = 1): FlowNode {
+function model(name: string, file: string, shape: number[], threads: number, instances = 1): FlowNode {
   const node = new FlowNode(1, 1, { name, instances });
-  node.addProcessPoint(new GraphPp({ model: file, buildOptions: { inputShapes: { x: shape } }, inputCount: 1, outputCount: 1 }));
+  node.addProcessPoint(new GraphPp({ model: file, buildOptions: { inputShapes: { x: shape } }, threads, inputCount: 1, outputCount: 1 }));
   return node;
 }
 
@@ -39,13 +41,14 @@ function model(name: string, file: string, shape: number[], instances = 1): Flow
  * page's transaction in reading order.
  */
 export function ocrGraph(options: OcrGraphOptions): FlowGraph {
+  const threads = options.modelThreads ?? 1;
   const page = new FlowData({ name: 'page', dtype: 'uint8', shape: [options.height, options.width, 3] });
   const [detInput] = fn('pre', 'detPreprocess', 1, 1).call(page);
-  const [map] = model('det', ocrModels.detection, [1, 3, options.height, options.width]).call(detInput!);
+  const [map] = model('det', ocrModels.detection, [1, 3, options.height, options.width], threads).call(detInput!);
   const [clsCrop, recCrop] = fn('post', 'dbPostprocess', 2, 2).call(map!, page);
-  const [clsOut] = model('cls', ocrModels.classifier, [1, 3, 48, 192]).call(clsCrop!);
+  const [clsOut] = model('cls', ocrModels.classifier, [1, 3, 48, 192], threads).call(clsCrop!);
   const [upright] = fn('rotate', 'rotateIfNeeded', 2, 1).call(clsOut!, recCrop!);
-  const [recOut] = model('rec', ocrModels.recognition, [1, 3, 48, 320], options.recInstances ?? 1).call(upright!);
+  const [recOut] = model('rec', ocrModels.recognition, [1, 3, 48, 320], threads, options.recInstances ?? 1).call(upright!);
   const [text] = fn('decode', 'ctcDecode', 1, 1, { keysPath: ocrModels.keys }).call(recOut!);
   return new FlowGraph([text!], { name: 'ocr' });
 }

@@ -22,6 +22,12 @@ export interface MessageHeader {
   /** Epoch milliseconds (fractional): when the transaction was fed and when the last node finished it. */
   readonly fedAt: number;
   readonly processedAt?: number;
+  /**
+   * Set on a batch (CountBatch, TimeBatch) and on what derives from it: an id from the
+   * transaction.segment of all its members, which de-duplicates it over NATS (with the segment)
+   * instead of its first member's transaction id.
+   */
+  readonly batchId?: string;
 }
 
 /** One message on an edge: a value, or the error that replaced it (delivered to `fetch`). */

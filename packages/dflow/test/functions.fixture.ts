@@ -125,3 +125,11 @@ export const crashOn = (): FlowFunctionV1 => {
     },
   };
 };
+
+/** Passes transactions whose first element is even, sends nothing for odd ones. */
+export const dropOdd: FlowFunctionV1 = {
+  specVersion: 'v1',
+  proc([x]) {
+    return [(asFloat(x as FlowValue)[0] as number) % 2 === 0 ? x : undefined];
+  },
+};

@@ -42,8 +42,9 @@ async function handle(request: HostRequest): Promise<void> {
     case 'process': {
       try {
         if (!processor) throw new Error('the point host was not initialised');
+        const started = performance.now();
         const emissions = await processor.process(request.group, request.inputs.map(fromWire));
-        send({ type: 'result', id: request.id, emissions }, moved(emissions));
+        send({ type: 'result', id: request.id, emissions, procMs: performance.now() - started }, moved(emissions));
       } catch (e) {
         send({ type: 'failed', id: request.id, error: toWireError(e) });
       }

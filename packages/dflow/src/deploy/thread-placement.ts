@@ -78,6 +78,8 @@ async function remoteProcessor(
   ...[node, instance, later]: Parameters<SpawnProcessor>
 ): Promise<PointProcessor> {
   let nextId = 0;
+  /** How long the host took for the last result (one request is in flight at a time). */
+  let lastProcMs: number | undefined;
   let restarts = 0;
   let closing = false;
   const ownsBuffers = where === 'worker thread';
@@ -98,6 +100,7 @@ async function remoteProcessor(
           return;
         case 'result':
           if (ownsBuffers) for (const e of reply.emissions) for (const v of e.outputs) if (v !== undefined) markMovable(v);
+          lastProcMs = reply.procMs;
           host.pending.get(reply.id)?.resolve(reply.emissions);
           host.pending.delete(reply.id);
           return;
@@ -156,6 +159,9 @@ async function remoteProcessor(
   await (current = start());
 
   return {
+    get lastProcMs() {
+      return lastProcMs;
+    },
     async process(group: number, inputs: readonly FlowMessage[]): Promise<readonly Emission[]> {
       const host = await current;
       if (host.dead !== undefined) throw deadError(host.dead);

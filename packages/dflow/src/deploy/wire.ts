@@ -25,7 +25,7 @@ export type HostRequest =
 /** What a point host answers (host → parent). */
 export type HostReply =
   | { readonly type: 'ready' }
-  | { readonly type: 'result'; readonly id: number; readonly emissions: readonly Emission[] }
+  | { readonly type: 'result'; readonly id: number; readonly emissions: readonly Emission[]; readonly procMs: number }
   | { readonly type: 'failed'; readonly id: number | undefined; readonly error: WireError }
   | { readonly type: 'later'; readonly emissions: readonly Emission[] }
   | { readonly type: 'later-failed'; readonly header: MessageHeader; readonly error: WireError }

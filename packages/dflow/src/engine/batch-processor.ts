@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { HostTensor } from '@tsge/metadef';
 import { TsgeError, allocateStorage } from '@tsge/metadef';
 import { type FlowMessage, type FlowValue, isRawBytes } from '../message.js';
@@ -37,6 +38,21 @@ export function concatBatch(values: readonly FlowValue[], node: string): HostTen
 }
 
 /**
+ * A batch's de-duplication id, from the transaction.segment of every member (in any order): a batch
+ * re-formed with the same members after a crash is dropped as a duplicate, while one composed
+ * differently is not mistaken for it (an id of its first member alone would drop the new members).
+ */
+export function batchId(sets: readonly (readonly FlowMessage[])[]): string {
+  const members = sets
+    .map((s) => {
+      const h = (s[0] as FlowMessage).header;
+      return h.batchId ?? `${h.transactionId}.${h.segment}`;
+    })
+    .sort();
+  return `batch.${createHash('sha256').update(members.join(',')).digest('hex').slice(0, 32)}`;
+}
+
+/**
  * CountBatch and TimeBatch: aligned input sets wait here until `count` have come (or the first is
  * `timeoutMs` old), or until the time window of the first closes; an EOS message flushes at once.
  */
@@ -57,7 +73,7 @@ export function createBatchProcessor(point: BatchPoint, context: ProcessorContex
         context.node,
       ),
     );
-    return [{ outputs, header: derivedHeader(header, 0, true, eos) }];
+    return [{ outputs, header: { ...derivedHeader(header, 0, true, eos), batchId: batchId(sets) } }];
   };
   const waitMs = point.kind === 'time-batch' ? point.windowMs : point.timeoutMs;
   return {

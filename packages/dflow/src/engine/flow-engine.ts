@@ -240,7 +240,7 @@ class NodeRuntime {
           const started = performance.now();
           try {
             emissions = await processor.process(job.group, job.inputs);
-            this.stats.took(performance.now() - started);
+            this.stats.took(processor.lastProcMs ?? performance.now() - started);
           } catch (e) {
             this.stats.failed++;
             await this.forwardError(derivedHeader(header, header.segment, header.segmentEnd), failure(this.node.name, header, e));

@@ -14,6 +14,11 @@ export interface Emission {
 export interface PointProcessor {
   process(group: number, inputs: readonly FlowMessage[]): Promise<readonly Emission[]>;
   close(): Promise<void>;
+  /**
+   * For a point that runs in another thread or process: how long its last `process` took there,
+   * so that stats count the point's own time, not the round trip (queueing, wake-up, transfer).
+   */
+  readonly lastProcMs?: number;
 }
 
 export interface ProcessorContext {
@@ -38,6 +43,7 @@ export function derivedHeader(input: MessageHeader, segment: number, segmentEnd:
     eos,
     ...(input.userData !== undefined ? { userData: input.userData } : {}),
     fedAt: input.fedAt,
+    ...(input.batchId !== undefined ? { batchId: input.batchId } : {}),
     processedAt: performance.timeOrigin + performance.now(),
   };
 }

@@ -3,6 +3,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type StoredMsg,
   jetstream,
   jetstreamManager,
 } from '@nats-io/jetstream';
@@ -213,6 +214,13 @@ class NodeRunner {
   private readonly keyed: boolean;
   private readonly batching: boolean;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** Keyed join with a finite alignment timeout: sweeps partner inputs whose input 0 never came. */
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private sweeping = false;
+  /** When a sweep first saw a transaction's partner inputs waiting (`<transaction>.<segment>` → ms). */
+  private readonly waitingSince = new Map<string, number>();
+  /** Transactions (`<transaction>.<segment>`) this host is joining or running now. */
+  private readonly joining = new Set<string>();
   private stopped = false;
 
   constructor(
@@ -280,6 +288,11 @@ class NodeRunner {
       Math.max(50, Math.floor(ackWait / 3)),
     );
     this.heartbeat.unref?.();
+    const timeoutMs = this.alignSpec.timeoutMs;
+    if (this.keyed && Number.isFinite(timeoutMs)) {
+      this.sweeper = setInterval(() => void this.sweep(), Math.min(5000, Math.max(50, Math.floor(timeoutMs / 2))));
+      this.sweeper.unref?.();
+    }
     const read = this.keyed ? 1 : this.node.inputs.length;
     for (let i = 0; i < read; i++) {
       const edge = this.edge(i);
@@ -293,6 +306,7 @@ class NodeRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    if (this.sweeper !== undefined) clearInterval(this.sweeper);
     this.holding.clear();
     // A point busy with a long proc must not hold the stop: its message is simply not acknowledged.
     await Promise.race([Promise.allSettled(this.streams.map((s) => s.close())), sleep(1000)]);
@@ -354,6 +368,16 @@ class NodeRunner {
    * their keyed streams, waiting up to the alignment timeout (counted from now) for late ones.
    */
   private async join(processor: number, first: FlowMessage): Promise<void> {
+    const key = `${first.header.transactionId}.${first.header.segment}`;
+    this.joining.add(key);
+    try {
+      await this.joinInputs(processor, first);
+    } finally {
+      this.joining.delete(key);
+    }
+  }
+
+  private async joinInputs(processor: number, first: FlowMessage): Promise<void> {
     const { transactionId, segment } = first.header;
     const byInput: (FlowMessage | undefined)[] = [first];
     const deadline = performance.now() + this.alignSpec.timeoutMs;
@@ -364,10 +388,7 @@ class NodeRunner {
         let wait = 1;
         for (;;) {
           if (this.stopped) throw TsgeError.of('TSGE-E8107');
-          const stored = await this.ctx.jsm.streams.getMessage(edge.stream, { last_by_subj: subject }).catch((e: unknown) => {
-            if (/no message found|10037|404/i.test(String(e))) return null;
-            throw e;
-          });
+          const stored = await this.storedBySubject(edge.stream, subject);
           if (stored) {
             const view = { headers: stored.header, data: stored.data, seq: stored.seq };
             const received = await payloadOf(view, this.ctx.blobs);
@@ -433,6 +454,84 @@ class NodeRunner {
     } finally {
       this.release(index);
     }
+  }
+
+  /**
+   * A keyed join's leftovers: partner inputs (1..n) of a transaction whose input 0 is neither
+   * queued nor held anywhere (not in input 0's stream) and that waited longer than the alignment
+   * timeout are handled like an incomplete set: dropped (deleted, counted in `dropped`) or, with
+   * `onMissing: 'error'`, first reported downstream with TSGE-E8109. The error goes out before the
+   * delete, so a crash in between repeats it and Nats-Msg-Id drops the repeat; only the sweep whose
+   * delete succeeded counts the drop, so several hosts sweeping the same streams count it once.
+   * Waiting is timed by this host's clock from the first sweep that saw the inputs.
+   */
+  private async sweep(): Promise<void> {
+    if (this.sweeping || this.stopped) return;
+    this.sweeping = true;
+    try {
+      const now = performance.now();
+      const waiting = new Map<string, { edge: EdgeStream; subject: string }[]>();
+      for (let i = 1; i < this.node.inputs.length; i++) {
+        const edge = this.edge(i);
+        const info = await this.ctx.jsm.streams.info(edge.stream, { subjects_filter: `${edge.subject}.>` });
+        for (const subject of Object.keys(info.state.subjects ?? {})) {
+          const key = subject.slice(edge.subject.length + 1);
+          waiting.set(key, [...(waiting.get(key) ?? []), { edge, subject }]);
+        }
+      }
+      for (const key of this.waitingSince.keys()) if (!waiting.has(key)) this.waitingSince.delete(key);
+      const first = this.edge(0);
+      for (const [key, partners] of waiting) {
+        const since = this.waitingSince.get(key);
+        if (since === undefined) this.waitingSince.set(key, now);
+        if (since === undefined || now - since < this.alignSpec.timeoutMs || this.joining.has(key)) continue;
+        // input 0 still queued or held by an instance: the join that takes it settles the partners
+        if (await this.storedBySubject(first.stream, `${first.subject}.${key}`)) continue;
+        await this.dropPartners(partners);
+        this.waitingSince.delete(key);
+      }
+    } catch (e) {
+      if (!this.stopped) this.ctx.log(`${this.node.name}: sweeping unjoined inputs failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /** The last message on `subject` in `stream`, or null when there is none. */
+  private storedBySubject(stream: string, subject: string): Promise<StoredMsg | null> {
+    return this.ctx.jsm.streams.getMessage(stream, { last_by_subj: subject }).catch((e: unknown) => {
+      if (/no message found|10037|404/i.test(String(e))) return null;
+      throw e;
+    });
+  }
+
+  private async dropPartners(partners: readonly { edge: EdgeStream; subject: string }[]): Promise<void> {
+    const found: { edge: EdgeStream; stored: StoredMsg }[] = [];
+    for (const p of partners) {
+      const stored = await this.storedBySubject(p.edge.stream, p.subject);
+      if (stored) found.push({ edge: p.edge, stored });
+    }
+    const head = found[0];
+    if (!head) return;
+    const blobOf = (s: StoredMsg): string | undefined => s.header?.get('Tsge-Blob') || undefined;
+    if (this.alignSpec.onMissing === 'error') {
+      const received = await payloadOf({ headers: head.stored.header, data: head.stored.data, seq: head.stored.seq }, this.ctx.blobs);
+      const { header } = decodeMessage(head.stored.header, received.payload);
+      const error = TsgeError.of('TSGE-E8109', {
+        node: this.node.name,
+        transactionId: header.transactionId,
+        timeoutMs: this.alignSpec.timeoutMs,
+      });
+      await this.publishError(derivedHeader(header, header.segment, header.segmentEnd), error);
+    }
+    let deleted = false;
+    for (const { edge, stored } of found) {
+      if (await this.ctx.jsm.streams.deleteMessage(edge.stream, stored.seq, false).catch(() => false)) {
+        deleted = true;
+        dropBlob(blobOf(stored), this.ctx.blobs);
+      }
+    }
+    if (deleted) this.stats.dropped++;
   }
 
   private async publishAll(emissions: readonly Emission[]): Promise<void> {

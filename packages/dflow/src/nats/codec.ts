@@ -16,6 +16,7 @@ export function encodeMessage(message: FlowMessage): { headers: MsgHdrs; payload
   h.set('Tsge-Fed', String(header.fedAt));
   if (header.processedAt !== undefined) h.set('Tsge-Processed', String(header.processedAt));
   if (header.userData) h.set('Tsge-User', Buffer.from(header.userData).toString('base64'));
+  if (header.batchId !== undefined) h.set('Tsge-Batch', header.batchId);
   if (message.error) {
     h.set('Tsge-Kind', 'error');
     return { headers: h, payload: encoder.encode(JSON.stringify({ code: message.error.code, message: message.error.message })) };
@@ -33,6 +34,8 @@ export function encodeMessage(message: FlowMessage): { headers: MsgHdrs; payload
   return { headers: h, payload: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }
 
+const BATCH_ID = /^batch\.[0-9a-f]{32}$/;
+
 /** Reads a message back, checking everything (it came over the network): a bad one becomes TSGE-E8114. */
 export function decodeMessage(headers: MsgHdrs | undefined, payload: Uint8Array): FlowMessage {
   const fail = (reason: string): never => {
@@ -48,6 +51,8 @@ export function decodeMessage(headers: MsgHdrs | undefined, payload: Uint8Array)
   const flags = h.get('Tsge-Flags').split(',');
   const user = h.get('Tsge-User');
   const processed = h.get('Tsge-Processed');
+  const batch = h.get('Tsge-Batch');
+  if (batch && !BATCH_ID.test(batch)) fail('Tsge-Batch is not a batch id');
   const header: MessageHeader = {
     transactionId: int('Tsge-Txn'),
     segment: int('Tsge-Seg'),
@@ -56,6 +61,7 @@ export function decodeMessage(headers: MsgHdrs | undefined, payload: Uint8Array)
     ...(user ? { userData: new Uint8Array(Buffer.from(user, 'base64')) } : {}),
     fedAt: Number(h.get('Tsge-Fed')),
     ...(processed ? { processedAt: Number(processed) } : {}),
+    ...(batch ? { batchId: batch } : {}),
   };
   const kind = h.get('Tsge-Kind');
   if (kind === 'error') {

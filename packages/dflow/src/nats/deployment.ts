@@ -1,6 +1,6 @@
 import { TsgeError } from '@tsge/metadef';
 import type { FlowSpecV1 } from '../spec.js';
-import { isKeyedJoin } from './topology.js';
+import { groupAligningOnOneInstance } from './topology.js';
 
 /** Which node runs on which host, how many instances: GE's deploy info, as a JSON file. */
 export interface DeploymentV1 {
@@ -50,9 +50,12 @@ export function checkDeployment(value: unknown, spec: FlowSpecV1 | undefined, fi
       const entries = (d.placement as DeploymentV1['placement']).filter((p) => p.node === node.name);
       if (entries.length === 0) fail(`node ${node.name} is not placed on any host`);
       const instances = entries.reduce((n, p) => n + (p.instances ?? 1), 0);
-      if (node.inputs.length > 1 && instances > 1 && !isKeyedJoin(node))
+      const aligning = instances > 1 ? groupAligningOnOneInstance(node) : undefined;
+      if (aligning)
         fail(
-          `node ${node.name} has ${node.inputs.length} inputs in several function groups: it runs as one instance (its inputs are aligned on one consumer)`,
+          `node ${node.name} is placed as ${instances} instances, but its function ${aligning.name ?? '(unnamed)'} aligns point inputs ${aligning.inputs.join(', ')} ` +
+            'while other functions of the point take other inputs: over NATS such a group aligns on one consumer per input, which only one instance can do ' +
+            '(give the node one instance, or split the point into one node per function)',
         );
     }
     for (const p of d.placement as DeploymentV1['placement'])

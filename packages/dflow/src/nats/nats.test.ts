@@ -80,6 +80,108 @@ describe('over NATS JetStream', () => {
     }
   }, 60000);
 
+  it('runs a multi-function point as instances on two hosts when each function takes one input, refuses it when one aligns several', async () => {
+    const multi = (name: string, functions: { name: string; inputs: number[] }[], inputs: number): FlowNode => {
+      const node = new FlowNode(inputs, 2, { name });
+      node.addProcessPoint(new FunctionPp({ module: fixtures, export: 'multi', inputCount: inputs, outputCount: 2, functions }));
+      return node;
+    };
+    const text = new FlowData();
+    const x = new FlowData();
+    const [upper, negated] = multi(
+      'm',
+      [
+        { name: 'upper', inputs: [0] },
+        { name: 'negate', inputs: [1] },
+      ],
+      2,
+    ).call(text, x);
+    const file = await writeDeployment('multi', new FlowGraph([upper!, negated!]), [
+      { node: 'm', host: 'a' },
+      { node: 'm', host: 'b', instances: 2 },
+    ]);
+    const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 20000 });
+    try {
+      for (let i = 0; i < 12; i++) await session.feed([new TextEncoder().encode(`w${i}`), f32(i)], { transactionId: i });
+      const texts = new Map<number, string>();
+      const values = new Map<number, number>();
+      for (let i = 0; i < 12; i++) {
+        const [u] = await session.fetch([0]);
+        texts.set(u!.header.transactionId, new TextDecoder().decode(u!.value as Uint8Array));
+        const [n] = await session.fetch([1]);
+        values.set(n!.header.transactionId, (n!.value as HostTensor).data[0] as number);
+      }
+      for (let i = 0; i < 12; i++) {
+        expect(texts.get(i)).toBe(`W${i}`);
+        expect(values.get(i)).toBe(-i);
+      }
+      const stats = await session.refreshStats();
+      expect(stats.m).toMatchObject({ received: 24, processed: 24, failed: 0, emitted: 24 });
+    } finally {
+      await session.close();
+    }
+    // a function that aligns two inputs beside another function: one instance only, said at deploy time
+    const y = new FlowData();
+    const [p, q] = multi(
+      'aligning',
+      [
+        { name: 'upper', inputs: [0, 1] },
+        { name: 'negate', inputs: [2] },
+      ],
+      3,
+    ).call(text, x, y);
+    const refused = await writeDeployment('aligning', new FlowGraph([p!, q!]), [
+      { node: 'aligning', host: 'a' },
+      { node: 'aligning', host: 'b' },
+    ]);
+    await expect(deployFlow({ servers: server.url, deployment: refused })).rejects.toMatchObject({
+      code: 'TSGE-E8113',
+      message: expect.stringMatching(
+        /node aligning is placed as 2 instances, but its function upper aligns point inputs 0, 1 .*only one instance can do/,
+      ),
+    });
+  }, 60000);
+
+  it('drops (or reports) keyed-join inputs whose input 0 never comes, after the alignment timeout', async () => {
+    for (const onMissing of ['drop', 'error'] as const) {
+      const x = new FlowData({ dtype: 'float32', shape: [-1] });
+      const [gated] = fn('gate', 'dropOdd', 1).call(x); // odd transactions never reach input 0 of the join
+      const [doubled] = fn('double', 'scale', 1, { factor: 2 }).call(x);
+      const join = new FlowNode(2, 1, { name: 'join', align: { timeoutMs: 300, onMissing } });
+      join.addProcessPoint(new FunctionPp({ module: fixtures, export: 'add', inputCount: 2, outputCount: 1 }));
+      const [sum] = join.call(gated!, doubled!);
+      const file = await writeDeployment(`leftovers-${onMissing}`, new FlowGraph([sum!]), [
+        { node: 'gate', host: 'a' },
+        { node: 'double', host: 'b' },
+        { node: 'join', host: 'a' },
+        { node: 'join', host: 'b' },
+      ]);
+      const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 20000 });
+      try {
+        for (let i = 0; i < 8; i++) await session.feed([f32(i)], { transactionId: i });
+        const got = new Map<number, number | string>();
+        for (let i = 0; i < (onMissing === 'drop' ? 4 : 8); i++) {
+          const [m] = await session.fetch();
+          got.set(m!.header.transactionId, m!.error ? m!.error.code : ((m!.value as HostTensor).data[0] as number));
+        }
+        for (let i = 0; i < 8; i++) {
+          if (i % 2 === 0) expect(got.get(i)).toBe(3 * i);
+          else expect(got.get(i)).toBe(onMissing === 'drop' ? undefined : 'TSGE-E8109');
+        }
+        // every leftover went from its stream and was counted once, though both hosts sweep
+        let stats = await session.refreshStats();
+        for (let wait = 0; wait < 50 && (stats.join?.dropped !== 4 || stats.join?.queued[1] !== 0); wait++) {
+          await new Promise((r) => setTimeout(r, 100));
+          stats = await session.refreshStats();
+        }
+        expect(stats.join).toMatchObject({ processed: 4, dropped: 4, queued: [0, 0] });
+        await expect(session.fetch(undefined, { timeoutMs: 500 })).rejects.toMatchObject({ code: 'TSGE-E8106' });
+      } finally {
+        await session.close();
+      }
+    }
+  }, 90000);
+
   it('fetch waits its whole timeout, also beyond a JetStream pull expiry', async () => {
     const x = new FlowData();
     const [y] = fn('late', 'slowIdentity', 1, { delayMs: 1300 }).call(x);

@@ -9,7 +9,7 @@ import { type EdgeStream, isFull, subjectFor } from './topology.js';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The Nats-Msg-Id of a message on an edge: a redelivered, re-processed message is dropped as a duplicate. */
-export const messageId = (message: FlowMessage): string => `${message.header.transactionId}.${message.header.segment}`;
+export const messageId = ({ header }: FlowMessage): string => `${header.batchId ?? header.transactionId}.${header.segment}`;
 
 /**
  * Publishes one message to an edge. A full stream (max_msgs, discard new) is back-pressure:

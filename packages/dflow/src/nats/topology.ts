@@ -13,6 +13,11 @@ export interface EdgeStream {
    * instance that took the same transaction's first input fetches it by subject (see `isKeyedJoin`).
    */
   readonly keyed: boolean;
+  /**
+   * Every input edge of a keyed join (input 0 too) publishes on `<subject>.<transaction>.<segment>`,
+   * so whether a transaction's input 0 is still queued or held can be looked up by subject.
+   */
+  readonly bySubject: boolean;
 }
 
 /**
@@ -26,9 +31,22 @@ export function isKeyedJoin(node: NodeSpec): boolean {
   return node.inputs.length > 1 && groups.length === 1 && (groups[0]?.inputs.length ?? 0) === node.inputs.length;
 }
 
+/**
+ * The function group of a multi-function point that aligns several inputs, when the node is no
+ * keyed join: such a group aligns on one consumer per input, which only one instance can do (two
+ * instances would each take some of a transaction's inputs). Groups of one input each need no
+ * alignment, so their node runs as any number of instances.
+ */
+export function groupAligningOnOneInstance(
+  node: NodeSpec,
+): { readonly name: string | undefined; readonly inputs: readonly number[] } | undefined {
+  if (isKeyedJoin(node)) return undefined;
+  return groupsOf(node.point).find((g) => g.inputs.length > 1);
+}
+
 /** The subject a message of transaction `id`, segment `segment` takes on an edge. */
 export const subjectFor = (edge: EdgeStream, id: number, segment: number): string =>
-  edge.keyed ? `${edge.subject}.${id}.${segment}` : edge.subject;
+  edge.bySubject ? `${edge.subject}.${id}.${segment}` : edge.subject;
 
 export const KV_BUCKET = 'tsge-dflow';
 export const OBJECT_BUCKET = 'tsge-dflow-models';
@@ -41,12 +59,14 @@ export const nodeInputEdge = (spec: FlowSpecV1, deployment: string, node: number
   subject: `dflow.${deployment}.n${node}.i${input}`,
   durable: `n${node}_i${input}`,
   keyed: input > 0 && isKeyedJoin(spec.nodes[node] as NodeSpec),
+  bySubject: isKeyedJoin(spec.nodes[node] as NodeSpec),
 });
 export const outputEdge = (deployment: string, output: number): EdgeStream => ({
   stream: `DFLOW_${deployment}_out${output}`,
   subject: `dflow.${deployment}.out${output}`,
   durable: `out${output}`,
   keyed: false,
+  bySubject: false,
 });
 /** The subject agents answer `stats` requests on. */
 export const statsSubject = (deployment: string): string => `dflow.${deployment}.stats`;
@@ -95,7 +115,7 @@ export async function createTopology(jsm: JetStreamManager, spec: FlowSpecV1, de
     await jsm.streams.delete(edge.stream).catch(() => false);
     await jsm.streams.add({
       name: edge.stream,
-      subjects: [edge.keyed ? `${edge.subject}.>` : edge.subject],
+      subjects: [edge.bySubject ? `${edge.subject}.>` : edge.subject],
       retention: edge.keyed ? RetentionPolicy.Limits : RetentionPolicy.Workqueue,
       storage: StorageType.File,
       max_msgs: depth,
