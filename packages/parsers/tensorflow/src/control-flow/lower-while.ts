@@ -7,6 +7,7 @@
 // (on the initial values) and into the body (on the next values). Inner frames stay in the body and
 // are lowered when the body is imported.
 import { TfAttrs } from '../import/attrs.js';
+import { LIMITS } from '../internal/problem.js';
 import type { TensorRef, TfNode } from '../import/tf-node.js';
 
 export const WHILE_OP = '_TfWhile';
@@ -66,18 +67,26 @@ export function lowerWhiles(list: readonly TfNode[], specs: Map<string, WhileSpe
       else consumers.set(from, [n]);
     }
   const structures = new Map<string, Frame | Invalid>();
+  // a node is in at most as many frames as loops nest (bounded by the subgraph depth limit): more
+  // membership than that is refused rather than walked (quadratic on deep nests)
+  const budget = { left: (LIMITS.functionDepth + 1) * Math.max(1, list.length) };
   for (const [frame, enters] of frames) {
     try {
-      structures.set(frame, frameOf(frame, enters, byName, consumers));
+      structures.set(frame, frameOf(frame, enters, byName, consumers, budget));
     } catch (error) {
       if (!(error instanceof Invalid)) throw error;
       structures.set(frame, error);
     }
   }
-  // outermost: no other frame holds its Enters
-  const inOther = (frame: string, enters: readonly TfNode[]) =>
-    [...structures].some(([other, s]) => other !== frame && !(s instanceof Invalid) && enters.some((e) => s.members.has(e.name)));
-  let nodes = [...list];
+  // outermost: no other frame holds its Enters (each frame holds its own)
+  const holders = new Map<string, number>();
+  for (const s of structures.values()) if (!(s instanceof Invalid)) for (const m of s.members) holders.set(m, (holders.get(m) ?? 0) + 1);
+  const inOther = (frame: string, enters: readonly TfNode[]) => {
+    const own = structures.get(frame) instanceof Invalid ? 0 : 1;
+    return enters.some((e) => (holders.get(e.name) ?? 0) > own);
+  };
+  const removed = new Set<string>();
+  const added: TfNode[] = [];
   for (const [frame, s] of structures) {
     if (inOther(frame, frames.get(frame) as TfNode[])) continue;
     if (s instanceof Invalid) {
@@ -85,13 +94,14 @@ export function lowerWhiles(list: readonly TfNode[], specs: Map<string, WhileSpe
       continue;
     }
     try {
-      nodes = lowerFrame(nodes, s, byName, specs);
+      added.push(...lowerFrame(s, byName, specs));
+      for (const m of s.members) removed.add(m);
     } catch (error) {
       if (!(error instanceof Invalid)) throw error;
       problems.push({ frame, node: error.node, reason: error.message });
     }
   }
-  return nodes;
+  return [...list.filter((n) => !removed.has(n.name)), ...added];
 }
 
 interface Frame {
@@ -112,6 +122,7 @@ function frameOf(
   enters: readonly TfNode[],
   byName: ReadonlyMap<string, TfNode>,
   consumers: ReadonlyMap<string, TfNode[]>,
+  budget: { left: number },
 ): Frame {
   const carried: Frame['carried'] = [];
   const invariants: TfNode[] = [];
@@ -153,6 +164,7 @@ function frameOf(
     if (exits.has(n.name)) continue;
     for (const c of consumers.get(n.name) ?? []) {
       if (members.has(c.name)) continue;
+      if (--budget.left < 0) throw new Invalid(c.name, `while frames nest deeper than ${LIMITS.functionDepth}`);
       members.add(c.name);
       queue.push(c);
     }
@@ -171,11 +183,12 @@ function frameOf(
     cond.add(name);
     stack.push(...n.inputs.map((r) => r.node), ...n.control);
   }
-  const condNodes = [...byName.values()].filter((n) => cond.has(n.name));
+  const condNodes = [...cond].map((name) => byName.get(name) as TfNode);
   return { frame, loopCond, carried, invariants, members, condNodes };
 }
 
-function lowerFrame(nodes: readonly TfNode[], f: Frame, byName: ReadonlyMap<string, TfNode>, specs: Map<string, WhileSpec>): TfNode[] {
+/** The nodes that replace frame `f`: the condition on the initial values, the `_TfWhile`, Identities for the Exits. */
+function lowerFrame(f: Frame, byName: ReadonlyMap<string, TfNode>, specs: Map<string, WhileSpec>): TfNode[] {
   const base = f.loopCond.name.includes('/') ? f.loopCond.name.slice(0, f.loopCond.name.lastIndexOf('/')) : f.loopCond.name;
   const whileName = `${base}/${WHILE_OP}`;
   const control = new Set([
@@ -183,7 +196,7 @@ function lowerFrame(nodes: readonly TfNode[], f: Frame, byName: ReadonlyMap<stri
     ...f.invariants.map((e) => e.name),
     ...f.carried.flatMap((c) => [c.enter.name, c.merge.name, c.next.name, c.switch?.name ?? '', c.exit?.name ?? '']),
   ]);
-  const body = [...byName.values()].filter((n) => f.members.has(n.name) && !control.has(n.name));
+  const body = [...f.members].filter((name) => !control.has(name)).map((name) => byName.get(name) as TfNode);
   const carriedOf = new Map<string, number>();
   f.carried.forEach((c, k) => {
     carriedOf.set(key({ node: c.merge.name, index: 0 }), k);
@@ -276,6 +289,5 @@ function lowerFrame(nodes: readonly TfNode[], f: Frame, byName: ReadonlyMap<stri
   const exits: TfNode[] = f.carried.flatMap((c, k) =>
     c.exit ? [{ name: c.exit.name, op: 'Identity', inputs: [{ node: whileName, index: k }], control: [], attr: c.exit.attr }] : [],
   );
-  const rest = nodes.filter((n) => !f.members.has(n.name));
-  return [...rest, ...initial, loop, ...exits];
+  return [...initial, loop, ...exits];
 }

@@ -43,6 +43,8 @@ export interface ImportOptions {
   readonly weights?: ReadonlyMap<string, HostTensor>;
   /** What is known of Placeholders by name (a control-flow subgraph's inputs: dtype, rank, sequence). */
   readonly placeholderInfos?: ReadonlyMap<string, ValueInfo>;
+  /** How deep in If/Loop subgraphs these nodes are (0: the model's graph). */
+  readonly subgraphDepth?: number;
   /** Converters for synthetic ops a front end writes (Keras recurrent layers). */
   readonly extraConverters?: ConverterTable;
 }
@@ -224,16 +226,30 @@ function withControlFlow(
   const conds = new Map<string, CondSpec>();
   const nodes = lowerConds(lowerWhiles(source, whiles, problems), conds);
   if (!whiles.size && !conds.size) return { nodes: source, options, problems };
+  const depth = (options.subgraphDepth ?? 0) + 1;
   const importSubgraph: SubgraphImporter = (subgraph, outputs, inputs, graphName) =>
-    importNodes(subgraph, {
-      format: options.format,
-      graphName,
-      ...(options.file !== undefined ? { file: options.file } : {}),
-      weights: new Map([...(options.weights ?? []), ...inputs.constants]),
-      placeholderInfos: inputs.infos,
-      ...(withFlow.extraConverters ? { extraConverters: withFlow.extraConverters } : {}),
-      namedOutputs: outputs.map((ref, k) => ({ name: `output_${k}`, ref })),
-    });
+    depth > LIMITS.functionDepth
+      ? {
+          graph: undefined,
+          diagnostics: [
+            diagnostic('TSGE-E3106', {
+              format: options.format,
+              what: 'control-flow nesting depth',
+              actual: depth,
+              limit: LIMITS.functionDepth,
+            }),
+          ],
+        }
+      : importNodes(subgraph, {
+          subgraphDepth: depth,
+          format: options.format,
+          graphName,
+          ...(options.file !== undefined ? { file: options.file } : {}),
+          weights: new Map([...(options.weights ?? []), ...inputs.constants]),
+          placeholderInfos: inputs.infos,
+          ...(withFlow.extraConverters ? { extraConverters: withFlow.extraConverters } : {}),
+          namedOutputs: outputs.map((ref, k) => ({ name: `output_${k}`, ref })),
+        });
   const withFlow: ImportOptions = {
     ...options,
     extraConverters: {
