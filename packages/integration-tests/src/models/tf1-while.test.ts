@@ -251,6 +251,26 @@ function nestedGraph(): NodeJson[] {
   ];
 }
 
+/** TensorList ops on straight-line code: push the rows of x, gather two, stack them all. */
+function tensorListGraph(): NodeJson[] {
+  const et = { element_dtype: { type: 'DT_FLOAT' } };
+  return [
+    placeholder('x', [3, 4]),
+    constNode('element_shape', [1], [4], 'DT_INT32'),
+    scalarInt('max', -1),
+    { name: 'rows', op: 'Unpack', input: ['x'], attr: { ...F, num: { i: 3 }, axis: { i: 0 } } },
+    { name: 'l0', op: 'EmptyTensorList', input: ['element_shape', 'max'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+    { name: 'l1', op: 'TensorListPushBack', input: ['l0', 'rows'], attr: et },
+    { name: 'l2', op: 'TensorListPushBack', input: ['l1', 'rows:1'], attr: et },
+    { name: 'l3', op: 'TensorListPushBack', input: ['l2', 'rows:2'], attr: et },
+    constNode('picks', [2], [2, 0], 'DT_INT32'),
+    { name: 'gathered', op: 'TensorListGather', input: ['l3', 'picks', 'element_shape'], attr: et },
+    { name: 'stacked', op: 'TensorListStack', input: ['l3', 'element_shape'], attr: { ...et, num_elements: { i: -1 } } },
+    { name: 'g', op: 'Identity', input: ['gathered'], attr: F },
+    { name: 'all', op: 'Identity', input: ['stacked'], attr: F },
+  ];
+}
+
 /** The graph's Loop nodes, in it and in its subgraphs. */
 function loops(graph: Graph): number {
   const own = graph.nodes.filter((n) => n.type === 'Loop').length;
@@ -302,5 +322,10 @@ describe('a TF1 while loop', () => {
   it('nested in another loop body becomes a Loop in the outer Loop body and matches TensorFlow.js', async () => {
     const random = createRandom(7);
     await check(nestedGraph(), [{ x: randomTensor('float32', [2, 2], random) }], ['out'], 2);
+  }, 120_000);
+
+  it('with TensorList ops (EmptyTensorList, PushBack, Gather, Stack) matches TensorFlow.js', async () => {
+    const random = createRandom(8);
+    await check(tensorListGraph(), [{ x: randomTensor('float32', [3, 4], random) }], ['g', 'all'], 0);
   }, 120_000);
 });
