@@ -17,6 +17,7 @@ import { type RatioSpread, benchIsolated, ratioSpread } from './isolated.js';
 import { type BenchModel, benchModels, materializeModel, tfliteBenchModels } from './models.js';
 import { type OutputSpread, outputSpread } from './output-stats.js';
 import { settle, timeIt, untilQuiet } from './quiet.js';
+import { type TfjsResult, benchTfjs, tfjsBenchModels, tfjsTable } from './tfjs-bench.js';
 import { type TfliteResult, benchTflite, tfliteTable } from './tflite-bench.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
@@ -288,11 +289,22 @@ async function main(): Promise<void> {
       tfliteResults.push({ id: m.id, latency: {}, ratios: {}, error: e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e) });
     }
   }
+  const tfjsResults: TfjsResult[] = [];
+  for (const m of tfjsBenchModels().filter((m) => !options.models || options.models.includes(m.id)))
+    tfjsResults.push(
+      await benchTfjs(m, options, untilQuiet).catch((e: unknown) => ({
+        id: m.id,
+        kind: m.kind,
+        latency: {},
+        error: String(e).split('\n')[0] ?? '',
+      })),
+    );
   console.log(table(results, options));
   if (tfliteResults.length)
     console.log(
       `\nLiteRT runs its single-threaded wasm build (XNNPACK); tsge uses ${options.threads} thread(s).\n\n${tfliteTable(tfliteResults)}`,
     );
+  if (tfjsResults.length) console.log(`\n${tfjsTable(tfjsResults, options.threads)}`);
   const jsonPath = options.json ?? path.join(outDir, 'bench.json');
   await writeFile(
     jsonPath,
@@ -302,6 +314,7 @@ async function main(): Promise<void> {
         options,
         results,
         tflite: tfliteResults,
+        tfjs: tfjsResults,
       },
       null,
       2,

@@ -6,7 +6,8 @@ import { buildModel, loadModel } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
 import { createTensor, elementCount } from '@tsge/metadef';
 import { tfliteParser } from '@tsge/parser-tflite';
-import { createRandom, latencyStats } from '@tsge/run';
+import { createRandom } from '@tsge/run';
+import { alternateRuns } from './alternate.js';
 import { loadLiteRt } from './litert.js';
 
 export interface TfliteBenchModel {
@@ -81,21 +82,8 @@ export async function benchTflite(
     await tsgeRunner(bytes, model.path, options.threads, true, input),
     { name: 'litert', run: async () => (await litert.run([input]))[0] as HostTensor, release: () => litert.release() },
   ];
-  const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
   await untilQuiet();
-  const last = new Map<string, HostTensor>();
-  for (let i = 0; i < options.warmup; i++) for (const r of runners) last.set(r.name, await r.run());
-  const samples = new Map<string, number[]>(runners.map((r) => [r.name, []]));
-  for (let i = 0; i < options.runs; i++) {
-    for (const r of runners) {
-      await settle(options.gapMs);
-      const t = performance.now();
-      await r.run();
-      samples.get(r.name)?.push(performance.now() - t);
-    }
-    process.stderr.write(`\r[${model.id}] run ${i + 1}/${options.runs}`);
-  }
-  process.stderr.write('\n');
+  const { latency, last } = await alternateRuns(model.id, runners, options);
   // compared before the models are released (tsge's outputs may be views of its memory)
   const mine = last.get('tsge');
   const theirs = last.get('litert');
@@ -103,11 +91,6 @@ export async function benchTflite(
   if (process.env.BENCH_DEBUG && mine && theirs)
     log(`top-5 tsge ${top5(mine)} (${mine.type} ${mine.dims}), LiteRT ${top5(theirs)} (${theirs.type} ${theirs.dims})`);
   for (const r of runners) await r.release();
-  const latency: TfliteResult['latency'] = {};
-  for (const [name, xs] of samples) {
-    const s = latencyStats(xs);
-    latency[name] = { median: s.medianMs, p90: s.p90Ms };
-  }
   const ratio = (a?: { median: number }, b?: { median: number }) => (a && b ? a.median / b.median : undefined);
   const tsgeOverLiteRt = ratio(latency.tsge, latency.litert);
   const tsgeOverFloat = ratio(latency.tsge, latency['tsge-float']);

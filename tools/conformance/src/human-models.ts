@@ -96,7 +96,7 @@ function inputsOf(json: ModelJson, model: string): { name: string; dtype: DataTy
             return v < 0 ? 1 : v;
           });
       const type = n.attr?.dtype?.type;
-      const dtype: DataType = type === 'DT_INT32' ? 'int32' : type === 'DT_BOOL' ? 'bool' : 'float32';
+      const dtype: DataType = type === 'DT_INT32' ? 'int32' : type === 'DT_UINT8' ? 'uint8' : type === 'DT_BOOL' ? 'bool' : 'float32';
       return { name: n.name, dtype, dims };
     });
 }
@@ -139,7 +139,31 @@ function tfjsWasm(): Promise<void> {
 }
 
 function toTf(t: HostTensor): tf.Tensor {
+  // tfjs has no uint8 tensors: a DT_UINT8 input is fed as int32, as tfjs's own GraphModel expects
+  if (t.type === 'uint8') return tf.tensor(Int32Array.from(t.data as Uint8Array), [...t.dims], 'int32');
   return tf.tensor(t.data as Float32Array | Int32Array, [...t.dims], t.type === 'int32' ? 'int32' : 'float32');
+}
+
+const castsFloatToBool = (json: ModelJson) =>
+  json.modelTopology.node.some((n) => n.op === 'Cast' && n.attr?.DstT?.type === 'DT_BOOL' && n.attr?.SrcT?.type === 'DT_FLOAT');
+
+let boolCastProbe: Promise<boolean> | undefined;
+/**
+ * tfjs-wasm 4.22.0 casts float32 to bool through int32 (0.5 → false, 2 → 2) where TensorFlow and
+ * tfjs-cpu give x ≠ 0; models that do so are compared with tfjs-cpu. Probed, not assumed: a fixed
+ * tfjs-wasm is used again.
+ */
+export function wasmBoolCastTruncates(): Promise<boolean> {
+  boolCastProbe ??= (async () => {
+    await tfjsWasm();
+    const x = tf.tensor([0.5, -0.25]);
+    const y = tf.cast(x, 'bool');
+    const data = await y.data();
+    x.dispose();
+    y.dispose();
+    return data[0] !== 1 || data[1] !== 1;
+  })();
+  return boolCastProbe;
 }
 
 function reasonOf(error: unknown): string {
@@ -230,7 +254,15 @@ async function runOne(file: string, options: HumanModelsOptions): Promise<ModelR
   let expected: tf.Tensor[];
   let reference = 'tfjs-wasm';
   try {
-    expected = await runTfjs(file, json, feeds, names);
+    if (castsFloatToBool(json) && (await wasmBoolCastTruncates())) {
+      reference = 'tfjs-cpu (tfjs-wasm casts float32 to bool by truncation: 0.5 → false)';
+      await tf.setBackend('cpu');
+      try {
+        expected = await runTfjs(file, json, feeds, names);
+      } finally {
+        await tf.setBackend('wasm');
+      }
+    } else expected = await runTfjs(file, json, feeds, names);
   } catch (wasmError) {
     // tfjs-wasm lacks some kernels (int32 BatchMatMul); tfjs's cpu backend is the same library's other reference
     try {

@@ -115,6 +115,7 @@ export const ErrorCatalog = {
   'TSGE-E3120': 'SavedModel function {function} (at node {node}): {reason}',
   'TSGE-E3121': 'SavedModel variable {node} has no value: {reason}',
   'TSGE-E3122': 'SavedModel signature {signature}: {reason}',
+  'TSGE-E3123': 'TensorFlow while loop {frame}: {reason}',
   // ops / inference
   'TSGE-E4001': 'shape inference failed: {reason}',
   'TSGE-E4002': 'input {index} has dtype {actual}; allowed: {expected}',

@@ -5,6 +5,8 @@ export { parseTensorflow } from './parse-graphdef.js';
 export { sniffGraphDef } from './sniff.js';
 export { parseTfjs, sniffTfjs } from './tfjs/model-json.js';
 export { supportedTfOps } from './ops/index.js';
+/** LevelDB's CRC-32C and its masking, for tools that write or repair tensor-bundle tables (the fuzzer). */
+export { crc32c, maskCrc } from './saved_model/crc32c.js';
 // Types this API names, so a consumer can spell every signature from this package alone.
 export type {
   AttrKind,

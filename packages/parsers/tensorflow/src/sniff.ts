@@ -7,7 +7,7 @@ import { looksLikeSavedModel } from './saved_model/parse-saved-model.js';
  */
 export function sniffGraphDef(bytes: Uint8Array, path?: string): number {
   const ext = (path ?? '').toLowerCase();
-  if (looksLikeSavedModel(bytes, path)) return ext.endsWith('saved_model.pb') ? 0.95 : 0.6;
+  if (looksLikeSavedModel(bytes, path)) return /saved_model\.pb(txt)?$/.test(ext) ? 0.95 : 0.6;
   if (looksLikeText(bytes)) {
     const head = new TextDecoder()
       .decode(bytes.subarray(0, 256))

@@ -6,6 +6,7 @@ import { mindirCampaign, mindsporeAirCampaign } from './mindspore.js';
 import { omFixedCampaign, omRawCampaign } from './om.js';
 import { onnxParseCampaign } from './onnx-parse.js';
 import { onnxRunCampaign } from './onnx-run.js';
+import { savedModelCampaign } from './saved-model.js';
 import { tensorflowPbCampaign, tensorflowPbtxtCampaign, tensorflowRunCampaign } from './tensorflow.js';
 import { tfjsCampaign } from './tfjs.js';
 import { tfliteCampaign, tfliteRunCampaign } from './tflite.js';
@@ -19,6 +20,7 @@ export const registry = createCampaignRegistry([
   tensorflowPbCampaign,
   tensorflowPbtxtCampaign,
   tensorflowRunCampaign,
+  savedModelCampaign,
   tfjsCampaign,
   caffeCampaign,
   mindirCampaign,

@@ -3,81 +3,29 @@
 // branch each is a Data node wired to the If input at `_parent_node_index` (as the ONNX parser
 // builds captures); constant ones are copied into the branch, so converters that need a constant
 // (shapes, axes) still see one.
-import {
-  ATTR_INDEX,
-  ATTR_PARENT_NODE_INDEX,
-  DATA,
-  type DataType,
-  type Diagnostic,
-  type Graph,
-  type HostTensor,
-  attr,
-  formatDiagnostic,
-} from '@tsge/metadef';
-import type { TensorRef, TfNode } from '../import/tf-node.js';
+import { ATTR_INDEX, ATTR_PARENT_NODE_INDEX, DATA, type Graph, attr, formatDiagnostic } from '@tsge/metadef';
 import { TfProblem } from '../internal/problem.js';
 import type { OpConverter } from '../ops/registry.js';
 import type { CondSpec } from './lower-cond.js';
+import { type SubgraphImporter, subgraphInputs } from './subgraph-inputs.js';
 
-const ATTR_IMPLICIT_INPUTS = '_implicit_inputs';
-const ATTR_IMPLICIT_INPUT = '_implicit_input';
+export const ATTR_IMPLICIT_INPUTS = '_implicit_inputs';
+export const ATTR_IMPLICIT_INPUT = '_implicit_input';
 
-// tsge dtype → TF DataType enum (types.proto), for the branches' capture Placeholders
-const TF_ENUM: Partial<Record<DataType, number>> = {
-  float32: 1,
-  float64: 2,
-  int32: 3,
-  uint8: 4,
-  int16: 5,
-  int8: 6,
-  string: 7,
-  int64: 9,
-  bool: 10,
-  bfloat16: 14,
-  uint16: 17,
-  float16: 19,
-  uint32: 22,
-  uint64: 23,
-};
-
-/** Imports a branch: its nodes, the graph outputs it returns, constants by node name, a graph name. */
-export type BranchImporter = (
-  nodes: TfNode[],
-  outputs: TensorRef[],
-  constants: ReadonlyMap<string, HostTensor>,
-  graphName: string,
-) => { graph: Graph | undefined; diagnostics: Diagnostic[] };
-
-export function condConverter(specs: ReadonlyMap<string, CondSpec>, importBranch: BranchImporter): OpConverter {
+export function condConverter(specs: ReadonlyMap<string, CondSpec>, importBranch: SubgraphImporter): OpConverter {
   return (ctx) => {
     const spec = specs.get(ctx.node.name);
     if (!spec) throw ctx.problem('no cond spec (internal)');
-    const constants = new Map<string, HostTensor>();
-    const placeholders: TfNode[] = spec.captureNames.map((name, k) => {
-      const constant = ctx.constantOf(1 + k);
-      if (constant) {
-        constants.set(name, constant);
-        return { name, op: 'Const', inputs: [], control: [], attr: {} };
-      }
-      const value = ctx.input(1 + k);
-      const dtype = ctx.dtypeOf(value);
-      const rank = ctx.rankOf(value);
-      return {
-        name,
-        op: 'Placeholder',
-        inputs: [],
-        control: [],
-        attr: {
-          dtype: { type: (dtype && TF_ENUM[dtype]) ?? 1 },
-          ...(rank !== undefined ? { shape: { shape: { dim: Array.from({ length: rank }, () => ({ size: -1 })) } } } : {}),
-        },
-      };
-    });
+    const inputs = subgraphInputs(
+      ctx,
+      spec.captureNames.map((name, k) => ({ name, value: ctx.input(1 + k) })),
+      true,
+    );
     const branches: Graph[] = [];
     for (const which of ['then', 'else'] as const) {
       const branch = which === 'then' ? spec.whenTrue : spec.whenFalse;
       const name = ctx.builder.unique(`${ctx.node.name}/${which}_branch`);
-      const { graph, diagnostics } = importBranch([...placeholders, ...branch.nodes], branch.outputs, constants, name);
+      const { graph, diagnostics } = importBranch([...inputs.nodes, ...branch.nodes], branch.outputs, inputs, name);
       const error = diagnostics.find((d) => d.severity === 'error');
       if (!graph || error)
         throw new TfProblem('TSGE-E3103', {
@@ -99,10 +47,10 @@ export function condConverter(specs: ReadonlyMap<string, CondSpec>, importBranch
       branches.push(graph);
     }
     const [thenGraph, elseGraph] = branches as [Graph, Graph];
-    const inputs = Array.from({ length: ctx.inputCount }, (_, i) => ctx.input(i));
+    const values = Array.from({ length: ctx.inputCount }, (_, i) => ctx.input(i));
     const outputs = ctx.op(
       'If',
-      [ctx.cast(inputs[0] as NonNullable<(typeof inputs)[0]>, 'bool'), ...inputs.slice(1)],
+      [ctx.cast(ctx.input(0), 'bool'), ...values.slice(1)],
       {
         then_branch: attr.graph(thenGraph.name),
         else_branch: attr.graph(elseGraph.name),

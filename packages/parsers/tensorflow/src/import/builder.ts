@@ -63,8 +63,10 @@ export class NodeFactory {
     node.opDesc.outputNames = Array.from({ length: n }, (_, i) => (n === 1 ? name : `${name}:${i}`));
   }
 
-  input(name: string, dtype: DataType, shape: Shape): Value {
+  /** A graph input; `sequence`: it holds a sequence of `dtype` tensors of `shape`. */
+  input(name: string, dtype: DataType, shape: Shape, sequence = false): Value {
     const desc = createTensorDesc(dtype, shape);
+    if (sequence) desc.valueKind = 'sequence';
     const node = this.graph.addNode(
       createOpDesc({
         name: this.unique(name),

@@ -12,6 +12,12 @@ export interface ValueInfo {
   readonly constant?: HostTensor;
   readonly rank?: number;
   readonly dtype?: DataType;
+  /** The value is a sequence (a TensorArray's flow, a TensorList) of `dtype` elements. */
+  readonly sequence?: boolean;
+  /** A TensorArray handle: its array has a fixed size, which is the handle's value. */
+  readonly fixedSizeArray?: boolean;
+  /** A sequence that is known to be empty (a new TensorArray or TensorList). */
+  readonly emptySequence?: boolean;
 }
 
 /**
@@ -64,6 +70,10 @@ export class ConvertContext {
     const shape = value.desc?.shape;
     if (shape && !(shape.length === 1 && shape[0] === -2)) return shape.length;
     return undefined;
+  }
+  /** Everything the importer knows of a value. */
+  info(value: Value): ValueInfo {
+    return this.infoOf(value) ?? {};
   }
   dtypeOf(value: Value): DataType | undefined {
     return this.infoOf(value)?.dtype ?? this.infoOf(value)?.constant?.type;

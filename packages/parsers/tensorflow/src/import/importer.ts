@@ -12,6 +12,9 @@ import {
 } from '@tsge/metadef';
 import { condConverter } from '../control-flow/cond-converter.js';
 import { COND_OP, type CondSpec, lowerConds } from '../control-flow/lower-cond.js';
+import { WHILE_OP, type WhileProblem, type WhileSpec, lowerWhiles } from '../control-flow/lower-while.js';
+import type { SubgraphImporter } from '../control-flow/subgraph-inputs.js';
+import { whileConverter } from '../control-flow/while-converter.js';
 import { converters } from '../ops/index.js';
 import type { ConverterTable } from '../ops/registry.js';
 import { LIMITS, TfProblem, problemToDiagnostic } from '../internal/problem.js';
@@ -38,6 +41,10 @@ export interface ImportOptions {
   readonly inputNames?: ReadonlyMap<string, string>;
   /** Constants known by node name (TensorFlow.js weights, SavedModel variables). */
   readonly weights?: ReadonlyMap<string, HostTensor>;
+  /** What is known of Placeholders by name (a control-flow subgraph's inputs: dtype, rank, sequence). */
+  readonly placeholderInfos?: ReadonlyMap<string, ValueInfo>;
+  /** How deep in If/Loop subgraphs these nodes are (0: the model's graph). */
+  readonly subgraphDepth?: number;
   /** Converters for synthetic ops a front end writes (Keras recurrent layers). */
   readonly extraConverters?: ConverterTable;
 }
@@ -63,13 +70,14 @@ const SPECIAL = new Set(['Const', 'Placeholder', 'PlaceholderWithDefault', BERNO
 
 /** Imports TF nodes (a GraphDef's, or an inlined function's) into a metadef Graph in the canonical op set. */
 export function importNodes(source: readonly TfNode[], givenOptions: ImportOptions): ImportResult {
-  const { nodes: list, options } = withConds(source, givenOptions);
+  const { nodes: list, options, problems } = withControlFlow(source, givenOptions);
   const diagnostics: Diagnostic[] = [];
   const at = (node?: string, opType?: string): DiagnosticLocation => ({
     ...(options.file !== undefined ? { file: options.file } : {}),
     ...(node !== undefined ? { node } : {}),
     ...(opType !== undefined ? { opType } : {}),
   });
+  for (const p of problems) diagnostics.push(diagnostic('TSGE-E3123', { frame: p.frame, reason: `${p.node}: ${p.reason}` }, at(p.node)));
   if (list.length > LIMITS.nodes) {
     diagnostics.push(
       diagnostic('TSGE-E3106', { format: options.format, what: 'node count', actual: list.length, limit: LIMITS.nodes }, at()),
@@ -157,11 +165,13 @@ export function importNodes(source: readonly TfNode[], givenOptions: ImportOptio
 
   const builder = new NodeFactory(options.graphName ?? 'main');
   const values = new Map<string, Value[]>();
-  const infos = new Map<string, ValueInfo>();
-  const key = (v: Value) => `${v.node.name}\u0000${v.index}`;
-  const infoOf = (v: Value) => infos.get(key(v));
+  // by node object, not name: converters' nodes are renamed to their TF node's name afterwards
+  const infos = new Map<Value['node'], Map<number, ValueInfo>>();
+  const infoOf = (v: Value) => infos.get(v.node)?.get(v.index);
   const setInfo = (v: Value, info: ValueInfo) => {
-    infos.set(key(v), { ...infos.get(key(v)), ...info });
+    let byIndex = infos.get(v.node);
+    if (!byIndex) infos.set(v.node, (byIndex = new Map()));
+    byIndex.set(v.index, { ...byIndex.get(v.index), ...info });
   };
   const seenInputs = new Set<string>();
   for (const n of order) {
@@ -203,28 +213,52 @@ export function importNodes(source: readonly TfNode[], givenOptions: ImportOptio
   return { graph: builder.build(), diagnostics };
 }
 
-/** TF1 conds (Switch/Merge) as `_TfCond` nodes, with the converter that builds their If subgraphs. */
-function withConds(source: readonly TfNode[], options: ImportOptions): { nodes: readonly TfNode[]; options: ImportOptions } {
-  const specs = new Map<string, CondSpec>();
-  const nodes = lowerConds(source, specs);
-  if (!specs.size) return { nodes: source, options };
-  const withCond: ImportOptions = {
-    ...options,
-    extraConverters: {
-      ...options.extraConverters,
-      [COND_OP]: condConverter(specs, (branch, outputs, constants, graphName) =>
-        importNodes(branch, {
+/**
+ * TF1 control flow: while frames as `_TfWhile` nodes (Loop), then conds (Switch/Merge) as `_TfCond`
+ * nodes (If), with the converters that import their subgraphs like any TF graph.
+ */
+function withControlFlow(
+  source: readonly TfNode[],
+  options: ImportOptions,
+): { nodes: readonly TfNode[]; options: ImportOptions; problems: WhileProblem[] } {
+  const whiles = new Map<string, WhileSpec>();
+  const problems: WhileProblem[] = [];
+  const conds = new Map<string, CondSpec>();
+  const nodes = lowerConds(lowerWhiles(source, whiles, problems), conds);
+  if (!whiles.size && !conds.size) return { nodes: source, options, problems };
+  const depth = (options.subgraphDepth ?? 0) + 1;
+  const importSubgraph: SubgraphImporter = (subgraph, outputs, inputs, graphName) =>
+    depth > LIMITS.functionDepth
+      ? {
+          graph: undefined,
+          diagnostics: [
+            diagnostic('TSGE-E3106', {
+              format: options.format,
+              what: 'control-flow nesting depth',
+              actual: depth,
+              limit: LIMITS.functionDepth,
+            }),
+          ],
+        }
+      : importNodes(subgraph, {
+          subgraphDepth: depth,
           format: options.format,
           graphName,
           ...(options.file !== undefined ? { file: options.file } : {}),
-          weights: new Map([...(options.weights ?? []), ...constants]),
-          ...(withCond.extraConverters ? { extraConverters: withCond.extraConverters } : {}),
+          weights: new Map([...(options.weights ?? []), ...inputs.constants]),
+          placeholderInfos: inputs.infos,
+          ...(withFlow.extraConverters ? { extraConverters: withFlow.extraConverters } : {}),
           namedOutputs: outputs.map((ref, k) => ({ name: `output_${k}`, ref })),
-        }),
-      ),
+        });
+  const withFlow: ImportOptions = {
+    ...options,
+    extraConverters: {
+      ...options.extraConverters,
+      ...(conds.size ? { [COND_OP]: condConverter(conds, importSubgraph) } : {}),
+      ...(whiles.size ? { [WHILE_OP]: whileConverter(whiles, importSubgraph) } : {}),
     },
   };
-  return { nodes, options: withCond };
+  return { nodes, options: withFlow, problems };
 }
 
 function convertNode(
@@ -238,7 +272,7 @@ function convertNode(
 ): Value[] {
   const ctx = new ConvertContext(n, builder, inputs, infoOf, setInfo);
   if (n.op === 'Const') {
-    const weight = options.weights?.get(n.name);
+    const weight = options.weights?.get(n.weightOf ?? n.name);
     const proto = n.attr.value?.tensor;
     if (!weight && !proto) throw ctx.problem('Const has no value');
     const tensor = weight ?? decodeTensor(proto as NonNullable<typeof proto>, n.name);
@@ -248,6 +282,14 @@ function convertNode(
   }
   if (n.op === 'Placeholder' || n.op === 'PlaceholderWithDefault') {
     seenInputs.add(n.name);
+    const known = options.placeholderInfos?.get(n.name);
+    if (known) {
+      // a subgraph input: the outer value's dtype, rank and kind
+      const shape: Shape = known.rank !== undefined ? Array.from({ length: known.rank }, () => -1) : [-2];
+      const v = builder.input(n.name, known.dtype ?? 'float32', shape, known.sequence === true);
+      setInfo(v, known);
+      return [v];
+    }
     const dtypeAttr = n.attr.dtype?.type;
     if (isResourceOrVariant(dtypeAttr)) throw ctx.problem('resource and variant inputs are not supported');
     const dtype: DataType = tfDtype(dtypeAttr ?? 1, `${n.name} dtype`);

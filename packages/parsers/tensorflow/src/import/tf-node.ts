@@ -14,6 +14,8 @@ export interface TfNode {
   inputs: TensorRef[];
   readonly control: string[];
   readonly attr: Readonly<Record<string, IAttrValue>>;
+  /** A copy of a Const (a while condition's): its weight is the original's, by that name. */
+  readonly weightOf?: string;
 }
 
 /** Parses `name`, `name:3` or `^name`. */

@@ -2,6 +2,7 @@ import { elementwiseConverters } from './elementwise.js';
 import { nnConverters } from './nn.js';
 import { reduceConverters } from './reduce.js';
 import type { ConverterTable } from './registry.js';
+import { tensorListConverters } from './tensor-list.js';
 import { tensorConverters } from './tensor.js';
 
 /** Every TF op the parser maps into the canonical op set. */
@@ -10,6 +11,7 @@ export const converters: ConverterTable = {
   ...tensorConverters,
   ...nnConverters,
   ...reduceConverters,
+  ...tensorListConverters,
 };
 
 /** The TF op types the parser converts (for docs and the unsupported-op diagnostic). */

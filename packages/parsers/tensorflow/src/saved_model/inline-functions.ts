@@ -2,13 +2,20 @@
 // `PartitionedCall` / `StatefulPartitionedCall` (and every node whose op is a library function)
 // is replaced by its function's body, its nodes renamed `<call>/<node>`, argument references bound
 // to the call's inputs, `node:arg:index` references mapped to flat output indices, and references
-// to the call's outputs bound to the function's `ret` tensors.
+// to the call's outputs bound to the function's `ret` tensors. Functional control flow (`While`,
+// `StatelessWhile`, `If`, `StatelessIf`) is written out as TF1 control flow around the inlined
+// cond/body/branch functions (as TensorFlow's own lowering does), which the importer turns into
+// Loop and If subgraphs.
 import type { IFunctionDef, IGraphDef, INodeDef } from '../internal/proto.js';
 import { LIMITS, TfProblem } from '../internal/problem.js';
 import { type TensorRef, type TfNode, parseRef } from '../import/tf-node.js';
 import { flatOutputIndex } from './output-args.js';
 
 const CALL_OPS = new Set(['PartitionedCall', 'StatefulPartitionedCall']);
+const WHILE_OPS = new Set(['While', 'StatelessWhile']);
+const IF_OPS = new Set(['If', 'StatelessIf']);
+/** Ops whose outputs a FunctionDef names `output:i`. */
+const OUTPUT_LIST_OPS = new Set([...CALL_OPS, ...WHILE_OPS, ...IF_OPS]);
 
 export interface InlinedGraph {
   readonly nodes: TfNode[];
@@ -74,6 +81,7 @@ class Inliner {
 
   private calledFunction(def: INodeDef, scope: Scope, name: string): string | undefined {
     const op = def.op ?? '';
+    if (WHILE_OPS.has(op) || IF_OPS.has(op)) return op;
     if (CALL_OPS.has(op)) {
       const fn = def.attr?.f?.func?.name;
       if (!fn) throw functionProblem(scope.functionName ?? op, name, `${op} has no function attribute f`);
@@ -136,7 +144,7 @@ class Inliner {
     const fn = this.calledFunction(def, scope, scope.prefix + local);
     if (fn !== undefined) {
       // calls list their outputs as `output`; a function used as an op names them by its signature
-      const position = CALL_OPS.has(def.op ?? '')
+      const position = OUTPUT_LIST_OPS.has(def.op ?? '')
         ? arg === 'output'
           ? i
           : -1
@@ -176,24 +184,37 @@ class Inliner {
     if (done) return done;
     const fnName = this.calledFunction(def, scope, name) as string;
     if (this.expanding.has(name)) throw functionProblem(fnName, name, 'the call reads its own output');
-    const fn = this.library.get(fnName);
-    if (!fn) throw functionProblem(fnName, name, 'the function is not in the graph library');
-    if (scope.depth + 1 > LIMITS.functionDepth)
-      throw functionProblem(fnName, name, `calls nest deeper than ${LIMITS.functionDepth} (a recursive function?)`);
     this.expanding.add(name);
     const inputs: TensorRef[] = [];
     for (const text of def.input ?? []) {
       const r = this.resolve(scope, text, name);
       if (r.kind === 'data') inputs.push(r.ref);
     }
+    const op = def.op ?? '';
+    const outputs = WHILE_OPS.has(op)
+      ? this.lowerWhile(scope, name, def, inputs)
+      : IF_OPS.has(op)
+        ? this.lowerIf(scope, name, def, inputs)
+        : this.inline(scope, name, fnName, inputs, `${name}/`);
+    this.expanding.delete(name);
+    this.callOutputs.set(name, outputs);
+    return outputs;
+  }
+
+  /** Inlines function `fnName` called as `name` on `inputs`, its nodes named `<prefix><node>`; returns its outputs. */
+  private inline(scope: Scope, name: string, fnName: string, inputs: readonly TensorRef[], prefix: string): TensorRef[] {
+    const fn = this.library.get(fnName);
+    if (!fn) throw functionProblem(fnName, name, 'the function is not in the graph library');
+    if (scope.depth + 1 > LIMITS.functionDepth)
+      throw functionProblem(fnName, name, `calls nest deeper than ${LIMITS.functionDepth} (a recursive function?)`);
     const argDefs = fn.signature?.inputArg ?? [];
     if (argDefs.length !== inputs.length)
       throw functionProblem(fnName, name, `the call passes ${inputs.length} inputs; the function takes ${argDefs.length}`);
     const args = new Map<string, TensorRef>(argDefs.map((a, i) => [a.name ?? '', inputs[i] as TensorRef]));
-    const body: Scope = { prefix: `${name}/`, defs: defsOf(fn.nodeDef ?? [], fnName), args, functionName: fnName, depth: scope.depth + 1 };
+    const body: Scope = { prefix, defs: defsOf(fn.nodeDef ?? [], fnName), args, functionName: fnName, depth: scope.depth + 1 };
     this.process(body);
     const ret = fn.ret ?? {};
-    const outputs = (fn.signature?.outputArg ?? []).map((a) => {
+    return (fn.signature?.outputArg ?? []).map((a) => {
       const argName = a.name ?? '';
       const text = Object.hasOwn(ret, argName) ? ret[argName] : undefined;
       if (text === undefined) throw functionProblem(fnName, name, `output ${argName} has no ret tensor`);
@@ -201,8 +222,84 @@ class Inliner {
       if (r.kind !== 'data') throw functionProblem(fnName, name, `output ${argName} returns ${text}, which is not a data tensor`);
       return r.ref;
     });
-    this.expanding.delete(name);
-    this.callOutputs.set(name, outputs);
-    return outputs;
+  }
+
+  private functionAttr(def: INodeDef, attr: string, name: string): string {
+    const fn = def.attr?.[attr]?.func?.name;
+    if (!fn) throw functionProblem(def.op ?? '', name, `${def.op} has no function attribute ${attr}`);
+    return fn;
+  }
+
+  private push(node: TfNode): TensorRef {
+    this.nodes.push(node);
+    return { node: node.name, index: 0 };
+  }
+
+  /** While(inputs) as a TF1 frame: Enter → Merge → cond → LoopCond → Switch → body → NextIteration, Exit. */
+  private lowerWhile(scope: Scope, name: string, def: INodeDef, inputs: readonly TensorRef[]): TensorRef[] {
+    const cond = this.functionAttr(def, 'cond', name);
+    const body = this.functionAttr(def, 'body', name);
+    const frame = { frame_name: { s: new TextEncoder().encode(name) }, is_constant: { b: false } };
+    const node = (suffix: string, op: string, refs: TensorRef[], attr: TfNode['attr'] = {}): TfNode => ({
+      name: `${name}/${suffix}`,
+      op,
+      inputs: refs,
+      control: [],
+      attr,
+    });
+    const merges = inputs.map((ref, k) => {
+      const enter = this.push(node(`enter_${k}`, 'Enter', [ref], frame));
+      return this.push(node(`merge_${k}`, 'Merge', [enter, { node: `${name}/next_iteration_${k}`, index: 0 }]));
+    });
+    const [test] = this.inline(scope, name, cond, merges, `${name}/cond/`);
+    if (!test) throw functionProblem(cond, name, 'the while condition returns nothing');
+    const loopCond = this.push(node('loop_cond', 'LoopCond', [test]));
+    const switches = merges.map((m, k) => this.push(node(`switch_${k}`, 'Switch', [m, loopCond])));
+    const values = switches.map((s, k) => this.push(node(`identity_${k}`, 'Identity', [{ node: s.node, index: 1 }])));
+    const next = this.inline(scope, name, body, values, `${name}/body/`);
+    if (next.length !== inputs.length)
+      throw functionProblem(body, name, `the while body returns ${next.length} values for ${inputs.length} loop values`);
+    for (const [k, ref] of next.entries()) this.push(node(`next_iteration_${k}`, 'NextIteration', [ref]));
+    return switches.map((s, k) => this.push(node(`exit_${k}`, 'Exit', [s])));
+  }
+
+  /**
+   * If(pred, inputs) as a TF1 cond: each input switched on pred, the branches inlined on the
+   * switches' outputs, their results merged. Branch nodes without inputs hang on a pivot (as
+   * tf.cond's constants do), so they belong to their branch.
+   */
+  private lowerIf(scope: Scope, name: string, def: INodeDef, inputs: readonly TensorRef[]): TensorRef[] {
+    const [pred, ...args] = inputs;
+    if (!pred) throw functionProblem(def.op ?? '', name, `${def.op} has no condition input`);
+    const node = (suffix: string, op: string, refs: TensorRef[]): TfNode => ({
+      name: `${name}/${suffix}`,
+      op,
+      inputs: refs,
+      control: [],
+      attr: {},
+    });
+    const switchPred = this.push(node('switch_pred', 'Switch', [pred, pred]));
+    const switches = args.map((a, i) => this.push(node(`switch_${i}`, 'Switch', [a, pred])));
+    const branch = (attr: string, side: 0 | 1): TensorRef[] => {
+      const pivot = this.push(node(`pivot_${side}`, 'Identity', [{ node: switchPred.node, index: side }]));
+      const from = this.nodes.length;
+      const outputs = this.inline(
+        scope,
+        name,
+        this.functionAttr(def, attr, name),
+        switches.map((s) => ({ node: s.node, index: side })),
+        `${name}/${attr}/`,
+      );
+      for (let i = from; i < this.nodes.length; i++) {
+        const n = this.nodes[i] as TfNode;
+        if (!n.inputs.length && !n.control.length) this.nodes[i] = { ...n, control: [pivot.node] };
+      }
+      return outputs;
+    };
+    const whenTrue = branch('then_branch', 1);
+    const whenFalse = branch('else_branch', 0);
+    if (whenTrue.length !== whenFalse.length)
+      throw functionProblem(def.op ?? '', name, `the branches return ${whenTrue.length} and ${whenFalse.length} values`);
+    return whenTrue.map((t, k) => this.push(node(`merge_${k}`, 'Merge', [whenFalse[k] as TensorRef, t])));
   }
 }

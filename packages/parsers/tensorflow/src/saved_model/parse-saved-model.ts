@@ -4,7 +4,9 @@
 import { type Diagnostic, type ParseInput, type ParseOptions, type ParseResult, type Shape, TsgeError } from '@tsge/metadef';
 import { importNodes } from '../import/importer.js';
 import { type TensorRef, parseRef } from '../import/tf-node.js';
-import { type IMetaGraphDef, type ISavedModel, type ISignatureDef, tf } from '../internal/proto.js';
+import { looksLikeText } from '../graphdef/decode.js';
+import { parseTextFormat } from '../graphdef/text-format.js';
+import { type IMetaGraphDef, type ISavedModel, type ISignatureDef, tf, tfDescriptor } from '../internal/proto.js';
 import { TfProblem, problemToDiagnostic } from '../internal/problem.js';
 import { TensorBundle } from './bundle.js';
 import { inlineFunctions } from './inline-functions.js';
@@ -15,9 +17,10 @@ const DEFAULT_SIGNATURE = 'serving_default';
 const INIT_SIGNATURE = '__saved_model_init_op';
 const VARIABLES_PREFIX = 'variables/variables';
 
-/** True for the bytes of a binary SavedModel (schema version, then meta_graphs) or a file named saved_model.pb. */
+/** True for a binary SavedModel (schema version, then meta_graphs), a text one, or a file named saved_model.pb(txt). */
 export function looksLikeSavedModel(bytes: Uint8Array, path?: string): boolean {
-  if (/(^|[\\/])saved_model\.pb$/i.test(path ?? '')) return true;
+  if (/(^|[\\/])saved_model\.pb(txt)?$/i.test(path ?? '')) return true;
+  if (looksLikeText(bytes)) return /^(saved_model_schema_version|meta_graphs)\s*[{:<]/.test(textHead(bytes));
   // field 1 (varint schema version), field 2 (a MetaGraphDef, whose first field is meta_info_def
   // or graph_def): ONNX also starts 0x08 .. 0x12, but with a producer name, never a 0x0a/0x12 byte
   if (bytes.length < 6 || bytes[0] !== 0x08 || (bytes[1] as number) >= 0x80 || bytes[2] !== 0x12) return false;
@@ -27,7 +30,30 @@ export function looksLikeSavedModel(bytes: Uint8Array, path?: string): boolean {
   return next === 0x0a || next === 0x12;
 }
 
-export function decodeSavedModel(bytes: Uint8Array): ISavedModel {
+/** The start of protobuf text with comments and leading space removed. */
+export function textHead(bytes: Uint8Array): string {
+  return new TextDecoder()
+    .decode(bytes.subarray(0, 512))
+    .replace(/#[^\n]*\n/g, '')
+    .trimStart();
+}
+
+/** A SavedModel from binary protobuf, or protobuf text (`saved_model.pbtxt`). */
+export function decodeSavedModel(bytes: Uint8Array, path?: string): ISavedModel {
+  if (/\.pbtxt$/i.test(path ?? '') || looksLikeText(bytes)) {
+    let source: string;
+    try {
+      source = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new TfProblem('TSGE-E3101', { format: 'SavedModel text', reason: 'the file is not UTF-8 text' });
+    }
+    const object = parseTextFormat(source, tfDescriptor, 'tensorflow.SavedModel');
+    try {
+      return tf.SavedModel.fromObject(object);
+    } catch (error) {
+      throw new TfProblem('TSGE-E3101', { format: 'SavedModel text', reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
   try {
     return tf.SavedModel.decode(bytes);
   } catch (error) {
@@ -64,7 +90,7 @@ export async function parseSavedModel(input: ParseInput, options: ParseOptions =
     if (requested !== undefined && (typeof requested !== 'string' || requested === ''))
       throw new TfProblem('TSGE-E3122', { signature: String(requested), reason: 'the signature option must be a non-empty name' });
     const signature = (requested as string | undefined) ?? DEFAULT_SIGNATURE;
-    const { meta, def } = pickMetaGraph(decodeSavedModel(input.bytes), signature);
+    const { meta, def } = pickMetaGraph(decodeSavedModel(input.bytes, file), signature);
     const inlined = inlineFunctions(meta.graphDef ?? {});
     const resolve = (tensor: string): TensorRef => {
       try {

@@ -1,7 +1,8 @@
 import type { ParseInput, ParseOptions, ParseResult } from '@tsge/metadef';
 import { importNodes } from '../import/importer.js';
 import { parseRef } from '../import/tf-node.js';
-import { toTfNode } from '../import/tf-node.js';
+import { type TfNode, toTfNode } from '../import/tf-node.js';
+import type { IAttrValue } from '../internal/proto.js';
 import { tf } from '../internal/proto.js';
 import { TfProblem, problemToDiagnostic } from '../internal/problem.js';
 import { parseLayersModel } from './layers-model.js';
@@ -63,7 +64,7 @@ export async function parseTfjs(input: ParseInput, options: ParseOptions = {}): 
           })
         : undefined;
     const { graph: result, diagnostics } = importNodes(
-      (graph.node ?? []).map((n, i) => toTfNode(n, i)),
+      (graph.node ?? []).map((n, i) => doubleAsFloat(toTfNode(n, i))),
       {
         format: FORMAT,
         weights,
@@ -77,6 +78,29 @@ export async function parseTfjs(input: ParseInput, options: ParseOptions = {}): 
   } catch (error) {
     return { graph: undefined, diagnostics: [problemToDiagnostic(error, file !== undefined ? { file } : undefined, FORMAT)] };
   }
+}
+
+const DT_DOUBLE = 2;
+const DT_FLOAT = 1;
+
+/**
+ * TensorFlow.js has no float64: its converter stores DT_DOUBLE weights as float32 and its runtime
+ * computes DT_DOUBLE ops in float32, so a graph model's DT_DOUBLE types are read as DT_FLOAT.
+ */
+function doubleAsFloat(node: TfNode): TfNode {
+  let changed = false;
+  const attr: Record<string, IAttrValue> = {};
+  for (const [name, value] of Object.entries(node.attr)) {
+    const types = value.list?.type;
+    if (value.type === DT_DOUBLE) {
+      attr[name] = { ...value, type: DT_FLOAT };
+      changed = true;
+    } else if (types?.includes(DT_DOUBLE)) {
+      attr[name] = { ...value, list: { ...value.list, type: types.map((t) => (t === DT_DOUBLE ? DT_FLOAT : t)) } };
+      changed = true;
+    } else attr[name] = value;
+  }
+  return changed ? { ...node, attr } : node;
 }
 
 /** Confidence that bytes are a TensorFlow.js model.json. */
