@@ -2,7 +2,16 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import type { Diagnostic, Graph, ParserV1 } from '@tsge/metadef';
 import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/metadef';
-import { type BuildOptions, compileModel, confinedReader, fileError, modelFileOf, readRegularFile } from '@tsge/ge';
+import {
+  type BuildOptions,
+  PRECISION_MODES,
+  type PrecisionMode,
+  compileModel,
+  confinedReader,
+  fileError,
+  modelFileOf,
+  readRegularFile,
+} from '@tsge/ge';
 import { omToJson, readOm } from '@tsge/om';
 import { caffeParser } from '@tsge/parser-caffe';
 import { mindsporeParser } from '@tsge/parser-mindspore';
@@ -250,17 +259,9 @@ function compileOptions(values: Partial<Record<OptionName, string>>): BuildOptio
       .map((s) => s.trim())
       .filter(Boolean);
   if (values.precision_mode !== undefined) {
-    const p = values.precision_mode;
-    if (['force_fp32', 'must_keep_origin_dtype', 'fp32'].includes(p)) options.precisionMode = 'fp32';
-    else if (['force_fp16', 'allow_fp32_to_fp16', 'allow_mix_precision', 'fp16'].includes(p)) options.precisionMode = 'fp16';
-    else
-      problems.push(
-        invalidOption(
-          'precision_mode',
-          p,
-          'expected force_fp32, force_fp16, allow_fp32_to_fp16, allow_mix_precision or must_keep_origin_dtype',
-        ),
-      );
+    const p = values.precision_mode as PrecisionMode;
+    if (PRECISION_MODES.includes(p)) options.precisionMode = p;
+    else problems.push(invalidOption('precision_mode', p, `expected one of ${PRECISION_MODES.join(', ')}`));
   }
   if (values.oo_level !== undefined) {
     const m = /^O?([0-3])$/i.exec(values.oo_level);

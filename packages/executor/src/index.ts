@@ -61,5 +61,6 @@ export type {
   StreamInfo,
   Task,
   TaskInfo,
+  WeightStorage,
   TensorRef,
 } from '@tsge/om';
