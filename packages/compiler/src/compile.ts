@@ -136,11 +136,13 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
 
   // optimize
   enter('optimize');
+  const precision = precisionPasses(graph, options.precisionMode, target, kernels);
+  manager.run(graph, precision.beforeOptimize, 'optimize');
   manager.run(graph, optimizePasses(kernels, symbols, options.onProgress), 'optimize');
   manager.run(graph, fusionPasses, 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-builtin-fusion'), 'optimize');
   // after fusion, so Conv+BatchNorm folds in float32 first
-  manager.run(graph, precisionPasses(graph, options.precisionMode, target, kernels), 'optimize');
+  manager.run(graph, precision.afterFusion, 'optimize');
   manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));

@@ -9,9 +9,10 @@ export type CompileTarget = 'wasm-simd' | 'js';
  * force_fp16 every float op's, allow_fp32_to_fp16 / allow_fp32_to_bf16 the matrix ops' (Conv,
  * ConvTranspose, Gemm, MatMul), allow_mix_precision(_fp16/_bf16) matrix ops' and those of ops
  * that follow a lowered producer, never normalisations, softmax, reductions or exponentials. On
- * 'js' the float16 modes compute those ops in float16. must_keep_origin_dtype changes nothing;
- * force_fp32 refuses a graph that computes in float16 (TSGE-E7121). 'fp32' / 'fp16' are
- * force_fp32 / force_fp16.
+ * 'js' the float16 modes compute those ops in float16 (bfloat16 modes: TSGE-E7121).
+ * must_keep_origin_dtype changes nothing; force_fp32 raises ops that compute in float16 or
+ * bfloat16 to float32 (SIMD kernels; their weights stay narrow in WEIGHTS, Casts keep the I/O
+ * types). 'fp32' / 'fp16' are force_fp32 / force_fp16.
  */
 export type PrecisionMode =
   | 'force_fp32'

@@ -87,11 +87,11 @@ function toFloat16(t: HostTensor): HostTensor {
   return createTensor('float16', t.dims, out);
 }
 
-function addCast(graph: Graph, source: OutDataAnchor, to: 'float16' | 'float32'): Node {
+export function addCast(graph: Graph, source: OutDataAnchor, to: 'float16' | 'bfloat16' | 'float32'): Node {
   const desc = source.node.opDesc.outputDescs[source.index];
   const cast = graph.addNode(
     createOpDesc({
-      name: uniqueName(graph, `${source.node.name}_to_${to === 'float16' ? 'fp16' : 'fp32'}`),
+      name: uniqueName(graph, `${source.node.name}_to_${to === 'float16' ? 'fp16' : to === 'bfloat16' ? 'bf16' : 'fp32'}`),
       type: 'Cast',
       attrs: [['to', attr.int(ONNX_DTYPE[to])]],
       outputDescs: [createTensorDesc(to, desc?.shape ?? [-2])],

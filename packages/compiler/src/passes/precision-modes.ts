@@ -1,7 +1,8 @@
-import type { DataType, Graph, GraphPassV1, KernelRegistry } from '@tsge/metadef';
-import { CONST, DATA, NET_OUTPUT, TsgeError } from '@tsge/metadef';
+import type { Graph, GraphPassV1, KernelRegistry } from '@tsge/metadef';
+import { TsgeError } from '@tsge/metadef';
 import type { CompileTarget, PrecisionMode } from '../options.js';
 import { precisionFp16Pass } from './precision-fp16.js';
+import { precisionRaisePass } from './precision-raise.js';
 import { type PrecisionScope, loweredNodes, precisionStoragePass } from './precision-storage.js';
 
 /** GE's `--precision_mode` values (and tsge's earlier 'fp32' / 'fp16'): which ops each lowers, to what. */
@@ -21,31 +22,27 @@ const MODES: ReadonlyMap<PrecisionMode, ModeSpec> = new Map<PrecisionMode, ModeS
 
 export const PRECISION_MODES: readonly PrecisionMode[] = [...MODES.keys()];
 
-const NARROW: ReadonlySet<DataType> = new Set(['float16', 'bfloat16']);
-
-/** The first node that computes in float16 or bfloat16 (what force_fp32 would have to raise). */
-function narrowCompute(graph: Graph): string | undefined {
-  for (const node of graph.nodes) {
-    if (node.type === CONST || node.type === DATA || node.type === NET_OUTPUT || node.type === 'Cast') continue;
-    if (node.opDesc.outputDescs.some((d) => NARROW.has(d.dtype))) return node.name;
-  }
-  return undefined;
-}
-
 /**
- * The passes of a precision mode for a target, run after fusion. On 'wasm-simd' the kernels compute
+ * The passes of a precision mode for a target (validating the mode). On 'wasm-simd' the kernels compute
  * in float32 and read weights stored as float16 or bfloat16 (widened at load): a mode picks which
  * weights. On 'js' the reference kernels compute in float16 too: float16 modes lower the chosen ops
- * whole (GE's semantics exactly); bfloat16 has no compute kernels there and is refused. force_fp32 is
- * refused for a graph that computes in a narrow type (raising it is not implemented), rather than
- * accepted and ignored.
+ * whole (GE's semantics exactly); bfloat16 has no compute kernels there and is refused. force_fp32
+ * raises ops that compute in float16 or bfloat16 to float32 (their weights stay narrow in WEIGHTS).
  */
 export function precisionPasses(
   graph: Graph,
   mode: PrecisionMode | undefined,
   target: CompileTarget,
   kernels: KernelRegistry,
-): GraphPassV1[] {
+): { readonly beforeOptimize: GraphPassV1[]; readonly afterFusion: GraphPassV1[] } {
+  const lowering = lowerings(graph, mode, target, kernels);
+  // raising runs before the graph passes, so fusion and folding see float32 ops as in any float32 model
+  return mode !== undefined && MODES.get(mode) === 'fp32'
+    ? { beforeOptimize: [precisionRaisePass], afterFusion: [] }
+    : { beforeOptimize: [], afterFusion: lowering };
+}
+
+function lowerings(graph: Graph, mode: PrecisionMode | undefined, target: CompileTarget, kernels: KernelRegistry): GraphPassV1[] {
   if (mode === undefined) return [];
   const spec = MODES.get(mode);
   if (spec === undefined)
@@ -55,20 +52,7 @@ export function precisionPasses(
       { option: 'precision_mode' },
     );
   if (spec === 'keep') return [];
-  if (spec === 'fp32') {
-    const node = narrowCompute(graph);
-    if (node !== undefined)
-      throw TsgeError.of(
-        'TSGE-E7121',
-        {
-          mode,
-          target,
-          reason: `node ${node} computes in float16 or bfloat16, and raising it to float32 is not implemented (use must_keep_origin_dtype)`,
-        },
-        { option: 'precision_mode', node },
-      );
-    return [];
-  }
+  if (spec === 'fp32') return [];
   if (target === 'wasm-simd') return [precisionStoragePass(spec.scope, spec.dtype)];
   if (spec.dtype === 'bfloat16')
     throw TsgeError.of('TSGE-E7121', { mode, target, reason: 'the js device has no bfloat16 kernels' }, { option: 'precision_mode' });
