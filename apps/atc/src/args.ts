@@ -15,7 +15,8 @@ export const OPTIONS = {
   dynamic_batch_size: '"1,2,4": one static plan per batch size',
   dynamic_dims: '"1,224;2,448": one static plan per group of dynamic dims',
   out_nodes: '"node:0;node2:1": graph outputs to keep',
-  precision_mode: 'force_fp32 (default), force_fp16, allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype',
+  precision_mode:
+    'must_keep_origin_dtype (default), force_fp32, force_fp16, allow_fp32_to_fp16, allow_fp32_to_bf16, allow_mix_precision, allow_mix_precision_fp16, allow_mix_precision_bf16',
   oo_level: 'optimization level O0..O3 (default O3)',
   optimization_switch: '"pass:off;pass2:on"',
   disable_reuse_memory: '1: give every tensor its own memory',

@@ -5,6 +5,8 @@ import { TsgeError, diagnostic, formatDiagnostic, graphToJson } from '@tsge/meta
 import {
   type BuildOptions,
   PARSERS_SELECTING_OUTPUTS,
+  PRECISION_MODES,
+  type PrecisionMode,
   compileModel,
   confinedReader,
   fileError,
@@ -254,17 +256,9 @@ function compileOptions(values: Partial<Record<OptionName, string>>): BuildOptio
       .map((s) => s.trim())
       .filter(Boolean);
   if (values.precision_mode !== undefined) {
-    const p = values.precision_mode;
-    if (['force_fp32', 'must_keep_origin_dtype', 'fp32'].includes(p)) options.precisionMode = 'fp32';
-    else if (['force_fp16', 'allow_fp32_to_fp16', 'allow_mix_precision', 'fp16'].includes(p)) options.precisionMode = 'fp16';
-    else
-      problems.push(
-        invalidOption(
-          'precision_mode',
-          p,
-          'expected force_fp32, force_fp16, allow_fp32_to_fp16, allow_mix_precision or must_keep_origin_dtype',
-        ),
-      );
+    const p = values.precision_mode as PrecisionMode;
+    if (PRECISION_MODES.includes(p)) options.precisionMode = p;
+    else problems.push(invalidOption('precision_mode', p, `expected one of ${PRECISION_MODES.join(', ')}`));
   }
   if (values.oo_level !== undefined) {
     const m = /^O?([0-3])$/i.exec(values.oo_level);

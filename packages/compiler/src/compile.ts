@@ -20,7 +20,7 @@ import { customPassesAt } from './passes/custom.js';
 import { deadCodePass } from './passes/dead-code.js';
 import { inferGraph, inferOne, inferShapesPass, symbolSource } from './passes/infer-shapes.js';
 import { layoutChainsPass } from './passes/layout-chains.js';
-import { precisionFp16Pass } from './passes/precision-fp16.js';
+import { precisionPasses } from './passes/precision-modes.js';
 import { removeNoopsPass } from './passes/remove-noops.js';
 import { placeKernels } from './place.js';
 import { applyInputShapes, selectOutputs } from './prepare/normalize.js';
@@ -136,11 +136,13 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
 
   // optimize
   enter('optimize');
+  const precision = precisionPasses(graph, options.precisionMode, target, kernels);
+  manager.run(graph, precision.beforeOptimize, 'optimize');
   manager.run(graph, optimizePasses(kernels, symbols, options.onProgress), 'optimize');
   manager.run(graph, fusionPasses, 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-builtin-fusion'), 'optimize');
   // after fusion, so Conv+BatchNorm folds in float32 first
-  if (options.precisionMode === 'fp16') manager.run(graph, [precisionFp16Pass(kernels)], 'optimize');
+  manager.run(graph, precision.afterFusion, 'optimize');
   manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));
@@ -165,7 +167,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
     streamLimit,
     disableReuse: options.disableReuseMemory ?? false,
     weights: weights.slots,
-    weightsBytes: weights.bytes.length,
+    weightsBytes: weights.deviceBytes,
     kernelOf: placement.kernelOf,
   };
   const plans: ExecutionPlan[] = [];
@@ -206,7 +208,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
     flags: { dynamic, gears: gearResult.gears.length > 0 },
     graph,
     weights: weights.bytes,
-    taskInfo: { version: 1, plans, dynamic },
+    taskInfo: { version: 1, plans, dynamic, ...(weights.storage ? { weightStorage: weights.storage } : {}) },
     kernels: [],
     ioInfo,
   };

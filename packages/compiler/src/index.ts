@@ -1,6 +1,14 @@
 // @tsge/compiler public API.
 export { compile, builtinPassNames } from './compile.js';
-export type { CompileOptions, CompileResult, CompileSummary, CompileProgress, CompileTarget, PassTiming } from './options.js';
+export type {
+  CompileOptions,
+  CompileResult,
+  CompileSummary,
+  CompileProgress,
+  CompileTarget,
+  PassTiming,
+  PrecisionMode,
+} from './options.js';
 export { PassManager, definePass, type PassManagerOptions } from './pass-manager.js';
 export { matchAt, findMatches, fusionAsPass, replaceMatchWith } from './fusion/matcher.js';
 export { pattern as fusionPattern } from './fusion/patterns.js';
@@ -77,5 +85,7 @@ export type {
   StreamInfo,
   Task,
   TaskInfo,
+  WeightStorage,
   TensorRef,
 } from '@tsge/om';
+export { PRECISION_MODES } from './passes/precision-modes.js';

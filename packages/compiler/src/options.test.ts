@@ -122,11 +122,11 @@ describe('compile options', () => {
     expect(existsSync(dumpDir)).toBe(true);
   });
 
-  it('precisionMode fp16 computes in float16 with float32 inputs and outputs', async () => {
+  it('precisionMode fp16 on the js target computes in float16 with float32 inputs and outputs', async () => {
     const graph = smallCnn(ops);
     const x = createTensor('float32', [1, 3, 8, 8], randomFloats(192, 9));
-    const fp32 = await compile(graph, { ops, kernels, optLevel: 2, verify: true });
-    const fp16 = await compile(graph, { ops, kernels, optLevel: 2, precisionMode: 'fp16', verify: true });
+    const fp32 = await compile(graph, { ops, kernels, optLevel: 2, target: 'js', verify: true });
+    const fp16 = await compile(graph, { ops, kernels, optLevel: 2, target: 'js', precisionMode: 'fp16', verify: true });
     expect(fp16.summary.counters['fp16-nodes']).toBeGreaterThan(5);
     expect(fp16.model.ioInfo).toEqual(fp32.model.ioInfo);
     expect(fp16.summary.weightsBytes).toBeLessThan(0.6 * fp32.summary.weightsBytes);
@@ -138,6 +138,18 @@ describe('compile options', () => {
     expect(b.type).toBe('float32');
     for (let i = 0; i < 10; i++)
       expect(Math.abs((b.data[i] as number) - (a.data[i] as number))).toBeLessThan(0.05 + 0.01 * Math.abs(a.data[i] as number));
+  });
+
+  it('precisionMode fp16 on wasm-simd keeps float32 compute and stores the weights as float16', async () => {
+    const graph = smallCnn(ops);
+    const fp32 = await compile(graph, { ops, kernels, optLevel: 2, verify: true });
+    const fp16 = await compile(graph, { ops, kernels, optLevel: 2, precisionMode: 'fp16', verify: true });
+    expect(fp16.summary.counters['float16-weights']).toBeGreaterThan(0);
+    expect(fp16.summary.weightsBytes).toBeLessThan(0.6 * fp32.summary.weightsBytes);
+    expect(fp16.model.graph.nodes.every((n) => n.opDesc.outputDescs.every((d) => d.dtype !== 'float16'))).toBe(true);
+    const storage = fp16.model.taskInfo.weightStorage;
+    expect(storage?.deviceBytes).toBe(fp32.model.weights.length);
+    expect(storage?.spans.some(([, , , kind]) => kind === 1)).toBe(true);
   });
 
   it('reports ops that are not registered', async () => {

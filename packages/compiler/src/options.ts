@@ -3,6 +3,29 @@ import type { MemoryReport, OmWriteInput } from '@tsge/om';
 
 export type CompileTarget = 'wasm-simd' | 'js';
 
+/**
+ * GE's precision modes. On 'wasm-simd' kernels compute in float32, so a lowering mode stores the
+ * chosen ops' float32 weights as float16 or bfloat16 (half the bytes; widened at load):
+ * force_fp16 every float op's, allow_fp32_to_fp16 / allow_fp32_to_bf16 the matrix ops' (Conv,
+ * ConvTranspose, Gemm, MatMul), allow_mix_precision(_fp16/_bf16) matrix ops' and those of ops
+ * that follow a lowered producer, never normalisations, softmax, reductions or exponentials. On
+ * 'js' the float16 modes compute those ops in float16 (bfloat16 modes: TSGE-E7121).
+ * must_keep_origin_dtype changes nothing; force_fp32 raises ops that compute in float16 or
+ * bfloat16 to float32 (SIMD kernels; their weights stay narrow in WEIGHTS, Casts keep the I/O
+ * types). 'fp32' / 'fp16' are force_fp32 / force_fp16.
+ */
+export type PrecisionMode =
+  | 'force_fp32'
+  | 'force_fp16'
+  | 'allow_fp32_to_fp16'
+  | 'must_keep_origin_dtype'
+  | 'allow_mix_precision'
+  | 'allow_mix_precision_fp16'
+  | 'allow_fp32_to_bf16'
+  | 'allow_mix_precision_bf16'
+  | 'fp32'
+  | 'fp16';
+
 export interface CompileProgress {
   readonly stage: string;
   readonly done: number;
@@ -24,7 +47,11 @@ export interface CompileOptions {
   dynamicDims?: number[][];
   /** Graph outputs to keep: `node` or `node:index` (`--out_nodes`). */
   outNodes?: string[];
-  precisionMode?: 'fp32' | 'fp16';
+  /**
+   * GE's `--precision_mode` (see `PrecisionMode`); unset keeps every op's dtype
+   * (must_keep_origin_dtype).
+   */
+  precisionMode?: PrecisionMode;
   disableReuseMemory?: boolean;
   enableSingleStream?: boolean;
   /** Maximum number of streams (default 1: heavy kernels already split into tiles across threads; 2 lets independent branches overlap). */

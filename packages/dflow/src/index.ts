@@ -111,6 +111,7 @@ export type {
   CompileResult,
   CompileSummary,
   CompileTarget,
+  PrecisionMode,
   ExecutionPlan,
   IoInfo,
   IoTensorInfo,
@@ -124,5 +125,6 @@ export type {
   StreamInfo,
   Task,
   TaskInfo,
+  WeightStorage,
   TensorRef,
 } from '@tsge/ge';

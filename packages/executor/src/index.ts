@@ -62,5 +62,6 @@ export type {
   StreamInfo,
   Task,
   TaskInfo,
+  WeightStorage,
   TensorRef,
 } from '@tsge/om';

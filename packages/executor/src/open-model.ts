@@ -23,6 +23,7 @@ import type {
 } from './options.js';
 import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
 import { type Deadline, createDeadline } from './run/deadline.js';
+import { warmUpFeeds } from './run/warm-up.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { namedOutputs, runSyncOnHost } from './run/run-sync.js';
@@ -272,7 +273,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         started.catch(() => {});
       }
     }
-    return createExecutor({
+    const { executor, warmUp } = createExecutor({
       model,
       options,
       device,
@@ -294,6 +295,16 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       threads: useWorkers ? device.threadCount : 1,
       memoryLimit: Math.min(limit, 4 * GIB),
     });
+    // the first run of a fresh load paid for cold JavaScript on every thread (tile code runs
+    // interpreted until V8 optimises it) and for each node's tile plan: one run on zeros pays it
+    // here, once the workers are up; `whenReady` (and an eager or worker-less load) waits for it
+    const feeds = options.warmUp === false ? undefined : warmUpFeeds(plans, model.ioInfo);
+    if (feeds) {
+      const warmed = ready.then(() => warmUp(feeds));
+      ready = warmed;
+      if (options.startWorkers === 'eager' || !startWorkers) await warmed;
+    }
+    return executor;
   } catch (error) {
     await device.release();
     throw asRunError(error);
@@ -341,7 +352,8 @@ function checkMode(mode: unknown, option: string): ExecutionMode | undefined {
   return mode as ExecutionMode;
 }
 
-function createExecutor(parts: ExecutorParts): Executor {
+/** The executor, and its warm-up: one run whose trace events and run number are forgotten. */
+function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (feeds: Record<string, Feed>) => Promise<void> } {
   const { model, device, plans } = parts;
   const slots = createSlotPool(parts.slotCount);
   const traceEvents: TraceEvent[] = [];
@@ -515,5 +527,18 @@ function createExecutor(parts: ExecutorParts): Executor {
       await device.release();
     },
   };
-  return executor;
+  const warmUp = async (feeds: Record<string, Feed>): Promise<void> => {
+    const warmRun = runCount + 1;
+    try {
+      await executor.run(feeds);
+    } catch {
+      // zeros are no real input: a kernel that refuses them leaves only the first run cold
+    }
+    // the profile and run numbers are the user's runs only (one may have started meanwhile)
+    const kept = traceEvents.filter((e) => e.args.run !== warmRun);
+    traceEvents.length = 0;
+    traceEvents.push(...kept);
+    if (runCount === warmRun) runCount = warmRun - 1;
+  };
+  return { executor, warmUp };
 }

@@ -35,6 +35,13 @@ export interface LoadModelOptions {
    * TSGE-E6009 if one cannot start.
    */
   readonly startWorkers?: 'lazy' | 'eager';
+  /**
+   * Run a static model once on zero inputs as part of loading (default true), so the first real
+   * run finds the kernel code of every thread optimised and each node's tile plan made. With lazy
+   * worker start it runs once the workers are up and `whenReady` waits for it; with 'eager' the
+   * load does. Models with dynamic shapes or non-numeric inputs are not warmed.
+   */
+  readonly warmUp?: boolean;
   /** Upper bound of device memory in bytes (default: what a static model needs; 1 GiB for dynamic ones). */
   readonly maxMemoryBytes?: number;
   /**

@@ -26,7 +26,16 @@ export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOm
 // What a user handles with the front door, so @tsge/ge is the one import they need.
 export { TsgeError, createTensor, type HostTensor as Tensor } from '@tsge/metadef';
 // Types this API names, so users can spell every signature by importing @tsge/ge alone.
-export type { CompileOptions, CompileProgress, CompileResult, CompileSummary, CompileTarget, PassTiming } from '@tsge/compiler';
+export type {
+  CompileOptions,
+  CompileProgress,
+  CompileResult,
+  CompileSummary,
+  CompileTarget,
+  PassTiming,
+  PrecisionMode,
+} from '@tsge/compiler';
+export { PRECISION_MODES } from '@tsge/compiler';
 export type {
   ChromeTrace,
   ExecutionMode,
@@ -118,5 +127,6 @@ export type {
   StreamInfo,
   Task,
   TaskInfo,
+  WeightStorage,
   TensorRef,
 } from '@tsge/om';

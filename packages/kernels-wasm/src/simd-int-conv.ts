@@ -94,7 +94,11 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const yzp = requantized ? ctx.tensor(6) : undefined;
   if (requantized && (!scale || !isByteType(yzp))) return false;
   const threads = ctx.parallel?.threads ?? 1;
-  const signature = [byteOffset(x), byteOffset(w), threads, ...x.dims];
+  // one zero point for the whole input, as the reference reads it
+  const zx = xz && xz.data.length > 0 ? readNumber(xz, 0) : 0;
+  const zp = yzp ? readNumber(yzp, 0) : 0;
+  // the tiles carry the zero points' values: inputs of the graph may change them from run to run
+  const signature = [byteOffset(x), byteOffset(w), threads, zx, zp, ...x.dims];
   const old = plans.get(ctx);
   if (old && old.signature.length === signature.length && old.signature.every((v, i) => v === signature[i])) {
     const y = ctx.output(0, old.outDims, requantized ? (yzp as HostTensor).type : 'int32');
@@ -109,9 +113,6 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const outType = requantized ? (yzp as HostTensor).type : 'int32';
   const y = ctx.output(0, [p.batch, p.outChannels, ...p.geometry.outDims], outType);
   if (!inDeviceMemory(memory, y)) return false;
-  // one zero point for the whole input, as the reference reads it
-  const zx = xz && xz.data.length > 0 ? readNumber(xz, 0) : 0;
-  const zp = yzp ? readNumber(yzp, 0) : 0;
   const [lo, hi] = yzp ? requantizedRange(ctx, yzp.type) : [0, 0];
   const flags =
     (w.type === 'int8' ? INT_FLAGS.weightsSigned : 0) |

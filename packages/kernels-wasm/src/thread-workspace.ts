@@ -1,4 +1,5 @@
 import type { LinearMemory } from '@tsge/metadef';
+import { simdKernels } from './kernel-modules.js';
 
 /**
  * Per-thread workspace in device memory: kernels stage im2col panels there, so the generated GEMM
@@ -15,6 +16,9 @@ export function bindThreadWorkspace(memory: LinearMemory, offset: number, bytes:
   if (offset % 64 !== 0 || bytes < 4096 || offset + bytes > memory.buffer.byteLength)
     throw new RangeError(`thread workspace [${offset}, ${offset + bytes}) is not a 64-byte aligned region of the memory`);
   bound.set(memory, { offset, bytes });
+  // binding happens at load on every thread: instantiating the SIMD module over this memory here
+  // (emitting and compiling it on the thread's first model) keeps that cost out of the first run
+  simdKernels(memory);
 }
 
 /** This thread's workspace in `memory`, when one is bound. */

@@ -9,6 +9,7 @@ export type {
   MemoryReport,
   ExecutionPlan,
   TaskInfo,
+  WeightStorage,
   PlainAttr,
   IoTensorInfo,
   IoInfo,
@@ -17,6 +18,7 @@ export type {
   OmWriteInput,
 } from './types.js';
 export { writeOm } from './write-om.js';
+export { WEIGHT_SPAN } from './weight-storage.js';
 export { readOm, tasksCarryAttributes, type ReadOmOptions, type ReadOmResult } from './read-om.js';
 export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from './flow-om.js';
 export { omToJson } from './om-to-json.js';

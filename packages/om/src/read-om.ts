@@ -18,6 +18,7 @@ import {
 } from './layout.js';
 import type { IoInfo, KernelModule, OmHeader, OmModel, PartitionType, TaskInfo } from './types.js';
 import { checkIoInfo, checkPlanBounds, checkPlanIo, checkTaskInfo } from './validate-json.js';
+import { checkWeightStorage, widenWeights } from './weight-storage.js';
 
 const FORMAT = '.om';
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -84,7 +85,7 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
   const taskInfo = readJson(part('TASK_INFO'), 'TASK_INFO', checkTaskInfo) as TaskInfo;
   const ioInfo = readJson(part('IO_INFO'), 'IO_INFO', checkIoInfo) as IoInfo;
   const kernels = readKernels(part('KERNELS'));
-  const weights = part('WEIGHTS');
+  const weights = deviceWeights(part('WEIGHTS'), taskInfo);
   taskInfo.plans.forEach((plan, i) => {
     const bad = checkPlanBounds(plan, weights.length, i) ?? checkPlanIo(plan, ioInfo, i) ?? planAttrsProblem(plan);
     if (bad) problem(bad);
@@ -114,6 +115,14 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
     },
   });
   return model as OmModel;
+}
+
+/** WEIGHTS as device memory holds it: as stored, or with its narrow spans widened (`weightStorage`). */
+function deviceWeights(stored: Uint8Array, taskInfo: TaskInfo): Uint8Array {
+  if (taskInfo.weightStorage === undefined) return stored;
+  const bad = checkWeightStorage(taskInfo.weightStorage, stored.length);
+  if (bad) fail('TSGE-E7120', { reason: bad });
+  return widenWeights(stored, taskInfo.weightStorage);
 }
 
 export function readHeader(bytes: Uint8Array): OmHeader {

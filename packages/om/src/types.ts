@@ -89,6 +89,23 @@ export interface TaskInfo {
   version: 1;
   plans: ExecutionPlan[];
   dynamic: boolean;
+  /** Present when WEIGHTS stores some constants narrower than device memory holds them. */
+  weightStorage?: WeightStorage;
+}
+
+/**
+ * How WEIGHTS becomes the weights of device memory when some constants are stored as float16 or
+ * bfloat16 but computed on as float32 (`--precision_mode`): the reader widens them at load, and
+ * every weights TensorRef and `_weight_offset` addresses the widened layout.
+ */
+export interface WeightStorage {
+  /** Bytes of the weights as device memory holds them. */
+  deviceBytes: number;
+  /**
+   * `[stored, device, count, kind]`, sorted by device offset and disjoint, covering every constant:
+   * kind 0 copies `count` bytes; 1 widens `count` float16 values, 2 `count` bfloat16 values, to float32.
+   */
+  spans: [number, number, number, number][];
 }
 
 export interface IoTensorInfo {

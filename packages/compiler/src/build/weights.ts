@@ -1,18 +1,41 @@
 import type { Graph } from '@tsge/metadef';
-import { ATTR_VALUE, CONST, attr, constValueOf, createTensorDesc } from '@tsge/metadef';
+import { ATTR_VALUE, CONST, attr, constValueOf, createTensorDesc, numberToBfloat16, numberToFloat16 } from '@tsge/metadef';
+import { WEIGHT_SPAN, type WeightStorage } from '@tsge/om';
 import { alignUp } from '../graph-utils.js';
+import { STORAGE_DTYPE } from '../passes/precision-storage.js';
 import type { WeightSlot } from './plan-graph.js';
 
 export interface WeightsLayout {
+  /** WEIGHTS as stored in the file. */
   readonly bytes: Uint8Array;
+  /** Bytes of the weights in device memory (`bytes.length` unless some are stored narrow). */
+  readonly deviceBytes: number;
+  /** Device-memory slots, the layout every weights TensorRef and `_weight_offset` use. */
   readonly slots: ReadonlyMap<string, WeightSlot>;
+  /** How the reader widens narrow constants at load; absent when all are stored as computed on. */
+  readonly storage?: WeightStorage;
 }
 
-/** Lays out the data of every Const node of the root graph, 64-byte aligned (strings stay in the graph). */
+/** A float32 Const's values as float16 or bfloat16 bits (round to nearest even). */
+function narrow(data: Float32Array, dtype: 'float16' | 'bfloat16'): Uint8Array {
+  const bits = new Uint16Array(data.length);
+  const to = dtype === 'float16' ? numberToFloat16 : numberToBfloat16;
+  for (let i = 0; i < data.length; i++) bits[i] = to(data[i] as number);
+  return new Uint8Array(bits.buffer);
+}
+
+/**
+ * Lays out the data of every Const node of the root graph, 64-byte aligned (strings stay in the
+ * graph). Constants marked `_storage_dtype` (precision modes) are stored in that type: WEIGHTS then
+ * has its own layout, and a table says where each constant goes, widened, in device memory.
+ */
 export function layoutWeights(graph: Graph): WeightsLayout {
   const slots = new Map<string, WeightSlot>();
   const chunks: [number, Uint8Array][] = [];
+  const spans: [number, number, number, number][] = [];
+  let narrowed = false;
   let end = 0;
+  let storedEnd = 0;
   for (const node of graph.nodes) {
     if (node.type !== CONST) continue;
     const t = constValueOf(node);
@@ -21,12 +44,26 @@ export function layoutWeights(graph: Graph): WeightsLayout {
     const data = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
     const offset = alignUp(end);
     slots.set(node.name, { offset, bytes: data.length });
-    chunks.push([offset, data]);
     end = offset + data.length;
+    const mark = node.opDesc.attrs.get(STORAGE_DTYPE);
+    const dtype = mark?.kind === 'dtype' && (mark.value === 'float16' || mark.value === 'bfloat16') ? mark.value : undefined;
+    const stored = dtype && typed instanceof Float32Array ? narrow(typed, dtype) : data;
+    const at = alignUp(storedEnd);
+    chunks.push([at, stored]);
+    storedEnd = at + stored.length;
+    if (stored !== data) narrowed = true;
+    spans.push([
+      at,
+      offset,
+      stored === data ? data.length : typed.length,
+      stored === data ? WEIGHT_SPAN.copy : WEIGHT_SPAN[dtype as 'float16'],
+    ]);
   }
-  const bytes = new Uint8Array(alignUp(end));
+  const bytes = new Uint8Array(alignUp(narrowed ? storedEnd : end));
   for (const [offset, data] of chunks) bytes.set(data, offset);
-  return { bytes, slots };
+  const deviceBytes = alignUp(end);
+  if (!narrowed) return { bytes, deviceBytes, slots };
+  return { bytes, deviceBytes, slots, storage: { deviceBytes, spans } };
 }
 
 /** Replaces Const data by a tensor desc plus `_weight_offset`/`_weight_bytes` (the .om contract). */

@@ -18,7 +18,7 @@ import { definePass } from '../pass-manager.js';
  * (ops with dtype attributes, such as Cast or ConstantOfShape, and float-typed parameters, such
  * as Resize's scales, stay in float32).
  */
-const FP16_OPS = new Set([
+export const FP16_OPS: ReadonlySet<string> = new Set([
   'Conv',
   'ConvTranspose',
   'Gemm',
@@ -87,11 +87,11 @@ function toFloat16(t: HostTensor): HostTensor {
   return createTensor('float16', t.dims, out);
 }
 
-function addCast(graph: Graph, source: OutDataAnchor, to: 'float16' | 'float32'): Node {
+export function addCast(graph: Graph, source: OutDataAnchor, to: 'float16' | 'bfloat16' | 'float32'): Node {
   const desc = source.node.opDesc.outputDescs[source.index];
   const cast = graph.addNode(
     createOpDesc({
-      name: uniqueName(graph, `${source.node.name}_to_${to === 'float16' ? 'fp16' : 'fp32'}`),
+      name: uniqueName(graph, `${source.node.name}_to_${to === 'float16' ? 'fp16' : to === 'bfloat16' ? 'bf16' : 'fp32'}`),
       type: 'Cast',
       attrs: [['to', attr.int(ONNX_DTYPE[to])]],
       outputDescs: [createTensorDesc(to, desc?.shape ?? [-2])],
@@ -107,7 +107,7 @@ function addCast(graph: Graph, source: OutDataAnchor, to: 'float16' | 'float32')
  * Float32 constants they read are stored as float16 (half the weights); Casts convert at the
  * region borders, so the model's inputs and outputs keep their types.
  */
-export function precisionFp16Pass(kernels: KernelRegistry) {
+export function precisionFp16Pass(kernels: KernelRegistry, select: (node: Node) => boolean = () => true) {
   return definePass({
     name: 'precision-fp16',
     level: 0,
@@ -116,7 +116,7 @@ export function precisionFp16Pass(kernels: KernelRegistry) {
       if (!sorted.ok) return { changed: false };
       const converted = new Set<Node>();
       for (const node of sorted.order) {
-        if (!FP16_OPS.has(node.type) || node.opDesc.domain !== 'ai.onnx' || node.opDesc.subgraphNames.length > 0) continue;
+        if (!FP16_OPS.has(node.type) || node.opDesc.domain !== 'ai.onnx' || node.opDesc.subgraphNames.length > 0 || !select(node)) continue;
         const floatOut = node.opDesc.outputDescs.some((d) => d.dtype === 'float32');
         if (!floatOut || !kernels.find(node.type, node.opDesc.domain, 'float16', ['reference'])) continue;
         converted.add(node);

@@ -26,7 +26,16 @@ function binary(opType: string, f: (a: number, b: number) => number): KernelV1 {
   });
 }
 
+/** Inputs that `Record` saw on this thread, one sum per call (warm-up tests read it). */
+export const recorded: number[] = [];
+
 const kernels: readonly KernelV1[] = [
+  // y = x, remembering the sum of x
+  kernel('Record', (ctx) => {
+    const x = f32(ctx.tensor(0));
+    f32(ctx.output(0, (ctx.tensor(0) as HostTensor).dims, 'float32')).set(x);
+    recorded.push(x.reduce((s, v) => s + v, 0));
+  }),
   binary('Add', (a, b) => a + b),
   binary('Mul', (a, b) => a * b),
   kernel('Relu', (ctx) => {

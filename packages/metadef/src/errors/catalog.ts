@@ -167,6 +167,9 @@ export const ErrorCatalog = {
   'TSGE-E7050': 'cannot {action} {path}: {reason}',
   // CLI deadlines (issue 11)
   'TSGE-E7070': '{tool}: {what} did not finish within {timeoutMs} ms (--timeout)',
+  // weights stored narrow and precision modes (issue 13)
+  'TSGE-E7120': '{format}: the weight storage table of TASK_INFO is invalid: {reason}',
+  'TSGE-E7121': 'precision mode {mode} is not supported for target {target}: {reason}',
   // adapters / dflow
   'TSGE-E8001': '{message}',
   // dflow (@tsge/dflow): flow graphs, sessions, flow models, deployment

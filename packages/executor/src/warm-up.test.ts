@@ -1,0 +1,45 @@
+import { GraphBuilder, createTensorDesc } from '@tsge/metadef';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openModel } from './open-model.js';
+import type { Executor, LoadModelOptions, TraceEvent } from './options.js';
+import { assembleModel } from './testing/assemble-model.fixture.js';
+import { TEST_DOMAIN, recorded } from './testing/test-kernels.fixture.js';
+
+const kernelModules = [new URL('./testing/test-kernels.fixture.ts', import.meta.url)];
+const open: Executor[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.release()));
+  recorded.length = 0;
+});
+
+function recordModel(shape: (number | string)[]) {
+  const b = new GraphBuilder('record');
+  const x = b.input('x', 'float32', shape);
+  b.output(b.op('Record', [x], { name: 'record', domain: TEST_DOMAIN, outputDescs: [createTensorDesc('float32', shape)] }), 'y');
+  return assembleModel(b.build());
+}
+
+async function load(shape: (number | string)[], options: LoadModelOptions): Promise<Executor> {
+  const executor = await openModel(recordModel(shape), { kernelModules, threads: 1, ...options });
+  open.push(executor);
+  return executor;
+}
+
+const feeds = { x: { type: 'float32', dims: [2, 2], data: [1, 2, 3, 4] } };
+
+describe('warm-up at load', () => {
+  it('runs a static model once on zeros before the load returns, and keeps it out of the profile', async () => {
+    const executor = await load([2, 2], { profile: true });
+    expect(recorded).toEqual([0]);
+    await executor.run(feeds);
+    expect(recorded).toEqual([0, 10]);
+    const tasks = executor.profile().traceEvents.filter((e): e is TraceEvent => e.ph === 'X');
+    expect(tasks.map((e) => e.args.run)).toEqual([1]);
+  });
+
+  it('is skipped with warmUp: false and for models with run-time shapes', async () => {
+    await load([2, 2], { warmUp: false });
+    await load(['n', 2], {});
+    expect(recorded).toEqual([]);
+  });
+});
