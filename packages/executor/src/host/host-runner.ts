@@ -18,12 +18,12 @@ import {
   DTYPE_BYTES,
   createAttrReader,
   createTensor,
+  isDeviceError,
   isHostTensor,
   shapeSize,
   shapeToString,
 } from '@tsge/metadef';
 import { formalInputCount, interpretSubgraph } from '@tsge/kernels-js';
-import { createEventTable, runStreamsOnHost, viewOf } from '@tsge/runtime';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
 import { isDynamicRef } from '../model/prepare-plans.js';
@@ -38,8 +38,13 @@ export interface HostModel {
   readonly nodes: ReadonlyMap<string, Node>;
   readonly registry: KernelRegistry;
   readonly bound: ReadonlyMap<KernelCall, BoundKernel>;
-  /** The device memory; run-time-shaped tensors go to `scratch` when it is shared, else the JS heap. */
-  readonly device: Pick<DeviceV1, 'memory' | 'shared' | 'scratch'>;
+  /**
+   * The device (or, on a worker, what its context offers): views of its memory, its run loop, and
+   * `scratch` for run-time-shaped tensors when the memory is shared (else they live on the JS heap).
+   */
+  readonly device: Pick<DeviceV1, 'memory' | 'shared' | 'scratch' | 'view' | 'runStreams'>;
+  /** The coded error when `scratch` is a bounded arena that cannot hold `bytes` more (a worker's). */
+  readonly scratchFull?: (call: KernelCall, output: number, bytes: number) => Error;
 }
 
 export type TaskObserver = (call: KernelCall, streamId: number, start: number, end: number) => void;
@@ -69,16 +74,23 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
   const values = new Map<string, RuntimeValue | undefined>();
   const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
   const blocks: number[] = [];
-  const buffer = (): ArrayBufferLike => device.memory.buffer;
 
   // graph inputs: planned inputs are copied into the arena, the rest stay JS values
   graph.inputNodes().forEach((node, i) => {
     const value = inputs[i];
     const ref = plan.inputs[i];
     if (value && isHostTensor(value) && ref && ref.region === 'arena' && !isDynamicRef(ref)) {
-      const place = tensorAt(ref, buffer(), bases, value.dims);
+      const place = tensorAt(ref, device, bases, value.dims);
       (place.data as Float32Array).set(value.data as Float32Array);
       values.set(key(node, 0), place);
+    } else if (value && isHostTensor(value) && value.type !== 'string' && device.shared) {
+      // run-time-shaped inputs go to device memory too, so the device's kernels take them
+      const count = shapeSize(value.dims) ?? 0;
+      const offset = device.scratch.allocate(Math.max(1, count * DTYPE_BYTES[value.type]));
+      blocks.push(offset);
+      const data = device.view(value.type, offset, count);
+      (data as Float32Array).set(value.data as Float32Array);
+      values.set(key(node, 0), { type: value.type, dims: [...value.dims], data });
     } else {
       values.set(key(node, 0), value && isHostTensor(value) ? copyTensor(value) : value);
     }
@@ -91,7 +103,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     const desc = value?.kind === 'tensor_desc' ? value.value : node.opDesc.outputDescs[0];
     const count = desc ? shapeSize(desc.shape) : undefined;
     if (offset?.kind !== 'int' || !desc || count === undefined) return undefined;
-    return { type: desc.dtype, dims: desc.shape as number[], data: viewOf(buffer(), desc.dtype, bases.weights + offset.value, count) };
+    return { type: desc.dtype, dims: desc.shape as number[], data: device.view(desc.dtype, bases.weights + offset.value, count) };
   };
   // subgraph bodies run on the one host interpreter: JS values freed by the garbage collector, so a
   // long Loop does not hold device memory; the deadline is checked before every body node
@@ -142,12 +154,17 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
           `output ${index} needs ${bytes} bytes of ${dtype} for ${shapeToString(dims)}; the plan gives ${ref.bytes} bytes of ${ref.dtype}`,
         );
       }
-      return tensorAt(ref, buffer(), bases, dims);
+      return tensorAt(ref, device, bases, dims);
     }
     if (dtype === 'string' || !device.shared) return createTensor(dtype, dims);
-    const offset = device.scratch.allocate(bytes);
+    let offset: number;
+    try {
+      offset = device.scratch.allocate(Math.max(1, bytes));
+    } catch (error) {
+      throw model.scratchFull && isDeviceError(error, 'out-of-memory') ? model.scratchFull(call, index, bytes) : error;
+    }
     blocks.push(offset);
-    return { type: dtype, dims: [...dims], data: viewOf(buffer(), dtype, offset, count) };
+    return { type: dtype, dims: [...dims], data: device.view(dtype, offset, count) };
   };
 
   const aliasesDevice = (t: HostTensor): boolean =>
@@ -182,9 +199,9 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     if (bound.kind === 'wasm') {
       // generated kernels work on planned places only
       if ([...call.inputs, ...call.outputs].some(isDynamicRef)) throw kernelError(call, 'a generated kernel cannot take run-time shapes');
-      runRefCall(call, bound, { buffer: buffer(), bases, memory: device.memory });
+      runRefCall(call, bound, { views: device, bases, memory: device.memory });
       call.outputs.forEach((ref, i) => {
-        values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, buffer(), bases));
+        values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, device, bases));
       });
       return;
     }
@@ -227,11 +244,8 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
   };
 
   try {
-    await runStreamsOnHost(
-      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
-      createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
-      runCall,
-    );
+    const streamIds = new Map(plan.streams.map((s) => [s.stream, s.streamId]));
+    await device.runStreams(plan.streams, plan.events, (call, stream) => runCall(call, streamIds.get(stream) ?? stream.id));
     const output = graph.outputNode();
     if (!output) return [];
     return output.inData.map((_, i) => {
