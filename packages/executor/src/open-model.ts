@@ -24,7 +24,7 @@ import { type Deadline, createDeadline } from './run/deadline.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { controlLayout } from './sink/control-block.js';
-import { TILE_AREA_BYTES } from './sink/tile-pool.js';
+import { tileAreaBytes } from './sink/tile-pool.js';
 import { type SinkDispatcher, assignStreams, createSinkDispatcher } from './sink/sink-dispatcher.js';
 import type { SinkWorkerData } from './sink/sink-protocol.js';
 import { createSlotPool } from './slot-pool.js';
@@ -94,7 +94,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   const busy = Math.max(...drafts.map((p) => p.streams.length), anyDynamic ? slotCount : 1);
   const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, busy));
   // with a tile library loaded, any idle worker can help a kernel that splits its work
-  const tileBytes = wantWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
+  const tileBytes = wantWorkers && runTile !== undefined && workerCount > 1 ? workerCount * tileAreaBytes(workerCount) : 0;
   // one workspace region per thread that runs kernels: the calling thread (region 0) and each worker
   const workspaceBytes = workspace ? workspace.bytes * (1 + (wantWorkers ? workerCount : 0)) : 0;
 
@@ -457,8 +457,8 @@ function createExecutor(parts: ExecutorParts): Executor {
         throw error;
       }
       for (const report of reports.timings) {
-        for (const [node, opType, kernel, stream, start, duration] of report.timings) {
-          record(run, { node, opType, kernel } as KernelCall, stream, report.worker + 1, start, duration);
+        for (const [node, opType, kernel, stream, start, duration, helper] of report.timings) {
+          record(run, { node, opType, kernel } as KernelCall, stream, (helper ?? report.worker) + 1, start, duration);
         }
       }
       if (reports.outputs) return [...reports.outputs];

@@ -47,8 +47,19 @@ export interface SinkWorkerData {
   readonly loadDefaults: boolean;
 }
 
-/** A task timing: node, op, kernel, stream, start and duration in microseconds since the epoch. */
-export type TaskTiming = readonly [node: string, opType: string, kernel: string, stream: number, start: number, duration: number];
+/**
+ * A task timing: node, op, kernel, stream, start and duration in microseconds since the epoch, and
+ * for tiles a helper ran, that worker (else the reporting worker ran it).
+ */
+export type TaskTiming = readonly [
+  node: string,
+  opType: string,
+  kernel: string,
+  stream: number,
+  start: number,
+  duration: number,
+  helper?: number,
+];
 
 export type SinkWorkerMessage =
   | {

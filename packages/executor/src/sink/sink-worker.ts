@@ -18,13 +18,15 @@ import { runRefCall } from '../run/ref-call.js';
 import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
 import { type DynamicJob, type SinkWorkerData, type SinkWorkerMessage, type TaskTiming, driverOf } from './sink-protocol.js';
 import { spinThenWait } from './spin-wait.js';
-import { type TilePool, createTilePool } from './tile-pool.js';
+import { type HelperTiles, type TilePool, createTilePool } from './tile-pool.js';
 
 type WorkerContext = DeviceWorkerContextV1<SinkWorkerData>;
 /** What a stream task throws when another thread failed the run: the run loop stops quietly. */
 class RunAborted extends Error {}
 
 const bound = new Map<KernelCall, BoundKernel>();
+/** The timings of the job running on this worker (profiling): helpers' tiles go there too. */
+let jobTimings: TaskTiming[] | undefined;
 let tiles: TilePool | undefined;
 let parallel: ParallelRunnerV1 | undefined;
 /** The host interpreter's model for dynamic plans (when the model has some). */
@@ -64,6 +66,13 @@ export async function setup(context: WorkerContext): Promise<void> {
         Atomics.add(words, DOORBELL, 1);
         Atomics.notify(words, DOORBELL);
       },
+      ...(context.data.profile
+        ? {
+            helped: (tileFunction: string, helpers: readonly HelperTiles[]) => {
+              for (const h of helpers) jobTimings?.push([tileFunction, 'tile', tileFunction, -1, h.start, h.end - h.start, h.worker]);
+            },
+          }
+        : {}),
     });
     parallel = tiles.runnerFor(context.index);
   }
@@ -173,6 +182,7 @@ function runJob(context: WorkerContext, words: Int32Array, layout: ControlLayout
     ...(parallel ? { parallel } : {}),
   };
   const timings: TaskTiming[] = [];
+  jobTimings = data.profile ? timings : undefined;
   const now = (): number => (performance.timeOrigin + performance.now()) * 1000;
   try {
     const streamIds = new Map(plan.streams.map((s) => [s.stream.id, s.streamId]));
@@ -239,6 +249,7 @@ async function runDynamicJob(
   const plan = data.plans[Atomics.load(words, slotWord(layout, slot, SLOT.plan))];
   const job = takeJob(context, words, slot, generation);
   const timings: TaskTiming[] = [];
+  jobTimings = data.profile ? timings : undefined;
   const epoch = (ms: number): number => (performance.timeOrigin + ms) * 1000;
   const errorWord = slotWord(layout, slot, SLOT.error);
   try {
