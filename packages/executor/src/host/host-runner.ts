@@ -185,7 +185,11 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     }
     const ref = call.outputs[index];
     const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
-    if (!planned && !aliasesDevice(value)) return value;
+    if (!planned && !aliasesDevice(value)) {
+      // a value the kernel made itself (a subgraph's result, say) follows the op's inference too
+      if (ref && isDynamicRef(ref)) checkInferredOutput(call, index, inferred?.[index], value.dims, value.type);
+      return value;
+    }
     const place = allocate(call, index, value.dims, value.type, inferred);
     if (place.data !== value.data) (place.data as Float32Array).set(value.data as Float32Array);
     return place;
@@ -207,7 +211,15 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     }
     const callInputs = node.inData.map((_, i) => inputValue(node, i));
     const attrs = attrReaderOf(call);
-    const inferred = call.outputs.some(isDynamicRef) ? inferOutputs(call, attrs, callInputs) : undefined;
+    const dynamicOutputs = call.outputs.some(isDynamicRef);
+    // ops with subgraphs infer from the bodies they ran, so only once the kernel asks for outputs
+    const executed = new Map<string, readonly RuntimeValue[]>();
+    const withBodies = [...call.attrs.values()].some((a) => a.kind === 'graph' || a.kind === 'graphs');
+    let inferred = dynamicOutputs && !withBodies ? inferOutputs(call, attrs, callInputs) : undefined;
+    const inferredNow = (): readonly (ValueInfo | undefined)[] | undefined => {
+      if (dynamicOutputs && withBodies) inferred = inferOutputs(call, attrs, callInputs, (name) => executed.get(name));
+      return inferred;
+    };
     const context: KernelContextV1 = {
       nodeName: call.node,
       opType: call.opType,
@@ -224,15 +236,18 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
         return v;
       },
       output(i, dims, dtype) {
-        const t = allocate(call, i, dims, dtype, inferred);
+        const t = allocate(call, i, dims, dtype, inferredNow());
         values.set(key(node, i), t);
         return t;
       },
       setOutput(i, value) {
-        values.set(key(node, i), settle(call, i, value, inferred));
+        values.set(key(node, i), settle(call, i, value, inferredNow()));
       },
-      runSubgraph: (attrName, subInputs) =>
-        interpretSubgraph({ owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }, subgraphs),
+      runSubgraph: (attrName, subInputs) => {
+        const outputs = interpretSubgraph({ owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }, subgraphs);
+        executed.set(attrName, outputs);
+        return outputs;
+      },
     };
     const start = observe ? performance.now() : 0;
     try {
