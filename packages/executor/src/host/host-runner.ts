@@ -44,7 +44,7 @@ export interface HostModel {
    */
   readonly device: Pick<DeviceV1, 'memory' | 'shared' | 'scratch' | 'view' | 'runStreams'>;
   /** The coded error when `scratch` is a bounded arena that cannot hold `bytes` more (a worker's). */
-  readonly scratchFull?: (call: KernelCall, output: number, bytes: number) => Error;
+  readonly scratchFull?: (where: Pick<KernelCall, 'node' | 'opType' | 'domain'>, output: number, bytes: number) => Error;
 }
 
 export type TaskObserver = (call: KernelCall, streamId: number, start: number, end: number) => void;
@@ -86,7 +86,14 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     } else if (value && isHostTensor(value) && value.type !== 'string' && device.shared) {
       // run-time-shaped inputs go to device memory too, so the device's kernels take them
       const count = shapeSize(value.dims) ?? 0;
-      const offset = device.scratch.allocate(Math.max(1, count * DTYPE_BYTES[value.type]));
+      const bytes = Math.max(1, count * DTYPE_BYTES[value.type]);
+      let offset: number;
+      try {
+        offset = device.scratch.allocate(bytes);
+      } catch (error) {
+        const where = { node: node.name, opType: node.type, domain: node.opDesc.domain };
+        throw model.scratchFull && isDeviceError(error, 'out-of-memory') ? model.scratchFull(where, 0, bytes) : error;
+      }
       blocks.push(offset);
       const data = device.view(value.type, offset, count);
       (data as Float32Array).set(value.data as Float32Array);
