@@ -6,7 +6,7 @@ import { type DeviceMemory, createDeviceMemory } from './memory/device-memory.js
 import { type RegionAllocator, createRegionAllocator } from './memory/region-allocator.js';
 import { viewOf } from './memory/views.js';
 import { eventTableWords } from './stream/event-table.js';
-import { runStreamsHere } from './stream/run-streams.js';
+import { runStreamsWithFreshEvents } from './stream/run-streams.js';
 import { enableEagerWasmTierUp } from './wasm-tier-up.js';
 import { type WasmMemory, type WasmModule, atomicsWaitAsync, wasm } from './wasm.js';
 import { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';
@@ -98,7 +98,7 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
     createStream: (): StreamHandle => ({ id: nextStream++ }),
     createEvent: (): EventHandle => ({ id: nextEvent++ }),
     eventWords: eventTableWords,
-    runStreams: (streams, events, launch) => runStreamsHere(streams, events.length, launch),
+    runStreams: (streams, events, launch) => runStreamsWithFreshEvents(streams, events.length, launch),
     loadKernelModule(bytes): Promise<WasmModule> {
       const key = moduleKey(bytes);
       const known = modules.get(key);

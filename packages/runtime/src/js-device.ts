@@ -5,7 +5,7 @@ import { createHeapMemory } from './memory/heap-memory.js';
 import { createRegionAllocator } from './memory/region-allocator.js';
 import { viewOf } from './memory/views.js';
 import { eventTableWords } from './stream/event-table.js';
-import { runStreamsHere } from './stream/run-streams.js';
+import { runStreamsWithFreshEvents } from './stream/run-streams.js';
 
 /**
  * The `js` device: plain ArrayBuffers, no WebAssembly, no SharedArrayBuffer, no workers. Everything
@@ -41,7 +41,7 @@ export function createJsDevice(options: Pick<DeviceOptionsV1, 'initialBytes' | '
     createStream: (): StreamHandle => ({ id: nextStream++ }),
     createEvent: (): EventHandle => ({ id: nextEvent++ }),
     eventWords: eventTableWords,
-    runStreams: (streams, events, launch) => runStreamsHere(streams, events.length, launch),
+    runStreams: (streams, events, launch) => runStreamsWithFreshEvents(streams, events.length, launch),
     loadKernelModule: noWasm,
     instantiateKernelModule: noWasm,
     track: (promise) => work.track(promise),

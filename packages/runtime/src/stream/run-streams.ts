@@ -129,7 +129,7 @@ export async function runStreamsOnHost<K>(
 }
 
 /** `DeviceV1.runStreams` of the devices here: a fresh event table per run on the calling thread. */
-export function runStreamsHere<K>(streams: readonly StreamCursor<K>[], eventCount: number, launch: LaunchV1<K>): Promise<void> {
+export function runStreamsWithFreshEvents<K>(streams: readonly StreamCursor<K>[], eventCount: number, launch: LaunchV1<K>): Promise<void> {
   return runStreamsOnHost(streams, createEventTable(new Int32Array(eventTableWords(eventCount)), 1, eventCount), launch);
 }
 
