@@ -1,5 +1,5 @@
 import type { HostTensor } from '@tsge/metadef';
-import { GraphBuilder, createTensorDesc } from '@tsge/metadef';
+import { GraphBuilder, TsgeError, createTensorDesc } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { openModel } from './open-model.js';
 import type { LoadModelOptions, TraceEvent } from './options.js';
@@ -61,5 +61,29 @@ describe('dynamic-shape models on the worker pool', () => {
       .map((e) => e.tid);
     expect(new Set(tids)).toEqual(new Set([0]));
     await executor.release();
+  });
+
+  it('bounds the run-time arena of each worker: a run that needs more is TSGE-E6210 naming the node, and the model stays usable', async () => {
+    // 4 KiB holds the tensors of 64 rows (1 KiB each); 200 rows fit the input but not relu's output;
+    // 1024 rows not even the input
+    const executor = await load({ threads: 2, runtimeArenaBytes: 4096 });
+    const feed = (n: number) => ({ x: { type: 'float32', dims: [n, 4], data: new Float32Array(n * 4).fill(1) } });
+    for (const [n, node] of [
+      [200, 'relu'],
+      [1024, 'x'],
+    ] as const) {
+      const error = await executor.run(feed(n)).catch((e: unknown) => e);
+      expect(TsgeError.isInstance(error) && error.code).toBe('TSGE-E6210');
+      expect((error as Error).message).toMatch(
+        new RegExp(`node ${node}: output 0 needs \\d+ bytes .*run-time arena of worker \\d .*4096 bytes`),
+      );
+    }
+    const y = (await executor.run(feed(64))).y as HostTensor;
+    expect(Array.from((y.data as Float32Array).slice(0, 4)).map((v) => Number(v.toFixed(4)))).toEqual(
+      expected(new Float32Array(4).fill(1)).map((v) => Number(v.toFixed(4))),
+    );
+    await executor.release();
+    const bad = await load({ threads: 2, runtimeArenaBytes: -1 }).catch((e: unknown) => e);
+    expect(TsgeError.isInstance(bad) && bad.code).toBe('TSGE-E7002');
   });
 });

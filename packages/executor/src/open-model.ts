@@ -1,11 +1,10 @@
 import type { DeviceV1, DeviceWorkersV1, Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
 import { TsgeError, diagnostic, isHostTensor, serializeAir } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
-import { alignUp, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
 import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
 import { type TaskObserver, copyValue, runOnHost } from './host/host-runner.js';
-import type { KernelCall, PreparedPlan } from './model/kernel-call.js';
+import { type KernelCall, type PreparedPlan, bindPlan } from './model/kernel-call.js';
 import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from './model/kernel-set.js';
 import { nodesByName, preparePlans } from './model/prepare-plans.js';
 import { selectPlan } from './model/select-plan.js';
@@ -28,7 +27,7 @@ import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { namedOutputs, runSyncOnHost } from './run/run-sync.js';
 import { controlLayout } from './sink/control-block.js';
-import { TILE_AREA_BYTES } from './sink/tile-pool.js';
+import { tileAreaBytes } from './sink/tile-pool.js';
 import { type SinkDispatcher, assignStreams, createSinkDispatcher } from './sink/sink-dispatcher.js';
 import type { SinkWorkerData } from './sink/sink-protocol.js';
 import { createSlotPool } from './slot-pool.js';
@@ -39,6 +38,10 @@ const MAX_TRACE_EVENTS = 500_000;
 const DEFAULT_DYNAMIC_LIMIT = GIB;
 /** Below this much activation memory a model runs on the calling thread (see `smallModelBytes`). */
 const SMALL_MODEL_BYTES = 1024 * 1024;
+/** Default upper bound of one worker's run-time arena (see `runtimeArenaBytes`). */
+const RUNTIME_ARENA_BYTES = 256 * 1024 * 1024;
+
+const alignUp = (value: number, alignment: number): number => Math.ceil(value / alignment) * alignment;
 
 /**
  * Binds a read model to a CPU device and returns its executor. Memory layout:
@@ -59,12 +62,12 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   }
   const prepared = preparePlans(model, nodes);
   if (prepared.diagnostics.length > 0) throw TsgeError.fromDiagnostics(prepared.diagnostics);
-  const plans = prepared.plans;
+  const drafts = prepared.plans;
   const factory = selectDevice(model.header.target, options);
   // a model compiled for another device's kernels runs with the op's reference kernels where they fit
   const substitute = !factory.targets.includes(model.header.target);
   const kernelModules = (options.kernelModules ?? []).map((m) => (m instanceof URL ? m.href : m));
-  const calls = plans.flatMap((plan) =>
+  const calls = drafts.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
@@ -83,32 +86,28 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       return kernel?.kind === 'js' && kernel.kernel.parallel === true;
     });
 
-  const anyDynamic = plans.some((p) => p.dynamic);
-  const threads = Math.max(1, Math.floor(options.threads ?? defaultThreadCount()));
-  const small = Math.max(0, ...plans.map((p) => p.arenaBytes)) < (options.smallModelBytes ?? SMALL_MODEL_BYTES);
+  const anyDynamic = drafts.some((p) => p.dynamic);
+  const threads = Math.max(1, Math.floor(options.threads ?? factory.defaultThreads?.() ?? 1));
+  const small = Math.max(0, ...drafts.map((p) => p.arenaBytes)) < (options.smallModelBytes ?? SMALL_MODEL_BYTES);
   const slotCount = Math.max(1, Math.floor(options.maxConcurrentRuns ?? 2));
   // a dynamic model's arena says little of its work (most tensors get memory at run time)
   const wantWorkers = (options.mode ?? 'sink') === 'sink' && threads > 1 && (anyDynamic || !small);
   // a worker runs whole streams (or, for dynamic plans, whole runs), so without tiles more workers
   // than streams (concurrent runs) would only idle
-  const busy = Math.max(...plans.map((p) => p.streams.length), anyDynamic ? slotCount : 1);
+  const busy = Math.max(...drafts.map((p) => p.streams.length), anyDynamic ? slotCount : 1);
   const workerCount = parallelKernels ? threads : Math.max(1, Math.min(threads, busy));
   // with a tile library loaded, any idle worker can help a kernel that splits its work
-  const tileBytes = wantWorkers && runTile !== undefined && workerCount > 1 ? workerCount * TILE_AREA_BYTES : 0;
+  const tileBytes = wantWorkers && runTile !== undefined && workerCount > 1 ? workerCount * tileAreaBytes(workerCount) : 0;
   // one workspace region per thread that runs kernels: the calling thread (region 0) and each worker
   const workspaceBytes = workspace ? workspace.bytes * (1 + (wantWorkers ? workerCount : 0)) : 0;
 
   // size device memory before anything is placed
-  const arenaBytes = alignUp(Math.max(64, ...plans.map((p) => p.arenaBytes)), 64);
-  const maxEventCount = Math.max(0, ...plans.map((p) => p.eventCount));
-  const layout = controlLayout(slotCount, maxEventCount);
+  const arenaBytes = alignUp(Math.max(64, ...drafts.map((p) => p.arenaBytes)), 64);
+  const maxEventCount = Math.max(0, ...drafts.map((p) => p.eventCount));
+  // the control words (event tables sized by the device) are a few hundred bytes, placed once the
+  // device exists: they are not counted here
   const staticBytes =
-    64 +
-    alignUp(Math.max(64, model.weights.byteLength), 64) +
-    slotCount * arenaBytes +
-    alignUp(layout.totalWords * 4, 64) +
-    alignUp(tileBytes, 64) +
-    workspaceBytes;
+    64 + alignUp(Math.max(64, model.weights.byteLength), 64) + slotCount * arenaBytes + alignUp(tileBytes, 64) + workspaceBytes;
   const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
   if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
   let device: DeviceV1;
@@ -128,11 +127,26 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
 
   // workers need a device that can start them over shared memory; else everything runs here
   const useWorkers = wantWorkers && device.shared && device.startWorkers !== undefined;
+  const memoryLimit = Math.min(limit, 4 * GIB);
   try {
+    // streams and events are the device's: one stream per plan stream, one event per plan event
+    const plans = drafts.map((draft) => bindPlan(draft, device));
+    const layout = controlLayout(slotCount, maxEventCount, (count) => device.eventWords(count));
     const weightsBase = device.allocate(Math.max(64, model.weights.byteLength));
     device.bytes().set(model.weights, weightsBase);
     const arenaBases = Array.from({ length: slotCount }, () => device.allocate(arenaBytes));
     const controlOffset = device.allocate(layout.totalWords * 4);
+    // a dynamic run's tensors shaped at run time go to its driver worker's run-time arena
+    const drivers = useWorkers && anyDynamic ? Math.min(slotCount, device.threadCount) : 0;
+    const runtimeArenaBytes = drivers > 0 ? runtimeArenaSize(options.runtimeArenaBytes, memoryLimit - staticBytes, drivers) : 0;
+    const runtimeArenas = Array.from({ length: drivers }, () => {
+      try {
+        return device.allocate(runtimeArenaBytes);
+      } catch (error) {
+        const needed = staticBytes + drivers * runtimeArenaBytes;
+        throw TsgeError.of('TSGE-E6211', { workers: drivers, bytes: runtimeArenaBytes, needed, limit: memoryLimit }, undefined, error);
+      }
+    });
     const tileOffset = useWorkers && tileBytes > 0 ? device.allocate(tileBytes) : -1;
     const workspaceOffset = workspace ? device.allocate(useWorkers ? workspaceBytes : workspace.bytes, 64) : -1;
     if (workspace) workspace.bind(device.memory, workspaceOffset, workspace.bytes);
@@ -202,12 +216,15 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       const workerData = (index: number): SinkWorkerData => ({
         plans: plans.map((p, planIndex) => ({
           eventCount: p.eventCount,
+          events: p.events,
           dynamic: p.dynamic,
           inputs: p.inputs,
           outputs: p.outputs,
           streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
         })),
         controlOffset,
+        layout,
+        runtimeArena: index < drivers ? { offset: runtimeArenas[index] as number, bytes: runtimeArenaBytes } : { offset: -1, bytes: 0 },
         slotCount,
         maxEventCount,
         weightsBase,
@@ -293,7 +310,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       ready: () => ready,
       defaultMode: (options.mode ?? 'sink') === 'sink' && (!anyDynamic || startWorkers !== undefined) ? 'sink' : 'host',
       threads: useWorkers ? device.threadCount : 1,
-      memoryLimit: Math.min(limit, 4 * GIB),
+      memoryLimit,
     });
     // the first run of a fresh load paid for cold JavaScript on every thread (tile code runs
     // interpreted until V8 optimises it) and for each node's tile plan: one run on zeros pays it
@@ -340,6 +357,24 @@ interface ExecutorParts {
   readonly threads: number;
   /** The device memory limit: no input larger than this is copied anywhere. */
   readonly memoryLimit: number;
+}
+
+/**
+ * Bytes of each driver worker's run-time arena: the option (a non-negative integer), else up to
+ * RUNTIME_ARENA_BYTES each, leaving the calling thread as large a share of what memory is left.
+ */
+function runtimeArenaSize(option: unknown, spare: number, drivers: number): number {
+  if (option !== undefined) {
+    if (typeof option !== 'number' || !Number.isSafeInteger(option) || option < 0)
+      throw TsgeError.of('TSGE-E7002', {
+        option: 'LoadModelOptions.runtimeArenaBytes',
+        value: String(option),
+        reason: 'expected a non-negative integer',
+      });
+    return alignUp(option, 64);
+  }
+  const share = Math.floor(Math.max(0, spare) / (drivers + 1) / 65536) * 65536;
+  return Math.min(RUNTIME_ARENA_BYTES, share);
 }
 
 const MODES: readonly ExecutionMode[] = ['sink', 'host'];
@@ -399,17 +434,14 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
       entry = { buffer, cache: new Map() };
       slotContexts.set(slot, entry);
     }
-    const place = { buffer, bases, memory: device.memory, cache: entry.cache };
-    await runStreamsOnHost(
-      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
-      createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
-      (call, stream) => {
-        if (deadline?.expired()) throw deadline.error(`before node ${call.node}`);
-        const start = profiling ? performance.now() : 0;
-        runRefCall(call, parts.bound.get(call) as BoundKernel, place);
-        if (profiling) record(run, call, stream, 0, epochMicros(start), (performance.now() - start) * 1000);
-      },
-    );
+    const place = { views: device, bases, memory: device.memory, cache: entry.cache };
+    const streamIds = new Map(plan.streams.map((s) => [s.stream, s.streamId]));
+    await device.runStreams(plan.streams, plan.events, (call, stream) => {
+      if (deadline?.expired()) throw deadline.error(`before node ${call.node}`);
+      const start = profiling ? performance.now() : 0;
+      runRefCall(call, parts.bound.get(call) as BoundKernel, place);
+      if (profiling) record(run, call, streamIds.get(stream) ?? stream.id, 0, epochMicros(start), (performance.now() - start) * 1000);
+    });
   }
 
   async function runPlanned(
@@ -424,7 +456,7 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
     if (!plan.dynamic) {
       plan.inputs.forEach((ref, i) => {
         const value = inputs[i] as HostTensor;
-        writeInto(tensorAt(ref, device.memory.buffer, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
+        writeInto(tensorAt(ref, device, bases, value.dims), value, model.ioInfo.inputs[i]?.name ?? `input ${i}`);
       });
     }
     const workers = parts.workers();
@@ -439,15 +471,15 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
         throw error;
       }
       for (const report of reports.timings) {
-        for (const [node, opType, kernel, stream, start, duration] of report.timings) {
-          record(run, { node, opType, kernel } as KernelCall, stream, report.worker + 1, start, duration);
+        for (const [node, opType, kernel, stream, start, duration, helper] of report.timings) {
+          record(run, { node, opType, kernel } as KernelCall, stream, (helper ?? report.worker) + 1, start, duration);
         }
       }
       if (reports.outputs) return [...reports.outputs];
     } else {
       await runRefsHere(plan, slot, bases, run, deadline);
     }
-    return plan.outputs.map((ref) => copyValue(tensorAt(ref, device.memory.buffer, bases)));
+    return plan.outputs.map((ref) => copyValue(tensorAt(ref, device, bases)));
   }
 
   const executor: Executor = {

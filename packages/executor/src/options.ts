@@ -51,6 +51,13 @@ export interface LoadModelOptions {
    */
   readonly smallModelBytes?: number;
   /**
+   * Bytes of device memory reserved for each worker that drives dynamic-shape runs: its run-time
+   * arena, where tensors shaped at run time go (reused by every run) so the device's SIMD kernels
+   * and tiles take them. A run that needs more fails with TSGE-E6210. Default: up to 256 MiB each,
+   * within `maxMemoryBytes` (pages are committed only when a run touches them).
+   */
+  readonly runtimeArenaBytes?: number;
+  /**
    * Compile and run the WebAssembly modules stored in the model's KERNELS partition (default
    * false). Such bytes come from the file and run over device memory unchecked, so a model that
    * has them fails to load with TSGE-E6081 unless you trust the file and opt in here.

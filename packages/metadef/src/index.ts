@@ -128,7 +128,13 @@ export type {
   TileFunctionV1,
 } from './spi/kernel.js';
 export { createKernelRegistry, createKernelRegistryOf, type LibraryKernelRegistry } from './ops/kernel-registry.js';
+export { isDeviceError } from './spi/device.js';
 export type {
+  DeviceErrorV1,
+  EventTableV1,
+  LaunchV1,
+  StreamTaskV1,
+  StreamWorkV1,
   DeviceV1,
   DeviceFactoryV1,
   DeviceOptionsV1,

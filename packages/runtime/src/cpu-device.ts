@@ -5,6 +5,8 @@ import { type CachingAllocator, createCachingAllocator } from './memory/caching-
 import { type DeviceMemory, createDeviceMemory } from './memory/device-memory.js';
 import { type RegionAllocator, createRegionAllocator } from './memory/region-allocator.js';
 import { viewOf } from './memory/views.js';
+import { eventTableWords } from './stream/event-table.js';
+import { runStreamsLocal, runStreamsWithFreshEvents } from './stream/run-streams.js';
 import { enableEagerWasmTierUp } from './wasm-tier-up.js';
 import { type WasmMemory, type WasmModule, atomicsWaitAsync, wasm } from './wasm.js';
 import { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';
@@ -75,7 +77,7 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
 
   const device: CpuDevice = {
     specVersion: 'v1',
-    specRevision: 2,
+    specRevision: 3,
     name: shared ? `cpu-wasm-threads-${threadCount}` : 'cpu-wasm',
     kernelKinds: ['cpu', 'host'],
     memory,
@@ -95,6 +97,9 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
     },
     createStream: (): StreamHandle => ({ id: nextStream++ }),
     createEvent: (): EventHandle => ({ id: nextEvent++ }),
+    eventWords: eventTableWords,
+    runStreams: (streams, events, launch) => runStreamsWithFreshEvents(streams, events.length, launch),
+    runStreamsSync: (streams, events, launch) => runStreamsLocal(streams, events.length, launch),
     loadKernelModule(bytes): Promise<WasmModule> {
       const key = moduleKey(bytes);
       const known = modules.get(key);
@@ -133,6 +138,7 @@ export const cpuDeviceFactory: DeviceFactoryV1 = {
   targets: ['wasm-simd'],
   kernelKinds: ['cpu', 'host'],
   unavailable: () => (typeof wasm?.Memory === 'function' ? undefined : 'this runtime has no WebAssembly'),
+  defaultThreads: defaultThreadCount,
   create: (options) => createCpuDevice(options),
 };
 

@@ -4,6 +4,8 @@ import { createCachingAllocator } from './memory/caching-allocator.js';
 import { createHeapMemory } from './memory/heap-memory.js';
 import { createRegionAllocator } from './memory/region-allocator.js';
 import { viewOf } from './memory/views.js';
+import { eventTableWords } from './stream/event-table.js';
+import { runStreamsLocal, runStreamsWithFreshEvents } from './stream/run-streams.js';
 
 /**
  * The `js` device: plain ArrayBuffers, no WebAssembly, no SharedArrayBuffer, no workers. Everything
@@ -21,7 +23,7 @@ export function createJsDevice(options: Pick<DeviceOptionsV1, 'initialBytes' | '
   const noWasm = (): Promise<never> => Promise.reject(new Error('the js device runs no WebAssembly: compile the model for target js'));
   return {
     specVersion: 'v1',
-    specRevision: 2,
+    specRevision: 3,
     name: 'js',
     kernelKinds: ['host'],
     memory: heap.memory,
@@ -38,6 +40,9 @@ export function createJsDevice(options: Pick<DeviceOptionsV1, 'initialBytes' | '
     },
     createStream: (): StreamHandle => ({ id: nextStream++ }),
     createEvent: (): EventHandle => ({ id: nextEvent++ }),
+    eventWords: eventTableWords,
+    runStreams: (streams, events, launch) => runStreamsWithFreshEvents(streams, events.length, launch),
+    runStreamsSync: (streams, events, launch) => runStreamsLocal(streams, events.length, launch),
     loadKernelModule: noWasm,
     instantiateKernelModule: noWasm,
     track: (promise) => work.track(promise),

@@ -90,8 +90,9 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   const bytes = new Uint8Array(await readFile(model.path));
   log('compiling with tsge ...');
   const [compiled, compileMs] = await timeIt(async () => {
-    const graph = await parseModel(model.path, { inputShapes: model.inputShapes, ops: defaultRegistries().ops });
-    return compileModel(graph, { inputShapes: model.inputShapes, optLevel: options.optLevel });
+    const inputShapes = model.dynamic ? {} : model.inputShapes;
+    const graph = await parseModel(model.path, { inputShapes, ops: defaultRegistries().ops });
+    return compileModel(graph, { inputShapes, optLevel: options.optLevel });
   });
   const omPath = path.join(outDir, `${model.id}.om`);
   await writeFile(omPath, compiled.om);

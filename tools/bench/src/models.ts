@@ -15,6 +15,11 @@ export interface BenchModel {
    * suite), so that outputs vary and agreeing with onnxruntime means something.
    */
   readonly weightSeed?: number;
+  /**
+   * Compile with the symbolic dims kept (`inputShapes` only shape the feeds): the model runs as a
+   * dynamic-shape model, tensors shaped at run time, so its event-loop gap is that of dynamic runs.
+   */
+  readonly dynamic?: boolean;
 }
 
 /**
@@ -50,6 +55,7 @@ export function benchModels(repoRoot: string): BenchModel[] {
   return [
     { id: 'ppocr_det', path: models.detectionPath, inputShapes: { x: [1, 3, 640, 640] }, input: 'random' },
     { id: 'ppocr_rec', path: models.recognitionPath, inputShapes: { x: [1, 3, 48, 320] }, input: 'random' },
+    { id: 'ppocr_rec_dynamic', path: models.recognitionPath, inputShapes: { x: [1, 3, 48, 320] }, input: 'random', dynamic: true },
     { id: 'ppocr_cls', path: path.join(ocr, 'ch_ppocr_mobile_v2.0_cls_infer.onnx'), inputShapes: { x: [1, 3, 48, 192] }, input: 'random' },
     { id: 'mnist', path: path.join(testdata, 'models/onnx/mnist.onnx'), inputShapes: {}, input: 'random' },
     {

@@ -2,10 +2,12 @@ import type {
   AttrReader,
   DataType,
   DeviceV1,
+  EventHandle,
   Graph,
   HostTensor,
   KernelContextV1,
   KernelRegistry,
+  LaunchV1,
   Node,
   ParallelRunnerV1,
   RuntimeValue,
@@ -18,12 +20,12 @@ import {
   DTYPE_BYTES,
   createAttrReader,
   createTensor,
+  isDeviceError,
   isHostTensor,
   shapeSize,
   shapeToString,
 } from '@tsge/metadef';
 import { formalInputCount, interpretSubgraph } from '@tsge/kernels-js';
-import { type EventTable, type StreamCursor, createEventTable, runStreamsHere, runStreamsOnHost, viewOf } from '@tsge/runtime';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
 import { isDynamicRef } from '../model/prepare-plans.js';
@@ -38,8 +40,13 @@ export interface HostModel {
   readonly nodes: ReadonlyMap<string, Node>;
   readonly registry: KernelRegistry;
   readonly bound: ReadonlyMap<KernelCall, BoundKernel>;
-  /** The device memory; run-time-shaped tensors go to `scratch` when it is shared, else the JS heap. */
-  readonly device: Pick<DeviceV1, 'memory' | 'shared' | 'scratch'>;
+  /**
+   * The device (or, on a worker, what its context offers): views of its memory, its run loop, and
+   * `scratch` for run-time-shaped tensors when the memory is shared (else they live on the JS heap).
+   */
+  readonly device: Pick<DeviceV1, 'memory' | 'shared' | 'scratch' | 'view' | 'runStreams' | 'runStreamsSync'>;
+  /** The coded error when `scratch` is a bounded arena that cannot hold `bytes` more (a worker's). */
+  readonly scratchFull?: (where: Pick<KernelCall, 'node' | 'opType' | 'domain'>, output: number, bytes: number) => Error;
 }
 
 export type TaskObserver = (call: KernelCall, streamId: number, start: number, end: number) => void;
@@ -64,7 +71,7 @@ export interface HostRunInput {
  * outputs land at their planned offsets; a planned place that is too small is an error.
  */
 export async function runOnHost(model: HostModel, plan: PreparedPlan, input: HostRunInput): Promise<RuntimeValue[]> {
-  return hostRun(model, plan, input, runStreamsOnHost);
+  return hostRun(model, plan, input, (streams, events, launch) => model.device.runStreams(streams, events, launch));
 }
 
 /**
@@ -72,13 +79,14 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
  * waits meanwhile). For synchronous APIs; the deadline is still checked before every task.
  */
 export function runOnHostSync(model: HostModel, plan: PreparedPlan, input: HostRunInput): RuntimeValue[] {
-  return hostRun(model, plan, input, runStreamsHere) as RuntimeValue[];
+  return hostRun(model, plan, input, (streams, events, launch) => model.device.runStreamsSync(streams, events, launch)) as RuntimeValue[];
 }
 
+/** The device's run loop: `runStreams` (async) or `runStreamsSync`. */
 type StreamDriver = (
-  streams: readonly StreamCursor<KernelCall>[],
-  events: EventTable,
-  run: (call: KernelCall, streamId: number) => void,
+  streams: PreparedPlan['streams'],
+  events: readonly EventHandle[],
+  launch: LaunchV1<KernelCall>,
 ) => void | Promise<void>;
 
 /** One run: synchronous when `drive` is, else a promise. */
@@ -88,16 +96,30 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
   const values = new Map<string, RuntimeValue | undefined>();
   const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
   const blocks: number[] = [];
-  const buffer = (): ArrayBufferLike => device.memory.buffer;
 
   // graph inputs: planned inputs are copied into the arena, the rest stay JS values
   graph.inputNodes().forEach((node, i) => {
     const value = inputs[i];
     const ref = plan.inputs[i];
     if (value && isHostTensor(value) && ref && ref.region === 'arena' && !isDynamicRef(ref)) {
-      const place = tensorAt(ref, buffer(), bases, value.dims);
+      const place = tensorAt(ref, device, bases, value.dims);
       (place.data as Float32Array).set(value.data as Float32Array);
       values.set(key(node, 0), place);
+    } else if (value && isHostTensor(value) && value.type !== 'string' && device.shared) {
+      // run-time-shaped inputs go to device memory too, so the device's kernels take them
+      const count = shapeSize(value.dims) ?? 0;
+      const bytes = Math.max(1, count * DTYPE_BYTES[value.type]);
+      let offset: number;
+      try {
+        offset = device.scratch.allocate(bytes);
+      } catch (error) {
+        const where = { node: node.name, opType: node.type, domain: node.opDesc.domain };
+        throw model.scratchFull && isDeviceError(error, 'out-of-memory') ? model.scratchFull(where, 0, bytes) : error;
+      }
+      blocks.push(offset);
+      const data = device.view(value.type, offset, count);
+      (data as Float32Array).set(value.data as Float32Array);
+      values.set(key(node, 0), { type: value.type, dims: [...value.dims], data });
     } else {
       values.set(key(node, 0), value && isHostTensor(value) ? copyTensor(value) : value);
     }
@@ -110,7 +132,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     const desc = value?.kind === 'tensor_desc' ? value.value : node.opDesc.outputDescs[0];
     const count = desc ? shapeSize(desc.shape) : undefined;
     if (offset?.kind !== 'int' || !desc || count === undefined) return undefined;
-    return { type: desc.dtype, dims: desc.shape as number[], data: viewOf(buffer(), desc.dtype, bases.weights + offset.value, count) };
+    return { type: desc.dtype, dims: desc.shape as number[], data: device.view(desc.dtype, bases.weights + offset.value, count) };
   };
   // subgraph bodies run on the one host interpreter: JS values freed by the garbage collector, so a
   // long Loop does not hold device memory; the deadline is checked before every body node
@@ -161,12 +183,17 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
           `output ${index} needs ${bytes} bytes of ${dtype} for ${shapeToString(dims)}; the plan gives ${ref.bytes} bytes of ${ref.dtype}`,
         );
       }
-      return tensorAt(ref, buffer(), bases, dims);
+      return tensorAt(ref, device, bases, dims);
     }
     if (dtype === 'string' || !device.shared) return createTensor(dtype, dims);
-    const offset = device.scratch.allocate(bytes);
+    let offset: number;
+    try {
+      offset = device.scratch.allocate(Math.max(1, bytes));
+    } catch (error) {
+      throw model.scratchFull && isDeviceError(error, 'out-of-memory') ? model.scratchFull(call, index, bytes) : error;
+    }
     blocks.push(offset);
-    return { type: dtype, dims: [...dims], data: viewOf(buffer(), dtype, offset, count) };
+    return { type: dtype, dims: [...dims], data: device.view(dtype, offset, count) };
   };
 
   const aliasesDevice = (t: HostTensor): boolean =>
@@ -187,7 +214,11 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     }
     const ref = call.outputs[index];
     const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
-    if (!planned && !aliasesDevice(value)) return value;
+    if (!planned && !aliasesDevice(value)) {
+      // a value the kernel made itself (a subgraph's result, say) follows the op's inference too
+      if (ref && isDynamicRef(ref)) checkInferredOutput(call, index, inferred?.[index], value.dims, value.type);
+      return value;
+    }
     const place = allocate(call, index, value.dims, value.type, inferred);
     if (place.data !== value.data) (place.data as Float32Array).set(value.data as Float32Array);
     return place;
@@ -201,15 +232,23 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     if (bound.kind === 'wasm') {
       // generated kernels work on planned places only
       if ([...call.inputs, ...call.outputs].some(isDynamicRef)) throw kernelError(call, 'a generated kernel cannot take run-time shapes');
-      runRefCall(call, bound, { buffer: buffer(), bases, memory: device.memory });
+      runRefCall(call, bound, { views: device, bases, memory: device.memory });
       call.outputs.forEach((ref, i) => {
-        values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, buffer(), bases));
+        values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, device, bases));
       });
       return;
     }
     const callInputs = node.inData.map((_, i) => inputValue(node, i));
     const attrs = attrReaderOf(call);
-    const inferred = call.outputs.some(isDynamicRef) ? inferOutputs(call, attrs, callInputs) : undefined;
+    const dynamicOutputs = call.outputs.some(isDynamicRef);
+    // ops with subgraphs infer from the bodies they ran, so only once the kernel asks for outputs
+    const executed = new Map<string, readonly RuntimeValue[]>();
+    const withBodies = [...call.attrs.values()].some((a) => a.kind === 'graph' || a.kind === 'graphs');
+    let inferred = dynamicOutputs && !withBodies ? inferOutputs(call, attrs, callInputs) : undefined;
+    const inferredNow = (): readonly (ValueInfo | undefined)[] | undefined => {
+      if (dynamicOutputs && withBodies) inferred = inferOutputs(call, attrs, callInputs, (name) => executed.get(name));
+      return inferred;
+    };
     const context: KernelContextV1 = {
       nodeName: call.node,
       opType: call.opType,
@@ -226,15 +265,18 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
         return v;
       },
       output(i, dims, dtype) {
-        const t = allocate(call, i, dims, dtype, inferred);
+        const t = allocate(call, i, dims, dtype, inferredNow());
         values.set(key(node, i), t);
         return t;
       },
       setOutput(i, value) {
-        values.set(key(node, i), settle(call, i, value, inferred));
+        values.set(key(node, i), settle(call, i, value, inferredNow()));
       },
-      runSubgraph: (attrName, subInputs) =>
-        interpretSubgraph({ owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }, subgraphs),
+      runSubgraph: (attrName, subInputs) => {
+        const outputs = interpretSubgraph({ owner: node, ownerInputs: callInputs, attrName, inputs: subInputs }, subgraphs);
+        executed.set(attrName, outputs);
+        return outputs;
+      },
     };
     const start = observe ? performance.now() : 0;
     try {
@@ -260,11 +302,8 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
   };
   let driven: void | Promise<void>;
   try {
-    driven = drive(
-      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
-      createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
-      runCall,
-    );
+    const streamIds = new Map(plan.streams.map((s) => [s.stream, s.streamId]));
+    driven = drive(plan.streams, plan.events, (call, stream) => runCall(call, streamIds.get(stream) ?? stream.id));
   } catch (error) {
     free();
     throw error;

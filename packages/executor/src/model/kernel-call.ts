@@ -1,4 +1,4 @@
-import type { AttrMap, DataType } from '@tsge/metadef';
+import type { AttrMap, DataType, DeviceV1, EventHandle, StreamTaskV1, StreamWorkV1 } from '@tsge/metadef';
 import type { TensorRef } from '@tsge/om';
 
 /**
@@ -21,24 +21,40 @@ export interface KernelCall {
 }
 
 /** A task of a prepared stream. */
-export type CallTask =
-  | { readonly kind: 'kernel'; readonly kernel: KernelCall }
-  | { readonly kind: 'record'; readonly event: number }
-  | { readonly kind: 'wait'; readonly event: number };
+export type CallTask = StreamTaskV1<KernelCall>;
 
-export interface PreparedStream {
+/** A stream of the model's task list. */
+export interface PlanStream {
   readonly streamId: number;
   readonly tasks: readonly CallTask[];
 }
 
-export interface PreparedPlan {
+/** A plan stream bound to a stream of the device (`DeviceV1.createStream`, once at load). */
+export interface PreparedStream extends PlanStream, StreamWorkV1<KernelCall> {}
+
+/** A plan before it is bound to a device: what sizes the device. */
+export interface PlanDraft {
   readonly index: number;
   readonly gear: Readonly<Record<string, readonly number[]>> | null;
   readonly arenaBytes: number;
   readonly eventCount: number;
-  readonly streams: readonly PreparedStream[];
+  readonly streams: readonly PlanStream[];
   readonly inputs: readonly TensorRef[];
   readonly outputs: readonly TensorRef[];
   /** True when some tensor is placed at run time (region 'dynamic') or is not device data. */
   readonly dynamic: boolean;
+}
+
+/** A plan bound to a device: its streams and events are the device's (tasks name events by index). */
+export interface PreparedPlan extends Omit<PlanDraft, 'streams'> {
+  readonly streams: readonly PreparedStream[];
+  readonly events: readonly EventHandle[];
+}
+
+export function bindPlan(draft: PlanDraft, device: Pick<DeviceV1, 'createStream' | 'createEvent'>): PreparedPlan {
+  return {
+    ...draft,
+    streams: draft.streams.map((s) => ({ ...s, stream: device.createStream() })),
+    events: Array.from({ length: draft.eventCount }, () => device.createEvent()),
+  };
 }

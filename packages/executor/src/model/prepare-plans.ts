@@ -1,7 +1,7 @@
 import type { AttrValue, Diagnostic, Graph, Node } from '@tsge/metadef';
 import { DTYPE_BYTES, diagnostic, isDataType, isStaticShape, opsetOf, shapeSize } from '@tsge/metadef';
 import type { OmModel, Task, TensorRef } from '@tsge/om';
-import type { CallTask, KernelCall, PreparedPlan, PreparedStream } from './kernel-call.js';
+import type { CallTask, KernelCall, PlanDraft, PlanStream } from './kernel-call.js';
 
 const MAX_EVENTS = 1 << 16;
 
@@ -15,9 +15,9 @@ export function isDynamicRef(ref: TensorRef): boolean {
  * task to a `KernelCall`. A model file is untrusted: a reference outside its region or an event id
  * outside the plan is a diagnostic, never a read out of bounds later.
  */
-export function preparePlans(model: OmModel, nodes: () => ReadonlyMap<string, Node>): { plans: PreparedPlan[]; diagnostics: Diagnostic[] } {
+export function preparePlans(model: OmModel, nodes: () => ReadonlyMap<string, Node>): { plans: PlanDraft[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const plans: PreparedPlan[] = [];
+  const plans: PlanDraft[] = [];
   const report = (reason: string, node?: string): void => {
     diagnostics.push(diagnostic('TSGE-E2006', { format: 'om', reason }, node !== undefined ? { node } : undefined));
   };
@@ -83,7 +83,7 @@ export function preparePlans(model: OmModel, nodes: () => ReadonlyMap<string, No
         `plan ${planIndex}: has ${plan.inputs.length} inputs and ${plan.outputs.length} outputs; IO_INFO has ${model.ioInfo.inputs.length} and ${model.ioInfo.outputs.length}`,
       );
     }
-    const streams: PreparedStream[] = [];
+    const streams: PlanStream[] = [];
     const seenStreams = new Set<number>();
     for (const stream of plan.streams) {
       if (seenStreams.has(stream.id)) report(`plan ${planIndex}: stream ${stream.id} appears twice`);
@@ -175,7 +175,7 @@ export function nodesByName(graph: Graph): Map<string, Node> {
  * would wait on forever (empty when every stream can finish), so a worker never sleeps on an event
  * that cannot come.
  */
-function unfinishedEvents(streams: readonly PreparedStream[]): number[] {
+function unfinishedEvents(streams: readonly PlanStream[]): number[] {
   const recorded = new Set<number>();
   const positions = streams.map(() => 0);
   for (;;) {

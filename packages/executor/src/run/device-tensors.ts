@@ -1,7 +1,9 @@
-import type { HostTensor, TypedArray } from '@tsge/metadef';
+import type { DeviceV1, HostTensor, TypedArray } from '@tsge/metadef';
 import { TsgeError, isStaticShape, shapeSize, shapeToString } from '@tsge/metadef';
 import type { TensorRef } from '@tsge/om';
-import { viewOf } from '@tsge/runtime';
+
+/** Typed views of device memory: the device's own (`DeviceV1.view`, or a worker context's). */
+export type DeviceViews = Pick<DeviceV1, 'view'>;
 
 /** Byte offsets of the regions of one run: the weights (shared by all runs) and the run's arena. */
 export interface RegionBases {
@@ -15,12 +17,12 @@ export function regionBase(ref: TensorRef, bases: RegionBases): number {
   throw new RangeError(`a ${ref.region} tensor has no place in device memory`);
 }
 
-/** The planned tensor at `ref`, viewed (no copy) in `buffer`; dims default to the planned shape. */
-export function tensorAt(ref: TensorRef, buffer: ArrayBufferLike, bases: RegionBases, dims?: readonly number[]): HostTensor {
+/** The planned tensor at `ref`, viewed (no copy) in device memory; dims default to the planned shape. */
+export function tensorAt(ref: TensorRef, views: DeviceViews, bases: RegionBases, dims?: readonly number[]): HostTensor {
   const shape = dims ?? (isStaticShape(ref.shape) ? ref.shape : undefined);
   if (!shape) throw new RangeError(`tensor of shape ${shapeToString(ref.shape)} has no static place`);
   const count = shapeSize(shape) ?? 0;
-  return { type: ref.dtype, dims: [...shape], data: viewOf(buffer, ref.dtype, regionBase(ref, bases) + ref.offset, count) };
+  return { type: ref.dtype, dims: [...shape], data: views.view(ref.dtype, regionBase(ref, bases) + ref.offset, count) };
 }
 
 /** A copy of a tensor's data that does not alias device memory. */

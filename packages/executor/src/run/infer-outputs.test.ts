@@ -1,5 +1,5 @@
 import type { HostTensor } from '@tsge/metadef';
-import { TsgeError, createAttrReader, createTensor } from '@tsge/metadef';
+import { TsgeError, attr, createAttrReader, createTensor } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import type { KernelCall } from '../model/kernel-call.js';
 import { checkInferredOutput, inferOutputs } from './infer-outputs.js';
@@ -47,5 +47,47 @@ describe('run-time inference', () => {
     expect(() => inferOutputs(reshape, createAttrReader(reshape.attrs), [createTensor('float32', [2, 6]), shape])).toThrow(
       /TSGE-E4001.*reshape/s,
     );
+  });
+
+  it('infers If and Loop outputs from the bodies the kernel ran (a body not run counts as unknown)', () => {
+    const ifCall: KernelCall = {
+      ...reshape,
+      node: 'if',
+      opType: 'If',
+      attrs: new Map([
+        ['then_branch', attr.graph('then')],
+        ['else_branch', attr.graph('else')],
+      ]),
+      inputs: [{ ...ref, dtype: 'bool', shape: [] }],
+    };
+    const cond = createTensor('bool', [], Uint8Array.from([1]));
+    // without the bodies (before the kernel ran them) there is nothing to say
+    expect(inferOutputs(ifCall, createAttrReader(ifCall.attrs), [cond])).toBeUndefined();
+    const ran = (name: string) => (name === 'then_branch' ? [createTensor('float32', [3, 2])] : undefined);
+    const [out] = inferOutputs(ifCall, createAttrReader(ifCall.attrs), [cond], ran) ?? [];
+    expect(out).toMatchObject({ dtype: 'float32', shape: [3, 2] });
+    expect(() => checkInferredOutput(ifCall, 0, out, [2, 3], 'float32')).toThrow(/TSGE-E6203.*node if/);
+
+    const loop: KernelCall = {
+      ...reshape,
+      node: 'loop',
+      opType: 'Loop',
+      attrs: new Map([['body', attr.graph('body')]]),
+      outputs: [ref, ref],
+      inputs: [
+        { ...ref, dtype: 'int64', shape: [] },
+        { ...ref, dtype: 'bool', shape: [] },
+        { ...ref, shape: [2] },
+      ],
+    };
+    const inputs = [createTensor('int64', [], BigInt64Array.from([4n])), cond, createTensor('float32', [2])];
+    // the body gave (cond, carried of [2], a scan slice of [5]) on its last iteration
+    const body = () => [cond, createTensor('float32', [2]), createTensor('float32', [5])];
+    const [carried, scan] = inferOutputs(loop, createAttrReader(loop.attrs), inputs, body) ?? [];
+    expect(carried).toMatchObject({ dtype: 'float32', shape: [2] });
+    // the iteration count is the kernel's to decide; the slice shape is the body's
+    expect(scan).toMatchObject({ dtype: 'float32', shape: [-1, 5] });
+    checkInferredOutput(loop, 1, scan, [4, 5], 'float32');
+    expect(() => checkInferredOutput(loop, 1, scan, [4, 6], 'float32')).toThrow(/TSGE-E6203/);
   });
 });

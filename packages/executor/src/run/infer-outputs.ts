@@ -17,20 +17,28 @@ function valueInfo(value: RuntimeValue | undefined): ValueInfo | undefined {
   return inner ? { ...inner, kind: 'optional', element: inner } : undefined;
 }
 
+/** The outputs a subgraph attribute's body gave when the kernel last ran it (undefined: not run). */
+export type ExecutedBodies = (attrName: string) => readonly (RuntimeValue | undefined)[] | undefined;
+
 /**
  * What the op's inference function (the one the compiler ran) says of a call's outputs, given the
  * run's actual inputs: shapes with numbers where they follow from the inputs, symbols where they
- * depend on data (NonZero's count). Undefined when the op has no definition here (a custom op) or
- * runs subgraphs (their bodies decide). An input the op rejects is TSGE-E4001 naming the node.
+ * depend on data (NonZero's count). Ops with subgraphs (If, Loop, Scan) infer from what their
+ * bodies gave when the kernel ran them (`bodies`; a body not run, like If's other branch, counts as
+ * unknown), through the op's own `inferSubgraph` use. Undefined when the op has no definition here
+ * (a custom op: its kernel decides alone) or has subgraphs and no `bodies`. An input the op rejects
+ * is TSGE-E4001 naming the node.
  */
 export function inferOutputs(
   call: KernelCall,
   attrs: AttrReader,
   inputs: readonly (RuntimeValue | undefined)[],
+  bodies?: ExecutedBodies,
 ): readonly (ValueInfo | undefined)[] | undefined {
   ops ??= createDefaultOpRegistry();
   const def = ops.get(call.opType, call.domain);
-  if (!def || [...call.attrs.values()].some((a) => a.kind === 'graph' || a.kind === 'graphs')) return undefined;
+  const hasBodies = [...call.attrs.values()].some((a) => a.kind === 'graph' || a.kind === 'graphs');
+  if (!def || (hasBodies && !bodies)) return undefined;
   const outputs: (ValueInfo | undefined)[] = new Array(call.outputs.length).fill(undefined);
   let symbols = 0;
   const context: InferenceContextV1 = {
@@ -49,6 +57,7 @@ export function inferOutputs(
       if (i >= 0 && i < outputs.length) outputs[i] = info;
     },
     newSymbol: (hint = 'n') => `${hint}?${++symbols}`,
+    ...(hasBodies && bodies ? { inferSubgraph: (attrName: string) => (bodies(attrName) ?? []).map(valueInfo) } : {}),
   };
   try {
     def.infer(context);

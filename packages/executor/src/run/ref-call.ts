@@ -3,12 +3,12 @@ import { DTYPE_BYTES, createAttrReader, isHostTensor, shapeSize, shapeToString }
 import type { TensorRef } from '@tsge/om';
 import type { KernelCall } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
-import { type RegionBases, regionBase, tensorAt, writeInto } from './device-tensors.js';
+import { type DeviceViews, type RegionBases, regionBase, tensorAt, writeInto } from './device-tensors.js';
 import { kernelError, kernelFailure } from './kernel-failure.js';
 
-/** Where a call's planned tensors are: the memory, its buffer and the region bases of the run. */
+/** Where a call's planned tensors are: the device's views of its memory and the region bases of the run. */
 export interface RefPlace {
-  readonly buffer: ArrayBufferLike;
+  readonly views: DeviceViews;
   readonly bases: RegionBases;
   readonly memory?: LinearMemory;
   /** Intra-op parallelism for kernels that split their work into tiles. */
@@ -24,9 +24,9 @@ const sameDims = (a: readonly number[], b: readonly (number | string)[]): boolea
 
 /** The kernel context of a call over its planned places. */
 function refContext(call: KernelCall, place: RefPlace): KernelContextV1 {
-  const { buffer, bases } = place;
-  const inputs: (HostTensor | undefined)[] = call.inputs.map((ref) => (ref.region === 'none' ? undefined : tensorAt(ref, buffer, bases)));
-  const outputs: (HostTensor | undefined)[] = call.outputs.map((ref) => (ref.region === 'none' ? undefined : tensorAt(ref, buffer, bases)));
+  const { views, bases } = place;
+  const inputs: (HostTensor | undefined)[] = call.inputs.map((ref) => (ref.region === 'none' ? undefined : tensorAt(ref, views, bases)));
+  const outputs: (HostTensor | undefined)[] = call.outputs.map((ref) => (ref.region === 'none' ? undefined : tensorAt(ref, views, bases)));
   const plannedOutput = (index: number, dims: readonly number[], dtype: DataType): HostTensor => {
     const ref: TensorRef | undefined = call.outputs[index];
     if (!ref || ref.region === 'none') throw kernelError(call, `output ${index} has no planned place`);
@@ -41,7 +41,7 @@ function refContext(call: KernelCall, place: RefPlace): KernelContextV1 {
         `output ${index} has dims ${shapeToString(dims)} (${bytes} bytes); the plan has ${shapeToString(ref.shape)} (${ref.bytes} bytes)`,
       );
     }
-    return tensorAt(ref, buffer, bases, dims);
+    return tensorAt(ref, views, bases, dims);
   };
   return {
     nodeName: call.node,

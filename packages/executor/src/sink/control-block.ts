@@ -1,5 +1,3 @@
-import { eventTableWords } from '@tsge/runtime';
-
 /**
  * Int32 words in shared memory through which the calling thread and the workers talk during a run
  * (no messages on the hot path):
@@ -19,8 +17,9 @@ export interface ControlLayout {
   readonly totalWords: number;
 }
 
-export function controlLayout(slotCount: number, eventCount: number): ControlLayout {
-  const slotWords = SLOT.events + eventTableWords(eventCount);
+/** `eventWords` is the device's (`DeviceV1.eventWords`): the event tables live in these words. */
+export function controlLayout(slotCount: number, eventCount: number, eventWords: (count: number) => number): ControlLayout {
+  const slotWords = SLOT.events + eventWords(eventCount);
   return { slotCount, eventCount, slotWords, totalWords: HEADER_WORDS + slotCount * slotWords };
 }
 

@@ -1,6 +1,5 @@
 import type { DeviceWorkersV1, RuntimeValue } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
-import { atomicsWaitAsync } from '@tsge/runtime';
 import type { PreparedPlan } from '../model/kernel-call.js';
 import type { Deadline } from '../run/deadline.js';
 import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
@@ -95,8 +94,7 @@ export function createSinkDispatcher(options: {
             if (deadline?.expired()) throw deadline.error('waiting for the worker threads');
             // a bound on each wait lets a dead worker (or the deadline) be noticed
             const bound = deadline ? Math.max(1, Math.min(1000, Math.ceil(deadline.at - performance.now()))) : 1000;
-            const wait = atomicsWaitAsync?.(words, doneWord, seen, bound);
-            if (wait?.async) await wait.value;
+            await pool.waitAsync(words, doneWord, seen, bound);
           }
           if (Atomics.load(words, slotWord(layout, slot, SLOT.error)) !== 0) {
             const messages = await messagesFor(key, (ms) => ms.some((r) => r.message.type === 'error'));

@@ -1,7 +1,8 @@
-import type { KernelDeviceKind, RuntimeValue } from '@tsge/metadef';
+import type { EventHandle, KernelDeviceKind, RuntimeValue } from '@tsge/metadef';
 import type { TensorRef } from '@tsge/om';
 import type { PreparedStream } from '../model/kernel-call.js';
 import type { RegionBases } from '../run/device-tensors.js';
+import type { ControlLayout } from './control-block.js';
 
 /** What each sink worker receives once, at load. */
 export interface SinkWorkerData {
@@ -12,6 +13,7 @@ export interface SinkWorkerData {
   readonly plans: readonly {
     readonly streams: readonly PreparedStream[];
     readonly eventCount: number;
+    readonly events: readonly EventHandle[];
     readonly dynamic: boolean;
     readonly inputs: readonly TensorRef[];
     readonly outputs: readonly TensorRef[];
@@ -19,6 +21,13 @@ export interface SinkWorkerData {
   /** The model's graph as .air bytes when some plan is dynamic (the host interpreter walks it). */
   readonly graphAir?: Uint8Array;
   readonly controlOffset: number;
+  /** Where the control words are (event tables sized by the device's `eventWords`). */
+  readonly layout: ControlLayout;
+  /**
+   * This worker's run-time arena for the run-time-shaped tensors of the dynamic runs it drives
+   * (offset -1: none, they live on its heap).
+   */
+  readonly runtimeArena: { readonly offset: number; readonly bytes: number };
   readonly slotCount: number;
   readonly maxEventCount: number;
   readonly weightsBase: number;
@@ -38,8 +47,19 @@ export interface SinkWorkerData {
   readonly loadDefaults: boolean;
 }
 
-/** A task timing: node, op, kernel, stream, start and duration in microseconds since the epoch. */
-export type TaskTiming = readonly [node: string, opType: string, kernel: string, stream: number, start: number, duration: number];
+/**
+ * A task timing: node, op, kernel, stream, start and duration in microseconds since the epoch, and
+ * for tiles a helper ran, that worker (else the reporting worker ran it).
+ */
+export type TaskTiming = readonly [
+  node: string,
+  opType: string,
+  kernel: string,
+  stream: number,
+  start: number,
+  duration: number,
+  helper?: number,
+];
 
 export type SinkWorkerMessage =
   | {

@@ -1,21 +1,32 @@
 // The worker side of sink mode: binds its task lists once, then sleeps on the doorbell and runs its
 // streams of every job posted to a slot.
-import type { KernelContextV1, KernelRegistry, Node, ParallelRunnerV1, RuntimeValue } from '@tsge/metadef';
-import { TsgeError, parseAir } from '@tsge/metadef';
-import type { WorkerContext } from '@tsge/runtime';
-import type { EventTable } from '@tsge/runtime';
-import { StreamAbortedError, createEventTable, eventTableWords, runStreamsBlocking } from '@tsge/runtime';
+import type {
+  DeviceWorkerContextV1,
+  EventTableV1,
+  KernelContextV1,
+  KernelRegistry,
+  Node,
+  ParallelRunnerV1,
+  RuntimeValue,
+} from '@tsge/metadef';
+import { TsgeError, isDeviceError, parseAir } from '@tsge/metadef';
 import { type HostModel, runOnHost } from '../host/host-runner.js';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import { nodesByName } from '../model/prepare-plans.js';
 import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from '../model/kernel-set.js';
 import { runRefCall } from '../run/ref-call.js';
-import { DOORBELL, SHUTDOWN, SLOT, controlLayout, slotWord } from './control-block.js';
+import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
 import { type DynamicJob, type SinkWorkerData, type SinkWorkerMessage, type TaskTiming, driverOf } from './sink-protocol.js';
 import { spinThenWait } from './spin-wait.js';
-import { type TilePool, createTilePool } from './tile-pool.js';
+import { type HelperTiles, type TilePool, createTilePool } from './tile-pool.js';
+
+type WorkerContext = DeviceWorkerContextV1<SinkWorkerData>;
+/** What a stream task throws when another thread failed the run: the run loop stops quietly. */
+class RunAborted extends Error {}
 
 const bound = new Map<KernelCall, BoundKernel>();
+/** The timings of the job running on this worker (profiling): helpers' tiles go there too. */
+let jobTimings: TaskTiming[] | undefined;
 let tiles: TilePool | undefined;
 let parallel: ParallelRunnerV1 | undefined;
 /** The host interpreter's model for dynamic plans (when the model has some). */
@@ -33,7 +44,7 @@ function cacheOf(slot: number, buffer: ArrayBufferLike): Map<KernelCall, KernelC
   return entry.cache;
 }
 
-export async function setup(context: WorkerContext<SinkWorkerData>): Promise<void> {
+export async function setup(context: WorkerContext): Promise<void> {
   const calls = context.data.plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
@@ -55,6 +66,13 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
         Atomics.add(words, DOORBELL, 1);
         Atomics.notify(words, DOORBELL);
       },
+      ...(context.data.profile
+        ? {
+            helped: (tileFunction: string, helpers: readonly HelperTiles[]) => {
+              for (const h of helpers) jobTimings?.push([tileFunction, 'tile', tileFunction, -1, h.start, h.end - h.start, h.worker]);
+            },
+          }
+        : {}),
     });
     parallel = tiles.runnerFor(context.index);
   }
@@ -73,28 +91,44 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
 }
 
 /**
- * The graph decoded from .air for the host interpreter. Run-time-shaped tensors live on this
- * worker's heap (the device's scratch allocator belongs to the calling thread).
+ * The graph decoded from .air for the host interpreter. Run-time-shaped tensors go to this
+ * worker's run-time arena in device memory (reserved at load, reused by every run), so the device
+ * kernels and their tiles take them; without an arena they live on this worker's heap.
  */
-function hostModelOf(context: WorkerContext<SinkWorkerData>, registry: KernelRegistry): HostModel {
+function hostModelOf(context: WorkerContext, registry: KernelRegistry): HostModel {
   const { graph, diagnostics } = parseAir(context.data.graphAir as Uint8Array);
   if (!graph) throw new Error(`the model graph does not decode on the worker: ${diagnostics.map((d) => d.message).join('; ')}`);
   const nodes: Map<string, Node> = nodesByName(graph);
+  const { offset, bytes } = context.data.runtimeArena;
+  const inArena = offset >= 0;
   const noScratch = (): never => {
-    throw new Error('worker threads place run-time tensors on their own heap');
+    throw new Error('this worker has no run-time arena');
   };
   return {
     graph,
     nodes,
     registry,
     bound,
-    device: { memory: context.memory, shared: false, scratch: { allocate: noScratch, free: noScratch } },
+    device: {
+      memory: context.memory,
+      shared: inArena,
+      scratch: inArena ? context.arena(offset, bytes) : { allocate: noScratch, free: noScratch },
+      view: (dtype, at, count) => context.view(dtype, at, count),
+      runStreams: async (streams, events, launch) => context.runLocalStreams(streams, events, launch),
+      runStreamsSync: (streams, events, launch) => context.runLocalStreams(streams, events, launch),
+    },
+    scratchFull: (call, output, needed) =>
+      TsgeError.of(
+        'TSGE-E6210',
+        { node: call.node, output, needed, worker: context.index, bytes },
+        { node: call.node, opType: call.opType, domain: call.domain },
+      ),
   };
 }
 
-export async function loop(context: WorkerContext<SinkWorkerData>): Promise<void> {
+export async function loop(context: WorkerContext): Promise<void> {
   const data = context.data;
-  const layout = controlLayout(data.slotCount, data.maxEventCount);
+  const layout = data.layout;
   const control = (): Int32Array => new Int32Array(context.memory.buffer, data.controlOffset, layout.totalWords);
   const lastSeen = new Array<number>(data.slotCount).fill(0);
   let words = control();
@@ -129,47 +163,44 @@ export async function loop(context: WorkerContext<SinkWorkerData>): Promise<void
   }
 }
 
-function runJob(
-  context: WorkerContext<SinkWorkerData>,
-  words: Int32Array,
-  layout: ReturnType<typeof controlLayout>,
-  slot: number,
-  generation: number,
-): void {
+function runJob(context: WorkerContext, words: Int32Array, layout: ControlLayout, slot: number, generation: number): void {
   const data = context.data;
   const plan = data.plans[Atomics.load(words, slotWord(layout, slot, SLOT.plan))];
   if (!plan || plan.streams.length === 0) return;
   const errorWord = slotWord(layout, slot, SLOT.error);
   const eventStart = slotWord(layout, slot, SLOT.events);
   const events = withDoorbell(
-    createEventTable(words.subarray(eventStart, eventStart + eventTableWords(plan.eventCount)), generation, plan.eventCount),
+    context.eventTable(words.subarray(eventStart, eventStart + layout.slotWords - SLOT.events), generation, plan.eventCount),
     words,
     context.index,
   );
   const aborted = (): boolean => Atomics.load(words, errorWord) !== 0;
   const place = {
-    buffer: context.memory.buffer,
+    views: context,
     bases: { weights: data.weightsBase, arena: data.arenaBases[slot] as number },
     memory: context.memory,
     cache: cacheOf(slot, context.memory.buffer),
     ...(parallel ? { parallel } : {}),
   };
   const timings: TaskTiming[] = [];
+  jobTimings = data.profile ? timings : undefined;
   const now = (): number => (performance.timeOrigin + performance.now()) * 1000;
   try {
-    runStreamsBlocking(
-      plan.streams.map((s) => ({ streamId: s.streamId, tasks: s.tasks })),
+    const streamIds = new Map(plan.streams.map((s) => [s.stream.id, s.streamId]));
+    context.runStreams(
+      plan.streams,
       events,
-      (call, streamId) => {
-        if (aborted()) throw new StreamAbortedError();
+      (call, stream) => {
+        if (aborted()) throw new RunAborted();
         const start = data.profile ? now() : 0;
         runRefCall(call, bound.get(call) as BoundKernel, place);
+        const streamId = streamIds.get(stream.id) ?? stream.id;
         if (data.profile) timings.push([call.node, call.opType, call.kernel, streamId, start, now() - start]);
       },
       aborted,
     );
   } catch (error) {
-    if (!(error instanceof StreamAbortedError)) {
+    if (!(error instanceof RunAborted) && !isDeviceError(error, 'aborted')) {
       const message: SinkWorkerMessage = {
         type: 'error',
         slot,
@@ -190,7 +221,7 @@ function runJob(
 }
 
 /** The inputs the calling thread posted for this job (posted before its doorbell rang). */
-function takeJob(context: WorkerContext<SinkWorkerData>, words: Int32Array, slot: number, generation: number): DynamicJob {
+function takeJob(context: WorkerContext, words: Int32Array, slot: number, generation: number): DynamicJob {
   const key = `${slot}:${generation}`;
   for (;;) {
     if (Atomics.load(words, SHUTDOWN) !== 0) throw new Error('the executor was released');
@@ -209,9 +240,9 @@ function takeJob(context: WorkerContext<SinkWorkerData>, words: Int32Array, slot
  * kernels splitting work into tiles the other workers help with; the outputs go back as a message.
  */
 async function runDynamicJob(
-  context: WorkerContext<SinkWorkerData>,
+  context: WorkerContext,
   words: Int32Array,
-  layout: ReturnType<typeof controlLayout>,
+  layout: ControlLayout,
   slot: number,
   generation: number,
 ): Promise<void> {
@@ -219,6 +250,7 @@ async function runDynamicJob(
   const plan = data.plans[Atomics.load(words, slotWord(layout, slot, SLOT.plan))];
   const job = takeJob(context, words, slot, generation);
   const timings: TaskTiming[] = [];
+  jobTimings = data.profile ? timings : undefined;
   const epoch = (ms: number): number => (performance.timeOrigin + ms) * 1000;
   const errorWord = slotWord(layout, slot, SLOT.error);
   try {
@@ -257,7 +289,7 @@ async function runDynamicJob(
  * stream's event takes tiles instead of sleeping, and sleeps on the doorbell, which both event
  * records and tile jobs ring, so neither can be missed.
  */
-function withDoorbell(events: EventTable, words: Int32Array, self: number): EventTable {
+function withDoorbell(events: EventTableV1, words: Int32Array, self: number): EventTableV1 {
   const ring = (): void => {
     Atomics.add(words, DOORBELL, 1);
     Atomics.notify(words, DOORBELL);

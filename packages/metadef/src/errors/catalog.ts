@@ -151,6 +151,11 @@ export const ErrorCatalog = {
   'TSGE-E6202':
     'node {node}: kernel {kernel} of the model (target {target}) does not run on device {device}, and {reason}; compile for a target the device runs',
   'TSGE-E6203': 'node {node} ({op}): {reason}',
+  // run-time arenas of dynamic runs on workers (issue 10)
+  'TSGE-E6210':
+    'node {node}: output {output} needs {needed} bytes more than the run-time arena of worker {worker} holds ({bytes} bytes in all); raise LoadModelOptions.runtimeArenaBytes (or maxMemoryBytes)',
+  'TSGE-E6211':
+    'the run-time arenas ({workers} x {bytes} bytes) do not fit device memory beside the model ({needed} bytes, limit {limit}); lower LoadModelOptions.runtimeArenaBytes or raise maxMemoryBytes',
   'TSGE-E6101': 'kernel module {module} does not export a kernelLibrary (a KernelLibraryV1 with specVersion v1, kernels and tiles)',
   'TSGE-E6102': 'no loaded kernel library has the tile function {tile}',
   // front door (@tsge/ge InferenceSession and its compile cache)

@@ -16,6 +16,58 @@ export interface EventHandle {
 }
 
 /**
+ * A task of a stream: a kernel launch (what `K` is, the executor decides), or the record of / wait
+ * on an event, named by its index in the run's events.
+ */
+export type StreamTaskV1<K> =
+  | { readonly kind: 'kernel'; readonly kernel: K }
+  | { readonly kind: 'record'; readonly event: number }
+  | { readonly kind: 'wait'; readonly event: number };
+
+/** The tasks one stream runs in order. */
+export interface StreamWorkV1<K> {
+  readonly stream: StreamHandle;
+  readonly tasks: readonly StreamTaskV1<K>[];
+}
+
+/** Runs one kernel task of `stream`; what it throws ends the run. */
+export type LaunchV1<K> = (kernel: K, stream: StreamHandle) => void;
+
+/**
+ * The events of one run on a worker, as Int32 words in shared memory that every thread of the run
+ * sees; a generation number per run means nothing is reset between runs.
+ */
+export interface EventTableV1 {
+  isSet(event: number): boolean;
+  record(event: number): void;
+  /** The record counter, for `sleep`. */
+  sequence(): number;
+  /** Blocks the thread until an event is recorded after `sequence` (workers only). */
+  sleep(sequence: number): void;
+  /** Wakes every sleeper without recording (to abort a run). */
+  wakeAll(): void;
+}
+
+/**
+ * What a device throws for its own failures, so the executor can map them to catalog codes without
+ * importing the device's classes: memory that cannot grow ('out-of-memory', with `needed` and
+ * `limit` bytes), streams that wait on events no stream records ('deadlock', with `events`), a run
+ * aborted from another thread ('aborted').
+ */
+export interface DeviceErrorV1 extends Error {
+  readonly deviceError: 'out-of-memory' | 'deadlock' | 'aborted';
+  readonly needed?: number;
+  readonly limit?: number;
+  readonly events?: readonly number[];
+}
+
+export function isDeviceError(error: unknown, kind?: DeviceErrorV1['deviceError']): error is DeviceErrorV1 {
+  if (!(error instanceof Error)) return false;
+  const found = (error as Partial<DeviceErrorV1>).deviceError;
+  return found !== undefined && (kind === undefined || found === kind);
+}
+
+/**
  * The kind of kernel library a device runs (`KernelLibraryV1.device`): 'host' kernels work on plain
  * arrays and run on every device; 'cpu' kernels need views of WebAssembly memory.
  */
@@ -27,11 +79,34 @@ export interface ScratchAllocatorV1 {
   free(offset: number): void;
 }
 
-/** What a device's worker thread receives: its index, the device memory and the executor's data. */
+/**
+ * What a device's worker thread receives: its index, the device memory, the executor's data, and
+ * the device's views, events, run loop and run-time allocator on this thread.
+ */
 export interface DeviceWorkerContextV1<D = unknown> {
   readonly index: number;
   readonly memory: LinearMemory;
   readonly data: D;
+  /** A typed view of `count` elements of `dtype` at `offset` (as `DeviceV1.view`). */
+  view(dtype: DataType, offset: number, count: number): TypedArray;
+  /** An event table over `eventWords(count)` words of shared memory, for the run `generation` (> 0). */
+  eventTable(words: Int32Array, generation: number, count: number): EventTableV1;
+  /**
+   * Runs `streams` on this worker, blocking while all of them wait on events other workers record;
+   * `aborted` is polled after each wake-up (then it throws a DeviceErrorV1 'aborted').
+   */
+  runStreams<K>(streams: readonly StreamWorkV1<K>[], events: EventTableV1, launch: LaunchV1<K>, aborted: () => boolean): void;
+  /**
+   * Runs `streams` that all live on this worker, with fresh `events` (tasks name them by index): a
+   * wait no stream can satisfy throws a DeviceErrorV1 'deadlock'.
+   */
+  runLocalStreams<K>(streams: readonly StreamWorkV1<K>[], events: readonly EventHandle[], launch: LaunchV1<K>): void;
+  /**
+   * A block allocator over `[offset, offset + bytes)`, a range the owner reserved in device memory
+   * for this worker (its run-time arena); a request that does not fit throws a DeviceErrorV1
+   * 'out-of-memory'. Blocks are reused after `free`.
+   */
+  arena(offset: number, bytes: number): ScratchAllocatorV1;
   /** Sends a message to the owner of the pool. */
   post(message: unknown): void;
   /** The next message the owner sent with `DeviceWorkersV1.post`, without waiting (undefined: none yet). */
@@ -53,6 +128,11 @@ export interface DeviceWorkersV1 {
   post(workerIndex: number, message: unknown): void;
   /** A worker died (uncaught error or exit) after it was ready. */
   onFailure(listener: (workerIndex: number, reason: string) => void): void;
+  /**
+   * Resolves once `words[index]` is not `value` (a worker changed and notified it) or after
+   * `timeoutMs`, without blocking the calling thread.
+   */
+  waitAsync(words: Int32Array, index: number, value: number, timeoutMs: number): Promise<void>;
   terminate(): Promise<void>;
 }
 
@@ -74,11 +154,13 @@ export interface DeviceOptionsV1 {
  * A device: memory, streams, events, kernel modules, worker threads, launch and synchronize. The
  * executor reaches the machine only through this interface. `specRevision` versions additions
  * within v1: revision 2 added `kernelKinds`, `shared`, `bytes`, `scratch`, `startWorkers`,
- * `instantiateKernelModule` and `track`; the executor needs revision 2.
+ * `instantiateKernelModule` and `track`; revision 3 added `eventWords`, `runStreams` and `runStreamsSync` (and, for
+ * workers, `DeviceWorkersV1.waitAsync` and the context's `view`, `eventTable`, `runStreams`,
+ * `runLocalStreams`, `arena`); the executor needs revision 3.
  */
 export interface DeviceV1 {
   readonly specVersion: 'v1';
-  readonly specRevision: 2;
+  readonly specRevision: 3;
   readonly name: string;
   /** The kernel-library kinds it runs, fastest first ('cpu' devices run 'host' kernels too). */
   readonly kernelKinds: readonly KernelDeviceKind[];
@@ -99,6 +181,20 @@ export interface DeviceV1 {
   bytes(): Uint8Array;
   createStream(): StreamHandle;
   createEvent(): EventHandle;
+  /** Int32 words an event table of `count` events takes in shared memory (for workers' tables). */
+  eventWords(count: number): number;
+  /**
+   * Runs `streams` on the calling thread: each stream's tasks in order, `launch` for its kernels,
+   * records and waits on `events` (made by `createEvent`; tasks name them by index), giving the event
+   * loop a turn between slices of work. A wait no stream can satisfy rejects with a DeviceErrorV1
+   * 'deadlock'; what `launch` throws rejects as is.
+   */
+  runStreams<K>(streams: readonly StreamWorkV1<K>[], events: readonly EventHandle[], launch: LaunchV1<K>): Promise<void>;
+  /**
+   * `runStreams` to the end without giving the event loop a turn (a synchronous run; the caller
+   * accepts a blocked event loop). A wait no stream can satisfy throws a DeviceErrorV1 'deadlock'.
+   */
+  runStreamsSync<K>(streams: readonly StreamWorkV1<K>[], events: readonly EventHandle[], launch: LaunchV1<K>): void;
   /** Compiles a WebAssembly kernel module once; rejects on a device without WebAssembly. */
   loadKernelModule(bytes: Uint8Array): Promise<unknown>;
   /** The exported functions of a loaded module instantiated over `memory` (as `env.memory`). */
@@ -124,5 +220,7 @@ export interface DeviceFactoryV1 {
   readonly kernelKinds: readonly KernelDeviceKind[];
   /** Why the device cannot be made in this runtime (e.g. no WebAssembly), or undefined when it can. */
   unavailable(): string | undefined;
+  /** Threads a device of this kind runs kernels on when the load does not say (absent: 1). */
+  defaultThreads?(): number;
   create(options: DeviceOptionsV1): DeviceV1;
 }

@@ -1,3 +1,4 @@
+import type { DeviceErrorV1 } from '@tsge/metadef';
 import { type WasmMemory, wasm } from '../wasm.js';
 
 export const PAGE_BYTES = 65536;
@@ -5,7 +6,8 @@ export const PAGE_BYTES = 65536;
 export const MAX_PAGES = 65536;
 
 /** The memory cannot grow to what is asked (the executor reports it as TSGE-E6005 with these sizes). */
-export class DeviceMemoryError extends RangeError {
+export class DeviceMemoryError extends RangeError implements DeviceErrorV1 {
+  readonly deviceError = 'out-of-memory';
   readonly code = 'TSGE-E6005';
   readonly needed: number;
   readonly limit: number;

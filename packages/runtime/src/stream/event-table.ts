@@ -1,17 +1,10 @@
+import type { EventTableV1 } from '@tsge/metadef';
+
 /**
  * Events as Int32 words in (shared) memory: word 0 counts records (waiters sleep on it), word
  * 1 + e holds the generation of the run that last recorded event e, so nothing is reset between runs.
  */
-export interface EventTable {
-  isSet(event: number): boolean;
-  record(event: number): void;
-  /** Value of the record counter, to pass to `sleep`. */
-  sequence(): number;
-  /** Blocks the thread until some event is recorded after `sequence` (workers only). */
-  sleep(sequence: number): void;
-  /** Wakes every sleeper without recording (used to abort a run). */
-  wakeAll(): void;
-}
+export type EventTable = EventTableV1;
 
 export const eventTableWords = (eventCount: number): number => 1 + eventCount;
 

@@ -1,17 +1,12 @@
-import type { EventTable } from './event-table.js';
+import type { DeviceErrorV1, LaunchV1, StreamTaskV1, StreamWorkV1 } from '@tsge/metadef';
+import { type EventTable, createEventTable, eventTableWords } from './event-table.js';
 
 /** The task kinds a stream holds; kernel tasks carry whatever the executor needs. */
-export type StreamTask<K> =
-  | { readonly kind: 'kernel'; readonly kernel: K }
-  | { readonly kind: 'record'; readonly event: number }
-  | { readonly kind: 'wait'; readonly event: number };
+export type StreamTask<K> = StreamTaskV1<K>;
+export type StreamCursor<K> = StreamWorkV1<K>;
 
-export interface StreamCursor<K> {
-  readonly streamId: number;
-  readonly tasks: readonly StreamTask<K>[];
-}
-
-export class StreamDeadlockError extends Error {
+export class StreamDeadlockError extends Error implements DeviceErrorV1 {
+  readonly deviceError = 'deadlock';
   readonly events: readonly number[];
   constructor(events: readonly number[]) {
     super(`streams wait on events ${events.join(', ')} that no stream records`);
@@ -20,7 +15,8 @@ export class StreamDeadlockError extends Error {
   }
 }
 
-export class StreamAbortedError extends Error {
+export class StreamAbortedError extends Error implements DeviceErrorV1 {
+  readonly deviceError = 'aborted';
   constructor() {
     super('the run was aborted');
     this.name = 'StreamAbortedError';
@@ -36,7 +32,7 @@ function advance<K>(
   streams: readonly StreamCursor<K>[],
   positions: number[],
   events: EventTable,
-  run: (kernel: K, streamId: number) => void,
+  run: LaunchV1<K>,
 ): { moved: boolean; blockedOn: number[] } {
   let moved = false;
   const blockedOn: number[] = [];
@@ -53,7 +49,7 @@ function advance<K>(
       } else if (task.kind === 'record') {
         events.record(task.event);
       } else {
-        run(task.kernel, stream.streamId);
+        run(task.kernel, stream.stream);
       }
       position++;
       moved = true;
@@ -70,7 +66,7 @@ function advance<K>(
 export function runStreamsBlocking<K>(
   streams: readonly StreamCursor<K>[],
   events: EventTable,
-  run: (kernel: K, streamId: number) => void,
+  run: LaunchV1<K>,
   aborted: () => boolean,
 ): void {
   const positions = streams.map(() => 0);
@@ -92,7 +88,7 @@ export function runStreamsBlocking<K>(
 export function runStreamsHere<K>(
   streams: readonly StreamCursor<K>[],
   events: EventTable,
-  run: (kernel: K, streamId: number) => void,
+  run: LaunchV1<K>,
 ): void {
   const positions = streams.map(() => 0);
   for (;;) {
@@ -115,7 +111,7 @@ export interface RunStreamsAsyncOptions {
 export async function runStreamsOnHost<K>(
   streams: readonly StreamCursor<K>[],
   events: EventTable,
-  run: (kernel: K, streamId: number) => void,
+  run: LaunchV1<K>,
   options: RunStreamsAsyncOptions = {},
 ): Promise<void> {
   const sliceMs = options.sliceMs ?? 4;
@@ -135,7 +131,7 @@ export async function runStreamsOnHost<K>(
         continue;
       }
       if (task.kind === 'record') events.record(task.event);
-      else if (task.kind === 'kernel') run(task.kernel, stream.streamId);
+      else if (task.kind === 'kernel') run(task.kernel, stream.stream);
       positions[s] = position + 1;
       moved = true;
       if (performance.now() - sliceStart > sliceMs) {
@@ -148,4 +144,14 @@ export async function runStreamsOnHost<K>(
       throw new StreamDeadlockError(blockedOn);
     }
   }
+}
+
+/** `DeviceV1.runStreams` of the devices here: a fresh event table per run on the calling thread. */
+export function runStreamsWithFreshEvents<K>(streams: readonly StreamCursor<K>[], eventCount: number, launch: LaunchV1<K>): Promise<void> {
+  return runStreamsOnHost(streams, createEventTable(new Int32Array(eventTableWords(eventCount)), 1, eventCount), launch);
+}
+
+/** Runs streams that all live on this thread (a worker's whole run, a synchronous run): a wait nobody records is a deadlock. */
+export function runStreamsLocal<K>(streams: readonly StreamCursor<K>[], eventCount: number, run: LaunchV1<K>): void {
+  runStreamsHere(streams, createEventTable(new Int32Array(eventTableWords(eventCount)), 1, eventCount), run);
 }

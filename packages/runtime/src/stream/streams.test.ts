@@ -5,7 +5,7 @@ import { type StreamCursor, StreamDeadlockError, runStreamsBlocking, runStreamsH
 // stream 0: a, record 0, c(wait 1)   stream 1: wait 0, b, record 1
 const streams: StreamCursor<string>[] = [
   {
-    streamId: 0,
+    stream: { id: 0 },
     tasks: [
       { kind: 'kernel', kernel: 'a' },
       { kind: 'record', event: 0 },
@@ -14,7 +14,7 @@ const streams: StreamCursor<string>[] = [
     ],
   },
   {
-    streamId: 1,
+    stream: { id: 1 },
     tasks: [
       { kind: 'wait', event: 0 },
       { kind: 'kernel', kernel: 'b' },
@@ -36,7 +36,7 @@ describe('streams and events', () => {
     runStreamsBlocking(
       streams,
       createEventTable(words, 7, 2),
-      (k, s) => order.push(`${k}@${s}`),
+      (k, s) => order.push(`${k}@${s.id}`),
       () => false,
     );
     expect(order).toEqual(['a@0', 'b@1', 'c@0']);
@@ -50,7 +50,7 @@ describe('streams and events', () => {
     expect(order).toEqual(['a', 'b', 'c']);
     const lonely: StreamCursor<string>[] = [
       {
-        streamId: 0,
+        stream: { id: 0 },
         tasks: [
           { kind: 'kernel', kernel: 'x' },
           { kind: 'wait', event: 0 },
@@ -61,12 +61,12 @@ describe('streams and events', () => {
   });
 
   it('reports a wait nobody records as a deadlock', async () => {
-    const lonely: StreamCursor<string>[] = [{ streamId: 0, tasks: [{ kind: 'wait', event: 0 }] }];
+    const lonely: StreamCursor<string>[] = [{ stream: { id: 0 }, tasks: [{ kind: 'wait', event: 0 }] }];
     await expect(runStreamsOnHost(lonely, createEventTable(new Int32Array(2), 1, 1), () => undefined)).rejects.toThrow(StreamDeadlockError);
   });
 
   it('rejects an event id outside the table', async () => {
-    const bad: StreamCursor<string>[] = [{ streamId: 0, tasks: [{ kind: 'record', event: 5 }] }];
+    const bad: StreamCursor<string>[] = [{ stream: { id: 0 }, tasks: [{ kind: 'record', event: 5 }] }];
     await expect(runStreamsOnHost(bad, createEventTable(new Int32Array(2), 1, 1), () => undefined)).rejects.toThrow(RangeError);
   });
 });

@@ -1,6 +1,11 @@
 // Entry of every pool worker: imports the handler module named by the pool, runs its setup, reports
 // ready, then enters its loop.
 import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { DeviceMemoryError } from '../memory/device-memory.js';
+import { createRegionAllocator } from '../memory/region-allocator.js';
+import { viewOf } from '../memory/views.js';
+import { createEventTable } from '../stream/event-table.js';
+import { runStreamsBlocking, runStreamsLocal } from '../stream/run-streams.js';
 import { type WasmModule, wasm } from '../wasm.js';
 import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 
@@ -18,6 +23,20 @@ if (port) {
         // the loop may block this thread's event loop: the owner's posts are taken synchronously
         receive: () => (receiveMessageOnPort(port)?.message as WorkerPost | undefined)?.message,
         instantiateKernelModule: async (module) => (await wasm.instantiate(module as WasmModule, { env: { memory: init.memory } })).exports,
+        view: (dtype, offset, count) => viewOf(init.memory.buffer, dtype, offset, count),
+        eventTable: createEventTable,
+        runStreams: runStreamsBlocking,
+        runLocalStreams: (streams, events, launch) => runStreamsLocal(streams, events.length, launch),
+        arena(offset, bytes) {
+          // the owner reserved the range: the memory already covers it, so nothing grows here
+          const regions = createRegionAllocator({
+            base: offset,
+            ensureCapacity: (end) => {
+              if (end > offset + bytes) throw new DeviceMemoryError(end - offset, bytes);
+            },
+          });
+          return { allocate: (size) => regions.allocate(size), free: (at) => regions.free(at) };
+        },
       };
       await handler.setup(context);
       reply({ type: 'ready' });

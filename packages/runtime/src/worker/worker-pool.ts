@@ -1,6 +1,6 @@
 import type { DeviceWorkersV1 } from '@tsge/metadef';
 import type { Worker } from 'node:worker_threads';
-import type { WasmMemory } from '../wasm.js';
+import { type WasmMemory, atomicsWaitAsync } from '../wasm.js';
 import type { WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 import { spawnWorker } from './spawn-worker.js';
 
@@ -59,6 +59,12 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     onFailure: (listener) => failureListeners.push(listener),
     post(workerIndex, message) {
       workers[workerIndex]?.postMessage({ type: 'post', message } satisfies WorkerPost);
+    },
+    async waitAsync(words, index, value, timeoutMs) {
+      const wait = atomicsWaitAsync?.(words, index, value, timeoutMs);
+      if (wait?.async) await wait.value;
+      // without Atomics.waitAsync the caller polls: a timer turn, never a blocked event loop
+      else if (!wait) await new Promise<void>((resolve) => setTimeout(resolve, Math.min(timeoutMs, 1)));
     },
     async terminate() {
       terminating = true;
