@@ -315,6 +315,13 @@ export class Code {
   i32x4Shl(): this {
     return this.simd(0xab);
   }
+  /** Shift each i32 lane right, arithmetically, by an i32 count. */
+  i32x4ShrS(): this {
+    return this.simd(0xac);
+  }
+  i32x4Mul(): this {
+    return this.simd(0xb5);
+  }
   /** Shuffle bytes of two vectors by 16 lane indices (0-15 first operand, 16-31 second). */
   i8x16Shuffle(lanes: readonly number[]): this {
     this.simd(0x0d);
