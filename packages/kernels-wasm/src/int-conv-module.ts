@@ -569,6 +569,25 @@ function dwChannelsFunction(): FunctionDef {
   code.get(P.zx).i16x8Splat().set(zx);
   const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
 
+  /** Columns ix..ix+15 of a row (read from src) minus zx into their stride-2 phases of the padded row. */
+  const split16 = (): void => {
+    code.get(src).get(ix).i32Add().v128Load().set(xv);
+    for (const [half, high] of [
+      [lo16, false],
+      [hi16, true],
+    ] as const) {
+      code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => widen(code.get(xv), high, s));
+      code.get(zx).i16x8Sub().set(half);
+    }
+    for (const [lanes, shift] of [
+      [EVEN_I16, 0],
+      [ODD_I16, 1],
+    ] as const) {
+      code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
+      code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
+      code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
+    }
+  };
   countUp(code, c, P.count, 1, () => {
     // the plane minus its zero point into the padded i16 copy
     code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
@@ -585,38 +604,35 @@ function dwChannelsFunction(): FunctionDef {
       code.get(zx).i16x8Sub().v128Store();
       code.get(ix).i32(8).i32Add().set(ix);
       code.br(0).end().end();
-      code.block().loop();
-      code.get(ix).get(P.W).i32GeS().brIf(1);
+      // the tail as one more vector (reading past the row, as the caller allows), then zeros over
+      // the lanes past column W it wrote (the plane has 8 lanes of slack)
+      code.get(ix).get(P.W).i32LtS().if();
       code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
-      code.get(src).get(ix).i32Add().set(j);
-      loadByte(code, j, P.flags, INT_FLAGS.inputSigned);
-      code.get(P.zx).i32Sub().i32Store16();
-      code.get(ix).i32(1).i32Add().set(ix);
-      code.br(0).end().end();
+      code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => code.get(src).get(ix).i32Add().v128Load8x8(s));
+      code.get(zx).i16x8Sub().v128Store();
+      code.get(dstRow).get(P.W).get(P.pl).i32Add().i32(1).i32Shl().i32Add().i32x4Const(0).v128Store();
+      code.end();
       code.else();
       // other strides: each column to its phase; stride 2 splits 16 columns a step
       code.i32(0).set(ix);
       code.get(P.sw).i32(2).i32Eq().if();
       code.block().loop();
       code.get(ix).i32(16).i32Add().get(P.W).i32GtS().brIf(1);
-      code.get(src).get(ix).i32Add().v128Load().set(xv);
-      for (const [half, high] of [
-        [lo16, false],
-        [hi16, true],
-      ] as const) {
-        code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => widen(code.get(xv), high, s));
-        code.get(zx).i16x8Sub().set(half);
-      }
-      for (const [lanes, shift] of [
-        [EVEN_I16, 0],
-        [ODD_I16, 1],
-      ] as const) {
-        code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
-        code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
-        code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
-      }
+      split16();
       code.get(ix).i32(16).i32Add().set(ix);
       code.br(0).end().end();
+      // the tail as one more step, then zeros over each phase's lanes past column W
+      code.get(ix).get(P.W).i32LtS().if();
+      split16();
+      for (const phase of [0, 1]) {
+        // the phase's first column at or past W + pl
+        code.get(P.W).get(P.pl).i32Add().set(col);
+        code.get(col).get(col).i32(phase).i32Add().i32(1).i32And().i32Add().set(col);
+        code.get(dstRow).i32(phase).get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
+        code.i32x4Const(0).v128Store();
+      }
+      code.get(P.W).set(ix);
+      code.end();
       code.end();
       forLoop(
         code,

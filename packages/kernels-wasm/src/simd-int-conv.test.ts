@@ -78,6 +78,26 @@ const cases: Case[] = [
     attrs: { group: attr.int(4), dilations: attr.ints([2, 3]), pads: attr.ints([3, 1, 2, 2]) },
     perChannel: true,
   },
+  {
+    name: 'depthwise 3×3 pad 1 on 7×7 (each row one partial vector)',
+    x: [1, 4, 7, 7],
+    w: [4, 1, 3, 3],
+    attrs: { group: attr.int(4), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 3×3 stride 2 on 14×14 int8 (each row one partial step)',
+    x: [1, 3, 14, 14],
+    w: [3, 1, 3, 3],
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([0, 0, 1, 1]) },
+    xType: 'int8',
+    perChannel: true,
+  },
+  {
+    name: 'depthwise 3×3 stride 3',
+    x: [1, 2, 10, 11],
+    w: [2, 1, 3, 3],
+    attrs: { group: attr.int(2), strides: attr.ints([3, 3]), pads: attr.ints([1, 1, 1, 1]) },
+  },
   { name: 'clipped (Relu6 range), no bias', x: [1, 9, 6, 6], w: [7, 9, 1, 1], attrs: {}, bias: false, clip: [3, 200] },
 ];
 

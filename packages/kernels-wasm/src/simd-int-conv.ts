@@ -133,7 +133,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   let plan: IntPlan | undefined;
   if (cg === 1 && mg === 1) {
     // zero-padded planes: rows of sw phases of Lp lanes (a multiple of 8), slack for the last
-    // vector, dh zero rows past the last for the row pairs
+    // vector, dh zero rows past the last for the row pairs; a row's last vector reads up to 16
+    // bytes past it
+    if (byteOffset(x) + x.data.length + 16 > memory.buffer.byteLength) return false;
     const Hp = Math.max(H + pt, (OH - 1) * sh + (KH - 1) * dh + 1);
     const reach = Math.floor(((KW - 1) * dw) / sw);
     const Lp = (Math.max(Math.ceil((W + pl) / sw), ((OW + 7) & ~7) + reach) + 8 + 7) & ~7;
