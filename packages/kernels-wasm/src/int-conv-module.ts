@@ -40,8 +40,8 @@ const UNROLLED_TAPS = 6;
 const EVEN_I16 = [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29];
 const ODD_I16 = [2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31];
 
-/** `for (v = from; v < to; v += step) body()`, with from, to and step pushed by callbacks. */
-function forLoop(code: Code, v: number, from: () => void, to: () => void, step: number, body: () => void): void {
+/** `for (v = from; v < to; v += step) body()`, with from, to and (unless a constant) step pushed by callbacks. */
+function forLoop(code: Code, v: number, from: () => void, to: () => void, step: number | (() => void), body: () => void): void {
   from();
   code.set(v);
   code.block().loop();
@@ -49,7 +49,10 @@ function forLoop(code: Code, v: number, from: () => void, to: () => void, step: 
   to();
   code.i32GeS().brIf(1);
   body();
-  code.get(v).i32(step).i32Add().set(v);
+  code.get(v);
+  if (typeof step === 'number') code.i32(step);
+  else step();
+  code.i32Add().set(v);
   code.br(0).end().end();
 }
 
@@ -483,11 +486,11 @@ function igemmFunction(): FunctionDef {
 /**
  * `dwChannels(x, w, wzp, wzStride, y, count, c0, H, W, OH, OW, KK, taps, plane, Lp, rowStep,
  * padOffset, sw, zx, flags, bias, biasStride, scale, scaleStride, lo, hi, zp, tmp, pl, KP, pairs,
- * Hp, dhBytes)`: depthwise channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW
+ * Hp, dhBytes, pairStep)`: depthwise channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW
  * each). Per channel the plane is copied, minus zx, into the zero-bordered i16 `plane` (Hp rows
  * of sw phases of Lp lanes; padded row pt starts at byte padOffset, input column ix lands in phase
  * (ix + pl) % sw at index (ix + pl) / sw); then `pairs` holds, for every row y, rows y and
- * y + dilation side by side as i16 pairs (dhBytes apart in `plane`). The KP tap pairs in `taps`
+ * y + dilation side by side as i16 pairs (dhBytes apart in `plane`), for every pairStep-th y. The KP tap pairs in `taps`
  * (16 bytes each: byte offset in `pairs`, the two taps' indices, the second −1 past the filter's
  * last row, then their weights minus the zero point as an i16 pair, filled here) each take one
  * i32x4.dot_i16x8_s per 4 outputs; output row oi reads from pairs + oi·rowStep.
@@ -527,6 +530,7 @@ function dwChannelsFunction(): FunctionDef {
     'pairs',
     'Hp',
     'dhBytes',
+    'pairStep',
   ] as const;
   const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
   const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
@@ -657,18 +661,26 @@ function dwChannelsFunction(): FunctionDef {
     });
     // rows y and y + dh side by side as i16 pairs: two taps of a column per dot product
     code.get(P.sw).get(P.Lp).i32Mul().set(rowLanes);
-    countUp(code, iy, P.Hp, 1, () => {
-      code.get(iy).get(rowLanes).i32Mul().set(lane);
-      code.get(lane).get(rowLanes).i32Add().set(col);
-      code.block().loop();
-      code.get(lane).get(col).i32GeS().brIf(1);
-      code.get(P.plane).get(lane).i32(1).i32Shl().i32Add().tee(src).v128Load().set(lo16);
-      code.get(src).get(P.dhBytes).i32Add().v128Load().set(hi16);
-      code.get(P.pairs).get(lane).i32(2).i32Shl().i32Add().tee(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
-      code.get(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
-      code.get(lane).i32(8).i32Add().set(lane);
-      code.br(0).end().end();
-    });
+    // (only every pairStep-th row: the others are never read when the stride skips them)
+    forLoop(
+      code,
+      iy,
+      () => code.i32(0),
+      () => code.get(P.Hp),
+      () => code.get(P.pairStep),
+      () => {
+        code.get(iy).get(rowLanes).i32Mul().set(lane);
+        code.get(lane).get(rowLanes).i32Add().set(col);
+        code.block().loop();
+        code.get(lane).get(col).i32GeS().brIf(1);
+        code.get(P.plane).get(lane).i32(1).i32Shl().i32Add().tee(src).v128Load().set(lo16);
+        code.get(src).get(P.dhBytes).i32Add().v128Load().set(hi16);
+        code.get(P.pairs).get(lane).i32(2).i32Shl().i32Add().tee(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+        code.get(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+        code.get(lane).i32(8).i32Add().set(lane);
+        code.br(0).end().end();
+      },
+    );
     // this channel's tap pairs minus the zero point (entries: offset, tap a, tap b or -1, pair)
     code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
     loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);

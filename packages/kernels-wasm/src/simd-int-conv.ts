@@ -154,7 +154,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
         tapPairs.push(((ki * dh * sw + (col % sw)) * Lp + Math.floor(col / sw)) * 4, ki * KW + kj, ki + 1 < KH ? (ki + 1) * KW + kj : -1);
       }
     const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 4, pt * sw * Lp * 2, sw, zx, pl, planeBytes];
-    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2];
+    // output row oi reads pair rows oi·sh + 2r·dh: all multiples of gcd(sh, 2·dh)
+    const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh)];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
@@ -257,12 +259,12 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
   const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
   const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl, planeBytes] = t.slice(15, 29) as number[] as NumberTuple<14>;
-  const [KP, pairPlane, Hp, dhBytes] = t.slice(29, 33) as number[] as NumberTuple<4>;
+  const [KP, pairPlane, Hp, dhBytes, pairStep] = t.slice(29, 34) as number[] as NumberTuple<5>;
   const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
   new Uint8Array(memory.buffer, ws.offset + plane, planeBytes).fill(0);
   const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
-  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[33 + i * 3 + f] as number;
+  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[34 + i * 3 + f] as number;
   k.dwChannels(
     x,
     w,
@@ -297,6 +299,7 @@ const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
     ws.offset + pairPlane,
     Hp,
     dhBytes,
+    pairStep,
   );
 });
 
