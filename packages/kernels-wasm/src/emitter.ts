@@ -414,6 +414,33 @@ export class Code {
   f32x4Nearest(): this {
     return this.simd(0x6a);
   }
+  f64PromoteF32(): this {
+    return this.op(0xbb);
+  }
+  f64x2Splat(): this {
+    return this.simd(0x14);
+  }
+  /** The low two i32 lanes as f64 lanes. */
+  f64x2ConvertLowI32x4S(): this {
+    return this.simd(0xfe);
+  }
+  f64x2Mul(): this {
+    return this.simd(0xf2);
+  }
+  f64x2Min(): this {
+    return this.simd(0xf4);
+  }
+  f64x2Max(): this {
+    return this.simd(0xf5);
+  }
+  /** Round to nearest, ties to even. */
+  f64x2Nearest(): this {
+    return this.simd(0x94);
+  }
+  /** Two f64 lanes truncated (saturating) to i32 lanes 0 and 1; lanes 2 and 3 are zero. */
+  i32x4TruncSatF64x2SZero(): this {
+    return this.simd(0xfc);
+  }
   /**
    * `if (condition) body(true) else body(false)` leaving one value of `type`: code specialised to a
    * signedness (or any flag) chosen at run time.

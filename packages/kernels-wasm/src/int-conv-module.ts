@@ -10,7 +10,8 @@ import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
  * - `igemm` multiplies M weight rows (bytes, row stride ldw, per-row zero point) with such a panel:
  *   4 rows × 8 columns per step, i32x4.dot_i16x8_s over a pair of K per lane. The store is either
  *   the int32 accumulator (ConvInteger) or the requantization of tsge::RequantizedConv, fused:
- *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes.
+ *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes (with
+ *   exactProduct the product is taken in float64, QLinearConv's arithmetic).
  * - `dwChannels` runs depthwise channels over an i16 zero-padded copy of each plane (the columns
  *   split by phase for stride 2, so every tap reads contiguous lanes), i32x4.extmul per tap, with
  *   the same store.
@@ -28,6 +29,8 @@ export const INT_FLAGS = {
   inputSigned: 8,
   /** A bias is given. */
   bias: 16,
+  /** Requantize in float64 (the sum times the float32 scale, unrounded): QLinearConv's arithmetic. */
+  exactProduct: 32,
 } as const;
 
 /** Lanes of two i16x8 vectors a, b interleaved: a0 b0 a1 b1 a2 b2 a3 b3 (low) and a4 b4 … (high). */
@@ -225,22 +228,46 @@ function packWindowsFunction(): FunctionDef {
 interface RowLocals {
   readonly bias: number;
   readonly scale: number;
+  /** The scale as f64x2 (exactProduct). */
+  readonly scale64: number;
 }
+
+/** Locals of the requantizing store. */
+interface RequantLocals {
+  readonly lo: number;
+  readonly hi: number;
+  readonly lo64: number;
+  readonly hi64: number;
+  readonly zp: number;
+  readonly flags: number;
+  readonly packed: number;
+  readonly sum: number;
+}
+
+const LANES_2_3 = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 /**
  * Emits the requantizing store of 8 accumulators (two i32x4) of one row: leaves the 8 result bytes
  * in the low half of a v128 on the stack.
  */
-function emitRequant(
-  code: Code,
-  accs: readonly [number, number],
-  row: RowLocals,
-  v: { lo: number; hi: number; zp: number; flags: number; packed: number },
-): void {
+function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals, v: RequantLocals): void {
   for (const acc of accs) {
+    code.get(v.flags).i32(INT_FLAGS.exactProduct).i32And().ifValue(V128);
+    // float64, two lanes at a time
+    code.get(acc).get(row.bias).i32x4Add().set(v.sum);
+    for (const high of [false, true]) {
+      code.get(v.sum);
+      if (high) code.get(v.sum).i8x16Shuffle(LANES_2_3);
+      code.f64x2ConvertLowI32x4S().get(row.scale64).f64x2Mul().f64x2Nearest();
+      code.get(v.lo64).f64x2Max().get(v.hi64).f64x2Min().i32x4TruncSatF64x2SZero();
+    }
+    code.i8x16Shuffle(LOW_HALVES);
+    code.else();
     code.get(acc).get(row.bias).i32x4Add().f32x4ConvertI32x4S();
     code.get(row.scale).f32x4Mul().f32x4Nearest();
     code.get(v.lo).f32x4Max().get(v.hi).f32x4Min().i32x4TruncSatF32x4S();
+    code.end();
     code.get(v.zp).i32x4Add();
   }
   code.i16x8NarrowI32x4S();
@@ -258,17 +285,12 @@ function emitRowStore(
   code: Code,
   accs: readonly [number, number],
   row: RowLocals,
-  s: {
+  s: RequantLocals & {
     dst: number;
     full: number;
     count: number;
     tmp: number;
     j: number;
-    lo: number;
-    hi: number;
-    zp: number;
-    flags: number;
-    packed: number;
   },
 ): void {
   code.get(s.flags).i32(INT_FLAGS.int32Out).i32And().if();
@@ -318,6 +340,7 @@ function emitRowParams(
   code.end();
   code.i32x4Splat().set(row.bias);
   code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f32x4Splat().set(row.scale);
+  code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f64PromoteF32().f64x2Splat().set(row.scale64);
 }
 
 /**
@@ -375,19 +398,25 @@ function igemmFunction(): FunctionDef {
   const hi = code.local(V128);
   const zp = code.local(V128);
   const packed = code.local(V128);
+  const lo64 = code.local(V128);
+  const hi64 = code.local(V128);
+  const sum = code.local(V128);
   const rows = [0, 1, 2, 3].map(() => ({
     w: code.local(I32),
     z: code.local(V128),
     bias: code.local(V128),
     scale: code.local(V128),
+    scale64: code.local(V128),
     accs: [code.local(V128), code.local(V128)] as [number, number],
   }));
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
+  code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
+  code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
   code.get(P.NP).i32(2).i32Shl().set(panelStep);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
 
   /** Rows m..m+R-1 over all column blocks. */
   const block = (R: number): void => {
@@ -565,13 +594,18 @@ function dwChannelsFunction(): FunctionDef {
   const lo16 = code.local(V128);
   const hi16 = code.local(V128);
   const packed = code.local(V128);
-  const row = { bias: code.local(V128), scale: code.local(V128) };
+  const row = { bias: code.local(V128), scale: code.local(V128), scale64: code.local(V128) };
+  const lo64 = code.local(V128);
+  const hi64 = code.local(V128);
+  const sum = code.local(V128);
   const accs: [number, number] = [code.local(V128), code.local(V128)];
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.zx).i16x8Splat().set(zx);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+  code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
+  code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
 
   /** Columns ix..ix+15 of a row (read from src) minus zx into their stride-2 phases of the padded row. */
   const split16 = (): void => {

@@ -1,6 +1,6 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
-import { REQUANTIZED_CONV } from '@tsge/ops/kernel-support';
 import { convProblem, defineKernel, requantizedRange } from '@tsge/kernels-js/kernel-support';
+import { REQUANTIZED_CONV, dimProduct } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
 import { threadWorkspace } from './thread-workspace.js';
@@ -79,6 +79,13 @@ function channelOperands(
   };
 }
 
+/** Whether acc + bias stays in int32 for K products of bytes minus zero points (each at most 255²). */
+function sumsFitInt32(bias: HostTensor | undefined, K: number): boolean {
+  let most = 0;
+  if (bias) for (let i = 0; i < bias.data.length; i++) most = Math.max(most, Math.abs(readNumber(bias, i)));
+  return most + K * 255 * 255 < 2 ** 31;
+}
+
 /** Runs the convolution on the integer SIMD paths; false when they do not apply (nothing written). */
 function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const memory = ctx.memory;
@@ -113,11 +120,15 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const zx = xz && xz.data.length > 0 ? readNumber(xz, 0) : 0;
   const zp = yzp ? readNumber(yzp, 0) : 0;
   const [lo, hi] = yzp ? requantizedRange(ctx, yzp.type) : [0, 0];
+  const exact = requantized && ctx.attrs.int('exact_product', 0) === 1;
+  // the exact requantization sums in int32 lanes where the reference sums exactly: only sums that fit
+  if (exact && !sumsFitInt32(bias, (p.inChannels / p.group) * dimProduct(p.geometry.kernel))) return false;
   const flags =
     (w.type === 'int8' ? INT_FLAGS.weightsSigned : 0) |
     (x.type === 'int8' ? INT_FLAGS.inputSigned : 0) |
     (requantized ? (outType === 'int8' ? INT_FLAGS.outSigned : 0) : INT_FLAGS.int32Out) |
-    (bias && bias.data.length > 0 ? INT_FLAGS.bias : 0);
+    (bias && bias.data.length > 0 ? INT_FLAGS.bias : 0) |
+    (exact ? INT_FLAGS.exactProduct : 0);
   const store = [flags, ops.bias, ops.biasStride, ops.scale, ops.scaleStride, lo - zp, hi - zp, zp];
   const cg = p.inChannels / p.group;
   const mg = p.outChannels / p.group;
