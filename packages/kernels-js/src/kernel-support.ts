@@ -15,4 +15,5 @@ export { mathKernels } from './math/index.js';
 export { convProblem, type ConvProblem } from './nn/conv.js';
 export { nnKernels } from './nn/index.js';
 export { requantize, requantizedRange } from './nn/requantized-conv.js';
+export { type QuantizedAddParams, quantizedAddParams, quantizedAddValue } from './nn/quantized-add.js';
 export { tensorKernels } from './tensor/index.js';

@@ -315,6 +315,13 @@ export class Code {
   i32x4Shl(): this {
     return this.simd(0xab);
   }
+  /** Shift each i32 lane right, arithmetically, by an i32 count. */
+  i32x4ShrS(): this {
+    return this.simd(0xac);
+  }
+  i32x4Mul(): this {
+    return this.simd(0xb5);
+  }
   /** Shuffle bytes of two vectors by 16 lane indices (0-15 first operand, 16-31 second). */
   i8x16Shuffle(lanes: readonly number[]): this {
     this.simd(0x0d);
@@ -406,6 +413,33 @@ export class Code {
   /** Round to nearest, ties to even. */
   f32x4Nearest(): this {
     return this.simd(0x6a);
+  }
+  f64PromoteF32(): this {
+    return this.op(0xbb);
+  }
+  f64x2Splat(): this {
+    return this.simd(0x14);
+  }
+  /** The low two i32 lanes as f64 lanes. */
+  f64x2ConvertLowI32x4S(): this {
+    return this.simd(0xfe);
+  }
+  f64x2Mul(): this {
+    return this.simd(0xf2);
+  }
+  f64x2Min(): this {
+    return this.simd(0xf4);
+  }
+  f64x2Max(): this {
+    return this.simd(0xf5);
+  }
+  /** Round to nearest, ties to even. */
+  f64x2Nearest(): this {
+    return this.simd(0x94);
+  }
+  /** Two f64 lanes truncated (saturating) to i32 lanes 0 and 1; lanes 2 and 3 are zero. */
+  i32x4TruncSatF64x2SZero(): this {
+    return this.simd(0xfc);
   }
   /**
    * `if (condition) body(true) else body(false)` leaving one value of `type`: code specialised to a

@@ -10,7 +10,8 @@ import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
  * - `igemm` multiplies M weight rows (bytes, row stride ldw, per-row zero point) with such a panel:
  *   4 rows × 8 columns per step, i32x4.dot_i16x8_s over a pair of K per lane. The store is either
  *   the int32 accumulator (ConvInteger) or the requantization of tsge::RequantizedConv, fused:
- *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes.
+ *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes (with
+ *   exactProduct the product is taken in float64, QLinearConv's arithmetic).
  * - `dwChannels` runs depthwise channels over an i16 zero-padded copy of each plane (the columns
  *   split by phase for stride 2, so every tap reads contiguous lanes), i32x4.extmul per tap, with
  *   the same store.
@@ -28,6 +29,8 @@ export const INT_FLAGS = {
   inputSigned: 8,
   /** A bias is given. */
   bias: 16,
+  /** Requantize in float64 (the sum times the float32 scale, unrounded): QLinearConv's arithmetic. */
+  exactProduct: 32,
 } as const;
 
 /** Lanes of two i16x8 vectors a, b interleaved: a0 b0 a1 b1 a2 b2 a3 b3 (low) and a4 b4 … (high). */
@@ -40,8 +43,8 @@ const UNROLLED_TAPS = 6;
 const EVEN_I16 = [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29];
 const ODD_I16 = [2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31];
 
-/** `for (v = from; v < to; v += step) body()`, with from, to and step pushed by callbacks. */
-function forLoop(code: Code, v: number, from: () => void, to: () => void, step: number, body: () => void): void {
+/** `for (v = from; v < to; v += step) body()`, with from, to and (unless a constant) step pushed by callbacks. */
+function forLoop(code: Code, v: number, from: () => void, to: () => void, step: number | (() => void), body: () => void): void {
   from();
   code.set(v);
   code.block().loop();
@@ -49,7 +52,10 @@ function forLoop(code: Code, v: number, from: () => void, to: () => void, step: 
   to();
   code.i32GeS().brIf(1);
   body();
-  code.get(v).i32(step).i32Add().set(v);
+  code.get(v);
+  if (typeof step === 'number') code.i32(step);
+  else step();
+  code.i32Add().set(v);
   code.br(0).end().end();
 }
 
@@ -222,22 +228,46 @@ function packWindowsFunction(): FunctionDef {
 interface RowLocals {
   readonly bias: number;
   readonly scale: number;
+  /** The scale as f64x2 (exactProduct). */
+  readonly scale64: number;
 }
+
+/** Locals of the requantizing store. */
+interface RequantLocals {
+  readonly lo: number;
+  readonly hi: number;
+  readonly lo64: number;
+  readonly hi64: number;
+  readonly zp: number;
+  readonly flags: number;
+  readonly packed: number;
+  readonly sum: number;
+}
+
+const LANES_2_3 = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 /**
  * Emits the requantizing store of 8 accumulators (two i32x4) of one row: leaves the 8 result bytes
  * in the low half of a v128 on the stack.
  */
-function emitRequant(
-  code: Code,
-  accs: readonly [number, number],
-  row: RowLocals,
-  v: { lo: number; hi: number; zp: number; flags: number; packed: number },
-): void {
+function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals, v: RequantLocals): void {
   for (const acc of accs) {
+    code.get(v.flags).i32(INT_FLAGS.exactProduct).i32And().ifValue(V128);
+    // float64, two lanes at a time
+    code.get(acc).get(row.bias).i32x4Add().set(v.sum);
+    for (const high of [false, true]) {
+      code.get(v.sum);
+      if (high) code.get(v.sum).i8x16Shuffle(LANES_2_3);
+      code.f64x2ConvertLowI32x4S().get(row.scale64).f64x2Mul().f64x2Nearest();
+      code.get(v.lo64).f64x2Max().get(v.hi64).f64x2Min().i32x4TruncSatF64x2SZero();
+    }
+    code.i8x16Shuffle(LOW_HALVES);
+    code.else();
     code.get(acc).get(row.bias).i32x4Add().f32x4ConvertI32x4S();
     code.get(row.scale).f32x4Mul().f32x4Nearest();
     code.get(v.lo).f32x4Max().get(v.hi).f32x4Min().i32x4TruncSatF32x4S();
+    code.end();
     code.get(v.zp).i32x4Add();
   }
   code.i16x8NarrowI32x4S();
@@ -255,17 +285,12 @@ function emitRowStore(
   code: Code,
   accs: readonly [number, number],
   row: RowLocals,
-  s: {
+  s: RequantLocals & {
     dst: number;
     full: number;
     count: number;
     tmp: number;
     j: number;
-    lo: number;
-    hi: number;
-    zp: number;
-    flags: number;
-    packed: number;
   },
 ): void {
   code.get(s.flags).i32(INT_FLAGS.int32Out).i32And().if();
@@ -315,6 +340,7 @@ function emitRowParams(
   code.end();
   code.i32x4Splat().set(row.bias);
   code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f32x4Splat().set(row.scale);
+  code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f64PromoteF32().f64x2Splat().set(row.scale64);
 }
 
 /**
@@ -372,19 +398,25 @@ function igemmFunction(): FunctionDef {
   const hi = code.local(V128);
   const zp = code.local(V128);
   const packed = code.local(V128);
+  const lo64 = code.local(V128);
+  const hi64 = code.local(V128);
+  const sum = code.local(V128);
   const rows = [0, 1, 2, 3].map(() => ({
     w: code.local(I32),
     z: code.local(V128),
     bias: code.local(V128),
     scale: code.local(V128),
+    scale64: code.local(V128),
     accs: [code.local(V128), code.local(V128)] as [number, number],
   }));
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
+  code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
+  code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
   code.get(P.NP).i32(2).i32Shl().set(panelStep);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
 
   /** Rows m..m+R-1 over all column blocks. */
   const block = (R: number): void => {
@@ -483,11 +515,11 @@ function igemmFunction(): FunctionDef {
 /**
  * `dwChannels(x, w, wzp, wzStride, y, count, c0, H, W, OH, OW, KK, taps, plane, Lp, rowStep,
  * padOffset, sw, zx, flags, bias, biasStride, scale, scaleStride, lo, hi, zp, tmp, pl, KP, pairs,
- * Hp, dhBytes)`: depthwise channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW
+ * Hp, dhBytes, pairStep)`: depthwise channels c0..c0+count of planes x (bytes, H×W each) into y (OH×OW
  * each). Per channel the plane is copied, minus zx, into the zero-bordered i16 `plane` (Hp rows
  * of sw phases of Lp lanes; padded row pt starts at byte padOffset, input column ix lands in phase
  * (ix + pl) % sw at index (ix + pl) / sw); then `pairs` holds, for every row y, rows y and
- * y + dilation side by side as i16 pairs (dhBytes apart in `plane`). The KP tap pairs in `taps`
+ * y + dilation side by side as i16 pairs (dhBytes apart in `plane`), for every pairStep-th y. The KP tap pairs in `taps`
  * (16 bytes each: byte offset in `pairs`, the two taps' indices, the second −1 past the filter's
  * last row, then their weights minus the zero point as an i16 pair, filled here) each take one
  * i32x4.dot_i16x8_s per 4 outputs; output row oi reads from pairs + oi·rowStep.
@@ -527,6 +559,7 @@ function dwChannelsFunction(): FunctionDef {
     'pairs',
     'Hp',
     'dhBytes',
+    'pairStep',
   ] as const;
   const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
   const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
@@ -561,14 +594,38 @@ function dwChannelsFunction(): FunctionDef {
   const lo16 = code.local(V128);
   const hi16 = code.local(V128);
   const packed = code.local(V128);
-  const row = { bias: code.local(V128), scale: code.local(V128) };
+  const row = { bias: code.local(V128), scale: code.local(V128), scale64: code.local(V128) };
+  const lo64 = code.local(V128);
+  const hi64 = code.local(V128);
+  const sum = code.local(V128);
   const accs: [number, number] = [code.local(V128), code.local(V128)];
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.zx).i16x8Splat().set(zx);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, zp, flags: P.flags, dst, packed };
+  code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
+  code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
 
+  /** Columns ix..ix+15 of a row (read from src) minus zx into their stride-2 phases of the padded row. */
+  const split16 = (): void => {
+    code.get(src).get(ix).i32Add().v128Load().set(xv);
+    for (const [half, high] of [
+      [lo16, false],
+      [hi16, true],
+    ] as const) {
+      code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => widen(code.get(xv), high, s));
+      code.get(zx).i16x8Sub().set(half);
+    }
+    for (const [lanes, shift] of [
+      [EVEN_I16, 0],
+      [ODD_I16, 1],
+    ] as const) {
+      code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
+      code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
+      code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
+    }
+  };
   countUp(code, c, P.count, 1, () => {
     // the plane minus its zero point into the padded i16 copy
     code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
@@ -585,38 +642,35 @@ function dwChannelsFunction(): FunctionDef {
       code.get(zx).i16x8Sub().v128Store();
       code.get(ix).i32(8).i32Add().set(ix);
       code.br(0).end().end();
-      code.block().loop();
-      code.get(ix).get(P.W).i32GeS().brIf(1);
+      // the tail as one more vector (reading past the row, as the caller allows), then zeros over
+      // the lanes past column W it wrote (the plane has 8 lanes of slack)
+      code.get(ix).get(P.W).i32LtS().if();
       code.get(dstRow).get(ix).get(P.pl).i32Add().i32(1).i32Shl().i32Add();
-      code.get(src).get(ix).i32Add().set(j);
-      loadByte(code, j, P.flags, INT_FLAGS.inputSigned);
-      code.get(P.zx).i32Sub().i32Store16();
-      code.get(ix).i32(1).i32Add().set(ix);
-      code.br(0).end().end();
+      code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => code.get(src).get(ix).i32Add().v128Load8x8(s));
+      code.get(zx).i16x8Sub().v128Store();
+      code.get(dstRow).get(P.W).get(P.pl).i32Add().i32(1).i32Shl().i32Add().i32x4Const(0).v128Store();
+      code.end();
       code.else();
       // other strides: each column to its phase; stride 2 splits 16 columns a step
       code.i32(0).set(ix);
       code.get(P.sw).i32(2).i32Eq().if();
       code.block().loop();
       code.get(ix).i32(16).i32Add().get(P.W).i32GtS().brIf(1);
-      code.get(src).get(ix).i32Add().v128Load().set(xv);
-      for (const [half, high] of [
-        [lo16, false],
-        [hi16, true],
-      ] as const) {
-        code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) => widen(code.get(xv), high, s));
-        code.get(zx).i16x8Sub().set(half);
-      }
-      for (const [lanes, shift] of [
-        [EVEN_I16, 0],
-        [ODD_I16, 1],
-      ] as const) {
-        code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
-        code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
-        code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
-      }
+      split16();
       code.get(ix).i32(16).i32Add().set(ix);
       code.br(0).end().end();
+      // the tail as one more step, then zeros over each phase's lanes past column W
+      code.get(ix).get(P.W).i32LtS().if();
+      split16();
+      for (const phase of [0, 1]) {
+        // the phase's first column at or past W + pl
+        code.get(P.W).get(P.pl).i32Add().set(col);
+        code.get(col).get(col).i32(phase).i32Add().i32(1).i32And().i32Add().set(col);
+        code.get(dstRow).i32(phase).get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(1).i32Shl().i32Add();
+        code.i32x4Const(0).v128Store();
+      }
+      code.get(P.W).set(ix);
+      code.end();
       code.end();
       forLoop(
         code,
@@ -641,18 +695,26 @@ function dwChannelsFunction(): FunctionDef {
     });
     // rows y and y + dh side by side as i16 pairs: two taps of a column per dot product
     code.get(P.sw).get(P.Lp).i32Mul().set(rowLanes);
-    countUp(code, iy, P.Hp, 1, () => {
-      code.get(iy).get(rowLanes).i32Mul().set(lane);
-      code.get(lane).get(rowLanes).i32Add().set(col);
-      code.block().loop();
-      code.get(lane).get(col).i32GeS().brIf(1);
-      code.get(P.plane).get(lane).i32(1).i32Shl().i32Add().tee(src).v128Load().set(lo16);
-      code.get(src).get(P.dhBytes).i32Add().v128Load().set(hi16);
-      code.get(P.pairs).get(lane).i32(2).i32Shl().i32Add().tee(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
-      code.get(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
-      code.get(lane).i32(8).i32Add().set(lane);
-      code.br(0).end().end();
-    });
+    // (only every pairStep-th row: the others are never read when the stride skips them)
+    forLoop(
+      code,
+      iy,
+      () => code.i32(0),
+      () => code.get(P.Hp),
+      () => code.get(P.pairStep),
+      () => {
+        code.get(iy).get(rowLanes).i32Mul().set(lane);
+        code.get(lane).get(rowLanes).i32Add().set(col);
+        code.block().loop();
+        code.get(lane).get(col).i32GeS().brIf(1);
+        code.get(P.plane).get(lane).i32(1).i32Shl().i32Add().tee(src).v128Load().set(lo16);
+        code.get(src).get(P.dhBytes).i32Add().v128Load().set(hi16);
+        code.get(P.pairs).get(lane).i32(2).i32Shl().i32Add().tee(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+        code.get(src).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+        code.get(lane).i32(8).i32Add().set(lane);
+        code.br(0).end().end();
+      },
+    );
     // this channel's tap pairs minus the zero point (entries: offset, tap a, tap b or -1, pair)
     code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
     loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);

@@ -1,4 +1,4 @@
-import { type AttrValue, type KernelV1, TSGE_DOMAIN, attr } from '@tsge/metadef';
+import { type AttrValue, type HostTensor, type KernelV1, TSGE_DOMAIN, attr } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { hasWasmSimd } from './kernel-modules.js';
 import { simdIntConvKernels } from './simd-int-conv.js';
@@ -78,6 +78,26 @@ const cases: Case[] = [
     attrs: { group: attr.int(4), dilations: attr.ints([2, 3]), pads: attr.ints([3, 1, 2, 2]) },
     perChannel: true,
   },
+  {
+    name: 'depthwise 3×3 pad 1 on 7×7 (each row one partial vector)',
+    x: [1, 4, 7, 7],
+    w: [4, 1, 3, 3],
+    attrs: { group: attr.int(4), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 3×3 stride 2 on 14×14 int8 (each row one partial step)',
+    x: [1, 3, 14, 14],
+    w: [3, 1, 3, 3],
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([0, 0, 1, 1]) },
+    xType: 'int8',
+    perChannel: true,
+  },
+  {
+    name: 'depthwise 3×3 stride 3',
+    x: [1, 2, 10, 11],
+    w: [2, 1, 3, 3],
+    attrs: { group: attr.int(2), strides: attr.ints([3, 3]), pads: attr.ints([1, 1, 1, 1]) },
+  },
   { name: 'clipped (Relu6 range), no bias', x: [1, 9, 6, 6], w: [7, 9, 1, 1], attrs: {}, bias: false, clip: [3, 200] },
 ];
 
@@ -123,6 +143,41 @@ describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the refe
         expect(values.size).toBeGreaterThan(10);
       });
     }
+  }
+
+  // QLinearConv with constant scales runs as RequantizedConv with exact_product = 1 and the scale
+  // fround(x_scale·w_scale / y_scale): the SIMD kernel must give the QLinearConv reference's bytes
+  for (const c of cases.filter((k) => !k.clip)) {
+    it(`${c.name}: exact_product equals QLinearConv`, () => {
+      const { requant } = inputsOf(c, c.name.length * 5 + 1);
+      const [x, w, xz, wz, bias] = requant as HostTensor[];
+      const channels = c.w[0] as number;
+      const rnd = seeded(c.name.length);
+      const xs = tensorOf('float32', [], () => 0.0173);
+      const ws = tensorOf('float32', c.perChannel ? [channels] : [], () => 0.004 + rnd() * 0.01);
+      // y_scale puts the largest accumulator about 100 quanta from the zero point
+      const acc = run(referenceOf('ConvInteger'), [x, w, xz, wz], c.attrs).data as Int32Array;
+      const largest = acc.reduce((m, v) => Math.max(m, Math.abs(v)), 1);
+      const ys = tensorOf('float32', [], () => (0.0173 * 0.009 * largest) / 100);
+      const yType = c.yType ?? 'uint8';
+      const yz = tensorOf(yType, [], () => (yType === 'uint8' ? 125 : -2));
+      const b1 = bias ? tensorOf('int32', [channels], (i) => bias.data[i] as number) : undefined;
+      const attrs = c.attrs;
+      const qlinear = run(referenceOf('QLinearConv'), [x, xs, xz, w, ws, wz, ys, yz, b1], attrs);
+      const scale = tensorOf('float32', c.perChannel ? [channels] : [], (i) =>
+        Math.fround(((xs.data[0] as number) * (ws.data[i] as number)) / (ys.data[0] as number)),
+      );
+      const exact = { ...attrs, exact_product: attr.int(1) };
+      const inputs = [x, w, xz, wz, b1, scale, yz];
+      expect(Array.from(run(referenceOf('RequantizedConv'), inputs, exact).data as Uint8Array)).toEqual(
+        Array.from(qlinear.data as Uint8Array),
+      );
+      const before = fallbacks.count;
+      const got = run(requantizedConv as KernelV1, inputs, exact, wasmMemory(false, 64), 3);
+      expect(fallbacks.count, 'SIMD path taken').toBe(before);
+      expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(qlinear.data as Uint8Array));
+      expect(new Set(Array.from(got.data as Uint8Array)).size).toBeGreaterThan(10);
+    });
   }
 
   it('falls back to the reference outside device memory', () => {

@@ -1,6 +1,6 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
-import { REQUANTIZED_CONV } from '@tsge/ops/kernel-support';
 import { convProblem, defineKernel, requantizedRange } from '@tsge/kernels-js/kernel-support';
+import { REQUANTIZED_CONV, dimProduct } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
 import { threadWorkspace } from './thread-workspace.js';
@@ -79,6 +79,13 @@ function channelOperands(
   };
 }
 
+/** Whether acc + bias stays in int32 for K products of bytes minus zero points (each at most 255²). */
+function sumsFitInt32(bias: HostTensor | undefined, K: number): boolean {
+  let most = 0;
+  if (bias) for (let i = 0; i < bias.data.length; i++) most = Math.max(most, Math.abs(readNumber(bias, i)));
+  return most + K * 255 * 255 < 2 ** 31;
+}
+
 /** Runs the convolution on the integer SIMD paths; false when they do not apply (nothing written). */
 function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const memory = ctx.memory;
@@ -114,11 +121,15 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const y = ctx.output(0, [p.batch, p.outChannels, ...p.geometry.outDims], outType);
   if (!inDeviceMemory(memory, y)) return false;
   const [lo, hi] = yzp ? requantizedRange(ctx, yzp.type) : [0, 0];
+  const exact = requantized && ctx.attrs.int('exact_product', 0) === 1;
+  // the exact requantization sums in int32 lanes where the reference sums exactly: only sums that fit
+  if (exact && !sumsFitInt32(bias, (p.inChannels / p.group) * dimProduct(p.geometry.kernel))) return false;
   const flags =
     (w.type === 'int8' ? INT_FLAGS.weightsSigned : 0) |
     (x.type === 'int8' ? INT_FLAGS.inputSigned : 0) |
     (requantized ? (outType === 'int8' ? INT_FLAGS.outSigned : 0) : INT_FLAGS.int32Out) |
-    (bias && bias.data.length > 0 ? INT_FLAGS.bias : 0);
+    (bias && bias.data.length > 0 ? INT_FLAGS.bias : 0) |
+    (exact ? INT_FLAGS.exactProduct : 0);
   const store = [flags, ops.bias, ops.biasStride, ops.scale, ops.scaleStride, lo - zp, hi - zp, zp];
   const cg = p.inChannels / p.group;
   const mg = p.outChannels / p.group;
@@ -134,7 +145,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   let plan: IntPlan | undefined;
   if (cg === 1 && mg === 1) {
     // zero-padded planes: rows of sw phases of Lp lanes (a multiple of 8), slack for the last
-    // vector, dh zero rows past the last for the row pairs
+    // vector, dh zero rows past the last for the row pairs; a row's last vector reads up to 16
+    // bytes past it
+    if (byteOffset(x) + x.data.length + 16 > memory.buffer.byteLength) return false;
     const Hp = Math.max(H + pt, (OH - 1) * sh + (KH - 1) * dh + 1);
     const reach = Math.floor(((KW - 1) * dw) / sw);
     const Lp = (Math.max(Math.ceil((W + pl) / sw), ((OW + 7) & ~7) + reach) + 8 + 7) & ~7;
@@ -153,7 +166,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
         tapPairs.push(((ki * dh * sw + (col % sw)) * Lp + Math.floor(col / sw)) * 4, ki * KW + kj, ki + 1 < KH ? (ki + 1) * KW + kj : -1);
       }
     const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 4, pt * sw * Lp * 2, sw, zx, pl, planeBytes];
-    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2];
+    // output row oi reads pair rows oi·sh + 2r·dh: all multiples of gcd(sh, 2·dh)
+    const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh)];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
@@ -256,12 +271,12 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
   const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
   const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl, planeBytes] = t.slice(15, 29) as number[] as NumberTuple<14>;
-  const [KP, pairPlane, Hp, dhBytes] = t.slice(29, 33) as number[] as NumberTuple<4>;
+  const [KP, pairPlane, Hp, dhBytes, pairStep] = t.slice(29, 34) as number[] as NumberTuple<5>;
   const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
   new Uint8Array(memory.buffer, ws.offset + plane, planeBytes).fill(0);
   const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
-  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[33 + i * 3 + f] as number;
+  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[34 + i * 3 + f] as number;
   k.dwChannels(
     x,
     w,
@@ -296,6 +311,7 @@ const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
     ws.offset + pairPlane,
     Hp,
     dhBytes,
+    pairStep,
   );
 });
 

@@ -1,11 +1,11 @@
-import { type KernelV1, createTensor } from '@tsge/metadef';
+import { type KernelV1, attr, createTensor } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { hasWasmSimd } from './kernel-modules.js';
 import { simdQuantizeKernels } from './simd-quantize.js';
-import { counted, fallbacks, referenceOf, run, seeded } from './simd-int-test-support.fixture.js';
+import { bytes, counted, fallbacks, referenceOf, run, seeded } from './simd-int-test-support.fixture.js';
 import { wasmMemory } from './simd-test-support.fixture.js';
 
-const [dequantize, quantize] = simdQuantizeKernels(counted) as [KernelV1, KernelV1];
+const [dequantize, quantize, quantizedAdd] = simdQuantizeKernels(counted) as [KernelV1, KernelV1, KernelV1];
 
 describe.skipIf(!hasWasmSimd())('SIMD QuantizeLinear / DequantizeLinear equal the reference', () => {
   for (const dtype of ['uint8', 'int8'] as const) {
@@ -39,4 +39,40 @@ describe.skipIf(!hasWasmSimd())('SIMD QuantizeLinear / DequantizeLinear equal th
       expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(expected.data as Uint8Array));
     });
   }
+});
+
+describe.skipIf(!hasWasmSimd())('SIMD tsge::QuantizedAdd equals the reference', () => {
+  // XNNPACK's parameters of a MobileNetV2 residual add (shift 21), and a case whose sums saturate
+  const params = [
+    { a_multiplier: 1948293, b_multiplier: 1338520, shift: 21, zero_point: 133, signedZero: 5 },
+    { a_multiplier: 2097152, b_multiplier: -1048576, shift: 13, zero_point: 7, signedZero: -100 },
+  ];
+  for (const dtype of ['uint8', 'int8'] as const)
+    for (const [k, p] of params.entries()) {
+      it(`${dtype}, parameters ${k} (a length not a multiple of 16)`, () => {
+        const n = 16 * 23 + 11;
+        const a = bytes(dtype, [1, n], 5 + k);
+        const b = bytes(dtype, [1, n], 9 + k);
+        const [za, zb] = dtype === 'uint8' ? [136, 119] : [8, -9];
+        const bias = 2 ** (p.shift - 1) - p.a_multiplier * za - p.b_multiplier * zb;
+        const attrs = {
+          a_multiplier: attr.int(p.a_multiplier),
+          b_multiplier: attr.int(p.b_multiplier),
+          bias: attr.int(bias),
+          shift: attr.int(p.shift),
+          zero_point: attr.int(dtype === 'uint8' ? p.zero_point : p.signedZero),
+        };
+        const expected = run(referenceOf('QuantizedAdd'), [a, b], attrs);
+        const before = fallbacks.count;
+        const got = run(quantizedAdd, [a, b], attrs, wasmMemory(false, 64));
+        expect(fallbacks.count).toBe(before);
+        expect(got.type).toBe(dtype);
+        expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(expected.data as Uint8Array));
+        // the saturating case reaches both ends of the range
+        if (k === 1) {
+          const values = new Set(got.data as Uint8Array);
+          for (const end of dtype === 'uint8' ? [0, 255] : [-128, 127]) expect(values.has(end)).toBe(true);
+        }
+      });
+    }
 });

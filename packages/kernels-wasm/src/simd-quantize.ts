@@ -1,6 +1,6 @@
-import { type HostTensor, type KernelContextV1, type KernelV1, readNumber } from '@tsge/metadef';
-import { defineKernel } from '@tsge/kernels-js/kernel-support';
-import { roundHalfEven } from '@tsge/ops/kernel-support';
+import { type HostTensor, type KernelContextV1, type KernelV1, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
+import { defineKernel, quantizedAddParams, quantizedAddValue } from '@tsge/kernels-js/kernel-support';
+import { QUANTIZED_ADD, roundHalfEven } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { type QuantizeExports, quantizeFunctions } from './quantize-module.js';
 
@@ -9,7 +9,8 @@ import { type QuantizeExports, quantizeFunctions } from './quantize-module.js';
  * and zero point, on tensors in device memory: the quantized residual additions and pools of
  * TFLite models go through them. The vector loop computes the reference's float32 values; the
  * last n % 16 elements take the reference's formula here. Anything else (per-axis or blocked
- * parameters, other types, host memory) runs the reference kernel.
+ * parameters, other types, host memory) runs the reference kernel. tsge::QuantizedAdd (the
+ * TFLite residual additions) of two byte tensors of one shape runs in i32 lanes.
  */
 
 const quantizeModule = extraModule(quantizeFunctions);
@@ -71,10 +72,27 @@ function quantize(ctx: KernelContextV1): boolean {
   return true;
 }
 
-/** DequantizeLinear and QuantizeLinear; `reference` finds the reference kernel of an op. */
+function add(ctx: KernelContextV1): boolean {
+  const a = ctx.tensor(0);
+  const b = ctx.tensor(1);
+  const k = exportsOf(ctx);
+  if (!k || !isBytes(a) || b?.type !== a.type || !inMemory(ctx, a, b)) return false;
+  if (a.dims.length !== b.dims.length || a.dims.some((d, i) => d !== b.dims[i])) return false;
+  const y = ctx.output(0, a.dims, a.type);
+  if (!inMemory(ctx, y)) return false;
+  const p = quantizedAddParams(ctx, a.type as 'uint8' | 'int8');
+  const [xa, xb, ys] = [a.data, b.data, y.data] as (Uint8Array | Int8Array)[] as [Uint8Array, Uint8Array, Uint8Array];
+  const n = ys.length;
+  k.addBytes(xa.byteOffset, xb.byteOffset, ys.byteOffset, n, p.am, p.bm, p.bias, p.shift, p.zp, a.type === 'int8' ? 1 : 0);
+  for (let i = n & ~15; i < n; i++) ys[i] = quantizedAddValue(xa[i] as number, xb[i] as number, p);
+  return true;
+}
+
+/** DequantizeLinear, QuantizeLinear and tsge::QuantizedAdd; `reference` finds the reference kernel of an op. */
 export function simdQuantizeKernels(reference: (opType: string) => KernelV1): KernelV1[] {
   const dq = reference('DequantizeLinear');
   const q = reference('QuantizeLinear');
+  const qadd = reference(QUANTIZED_ADD);
   return [
     defineKernel({
       opType: 'DequantizeLinear',
@@ -90,6 +108,15 @@ export function simdQuantizeKernels(reference: (opType: string) => KernelV1): Ke
       dtypes: ['float32'],
       compute: (ctx) => {
         if (!quantize(ctx)) q.compute(ctx);
+      },
+    }),
+    defineKernel({
+      opType: QUANTIZED_ADD,
+      domain: TSGE_DOMAIN,
+      name: 'wasm-simd',
+      dtypes: ['uint8', 'int8'],
+      compute: (ctx) => {
+        if (!add(ctx)) qadd.compute(ctx);
       },
     }),
   ];

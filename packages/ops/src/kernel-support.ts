@@ -17,6 +17,7 @@ export { controlflowOps } from './controlflow/index.js';
 export { dtypeAttr } from './controlflow/sequence.js';
 export { EXTRA_BIAS, FUSED_BASE_OF, FUSED_CONV } from './fused/fused-ops.js';
 export { REQUANTIZED_CONV } from './fused/requantized-conv.js';
+export { QUANTIZED_ADD } from './fused/quantized-add.js';
 export { IMPLS as bitwiseIMPLS } from './math/bitwise.js';
 export { readTargetType } from './math/cast.js';
 export { IMPLS as comparisonIMPLS } from './math/comparison.js';

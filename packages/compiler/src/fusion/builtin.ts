@@ -8,6 +8,7 @@ import { geluFusion, layerNormFusion } from './decomposed.js';
 import { rmsNormFusion, swishFusion } from './decomposed-more.js';
 import { hardSigmoidFusion, hardSwishFusion } from './hard-swish.js';
 import { matmulAddFusion } from './matmul-add.js';
+import { qlinearConvFusion } from './qlinear-conv.js';
 import { requantizedConvFusion } from './requantized-conv.js';
 import { scaleResidualFusion } from './scale-residual.js';
 import { fusionAsPass } from './matcher.js';
@@ -33,6 +34,7 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     affineBatchNormFusion(supported),
     ...fusedActivationFusions(supported),
     requantizedConvFusion,
+    qlinearConvFusion,
   ];
 }
 

@@ -313,6 +313,39 @@ const cases: Record<string, ModelSpec> = {
       fields: [[0, 'int8', 0]],
     },
   ),
+  // LiteRT runs quantized ADD on XNNPACK's fixed-point add (tsge::QuantizedAdd), which rounds some
+  // sums differently from DequantizeLinear → Add → QuantizeLinear: a MobileNetV2 residual's scales
+  'ADD uint8 (MobileNetV2 residual scales, 56×56×24)': single(
+    0,
+    {
+      x: q8([1, 56, 56, 24], 0.4014929533004761, 136),
+      y: q8([1, 56, 56, 24], 0.2758343517780304, 119),
+      z: q8([1, 56, 56, 24], 0.43216896057128906, 133),
+    },
+    ['x', 'y'],
+    ['z'],
+    { type: 11, fields: [[0, 'int8', 0]] },
+  ),
+  'ADD uint8 with fused RELU6 (broadcast)': single(
+    0,
+    { x: q8([1, 6, 6, 8], 0.05, 120), y: q8([8], 0.09, 30), z: q8([1, 6, 6, 8], 0.03, 10) },
+    ['x', 'y'],
+    ['z'],
+    { type: 11, fields: [[0, 'int8', 3]] },
+  ),
+  'ADD int8 (different scales)': int8Edges(
+    single(
+      0,
+      {
+        x: { shape: [1, 9, 9, 5], type: 'int8', quantization: { scale: [0.07], zeroPoint: [-5] } },
+        y: { shape: [1, 9, 9, 5], type: 'int8', quantization: { scale: [0.11], zeroPoint: [9] } },
+        z: { shape: [1, 9, 9, 5], type: 'int8', quantization: { scale: [0.13], zeroPoint: [-2] } },
+      },
+      ['x', 'y'],
+      ['z'],
+      { type: 11, fields: [[0, 'int8', 0]] },
+    ),
+  ),
   'CONCATENATION uint8 (equal scales)': single(
     2,
     { x: q8([1, 2, 2, 3], 0.05, 120), y: q8([1, 2, 2, 2], 0.05, 120), z: q8([1, 2, 2, 5], 0.05, 120) },

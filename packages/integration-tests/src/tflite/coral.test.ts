@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildModel, loadModel, parseModel } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
-import { TsgeError, isHostTensor } from '@tsge/metadef';
+import { TsgeError, createTensor, isHostTensor } from '@tsge/metadef';
+import { createRandom } from '@tsge/run';
 import { describe, expect, it } from 'vitest';
 import { compileLiteRt } from './litert.fixture.js';
 import { lstmClassifierReference } from './lstm-reference.fixture.js';
@@ -60,6 +61,32 @@ describe('coral TFLite models match LiteRT', () => {
       }
     }, 300_000);
   }
+
+  it('mobilenet_v2_1.0_224_quant.tflite: every output integer equals LiteRT on uniform-random images', async () => {
+    // the bench's input (createRandom(7)) and more seeds: the residual ADDs must round as XNNPACK does
+    const file = path.join(coral, 'mobilenet_v2_1.0_224_quant.tflite');
+    const model = await loadModel(await buildModel(await parseModel(file)), { threads: 1 });
+    const reference = await compileLiteRt(file);
+    try {
+      const meta = model.inputMetadata[0];
+      if (!meta) throw new Error('no input');
+      const dims = meta.shape as number[];
+      const random = createRandom(7);
+      const benchInput = createTensor(
+        'uint8',
+        dims,
+        Uint8Array.from({ length: 224 * 224 * 3 }, () => Math.floor(random() * 256)),
+      );
+      for (const input of [benchInput, seededInput('uint8', dims, 1), seededInput('uint8', dims, 2)]) {
+        const mine = Object.values(await model.run({ [meta.name]: input }))[0] as HostTensor;
+        const theirs = (await reference.run([input]))[0] as HostTensor;
+        expect(Array.from(mine.data as Uint8Array)).toEqual(Array.from(theirs.data as Uint8Array));
+      }
+    } finally {
+      reference.delete();
+      await model.release();
+    }
+  }, 300_000);
 
   it('deeplabv3_mnv2_dm05_pascal_quant.tflite (logits and ArgMax)', async () => {
     // LiteRT.js cannot return the model's int64 ArgMax output, so both engines also run a copy whose

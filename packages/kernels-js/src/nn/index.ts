@@ -19,6 +19,7 @@ import { poolKernels } from './pool.js';
 import { preluKernels } from './prelu.js';
 import { quantizeKernels } from './quantize.js';
 import { recurrentKernels } from './recurrent.js';
+import { quantizedAddKernel } from './quantized-add.js';
 import { requantizedConvKernel } from './requantized-conv.js';
 import { resizeKernels } from './resize.js';
 import { softmaxKernels } from './softmax.js';
@@ -36,6 +37,7 @@ export const nnKernels: readonly KernelV1[] = [
   ...recurrentKernels,
   ...quantizeKernels,
   requantizedConvKernel,
+  quantizedAddKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,

@@ -16,9 +16,10 @@ function perChannel(ctx: KernelContextV1, t: HostTensor | undefined, channels: n
 }
 
 /** The requantization of one output: what the unfused Add, Cast, Mul, QuantizeLinear and Clip compute. */
-export function requantize(acc: number, bias: number, scale: number, zeroPoint: number, lo: number, hi: number): number {
-  const sum = (acc + bias) | 0;
-  const q = roundHalfEven(Math.fround(Math.fround(sum) * scale)) + zeroPoint;
+export function requantize(acc: number, bias: number, scale: number, zeroPoint: number, lo: number, hi: number, exact = false): number {
+  const q = exact
+    ? roundHalfEven((acc + bias) * scale) + zeroPoint
+    : roundHalfEven(Math.fround(Math.fround((acc + bias) | 0) * scale)) + zeroPoint;
   return q < lo ? lo : Math.min(q, hi);
 }
 
@@ -50,10 +51,11 @@ export const requantizedConvKernel: KernelV1 = defineKernel({
     const acc = new Float64Array(dimProduct(dims));
     convForward(xs, ws, undefined, acc, p);
     const outSize = dimProduct(p.geometry.outDims);
+    const exact = ctx.attrs.int('exact_product', 0) === 1;
     const y = ctx.output(0, dims, zpT.type).data as Uint8Array | Int8Array;
     for (let i = 0; i < acc.length; i++) {
       const m = Math.floor(i / outSize) % p.outChannels;
-      y[i] = requantize(acc[i] as number, bias ? (bias[m] as number) : 0, scale[m] as number, zp, lo, hi);
+      y[i] = requantize(acc[i] as number, bias ? (bias[m] as number) : 0, scale[m] as number, zp, lo, hi, exact);
     }
   },
 });

@@ -96,6 +96,8 @@ export const ErrorCatalog = {
   'TSGE-E3308': 'MindIR {what} {actual} exceeds the limit {limit}',
   'TSGE-E3309': 'GE op {op} at node {node} has no canonical mapping',
   'TSGE-E3310': 'GE node {node} ({op}): {reason}',
+  'TSGE-E3311':
+    'MindIR node {node}: control flow ({construct}) is not supported; export the network as one graph without Switch/Partial/call (if/while on constants, or unrolled)',
   // TensorFlow parser: GraphDef .pb/.pbtxt, SavedModel + checkpoint, TensorFlow.js model.json (E3101-E3149)
   'TSGE-E3101': 'malformed {format}: {reason}',
   'TSGE-E3102': 'unsupported TensorFlow ops ({count} types): {ops}',

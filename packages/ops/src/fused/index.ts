@@ -8,3 +8,4 @@ export {
   fusedDefinitions,
 } from './fused-ops.js';
 export { REQUANTIZED_CONV, requantizedConvDefinition } from './requantized-conv.js';
+export { QUANTIZED_ADD, QUANTIZED_ADD_MAX_MULTIPLIER, quantizedAddDefinition } from './quantized-add.js';

@@ -9,7 +9,10 @@ import { inferConv, windowAttributes } from '../nn/conv.js';
  * FULLY_CONNECTED). Per output element, with acc the ConvInteger result:
  *   y = clamp(roundHalfEven(f32(f32(acc + bias) · scale)) + y_zero_point, y_min, y_max)
  * where f32 rounds to float32 and the clamp also saturates to the range of Y's type. scale is one
- * value or one per output channel; bias is one int32 per output channel.
+ * value or one per output channel; bias is one int32 per output channel. With exact_product = 1
+ * (what a QLinearConv with constant scales becomes) the sum and its product with the scale are
+ * exact, as QLinearConv's reference computes them:
+ *   y = clamp(roundHalfEven((acc + bias) · scale) + y_zero_point, y_min, y_max)
  */
 export const REQUANTIZED_CONV = 'RequantizedConv';
 
@@ -30,7 +33,7 @@ export const requantizedConvDefinition: OpDefinitionV1 = defineOp({
     param.optional('y_max', 'T3'),
   ],
   outputs: [param.required('y', 'T3')],
-  attributes: windowAttributes,
+  attributes: [...windowAttributes, { name: 'exact_product', kind: 'int', default: { kind: 'int', value: 0 } }],
   typeConstraints: [
     { name: 'T1', allowed: ['int8', 'uint8'] },
     { name: 'T2', allowed: ['int8', 'uint8'] },

@@ -84,6 +84,27 @@ describe('MindIR', () => {
     expect(codes(await parseMindir({ bytes: read('relu.mindir').subarray(0, 100) }))).toEqual(['TSGE-E3301']);
   });
 
+  it('refuses control flow (Switch/Partial primitives, calls of function graphs) with TSGE-E3311 naming it', async () => {
+    const model = (node: mind_ir.INodeProto) =>
+      mind_ir.ModelProto.encode({
+        producer_name: 'MindSpore',
+        graph: { name: 'g', input: [{ name: 'g:x', tensor: [{ dims: [2], data_type: 1 }] }], node: [node], output: [{ name: 'y' }] },
+        functions: [{ name: 'g_true_branch' }],
+      }).finish();
+    const cases: [mind_ir.INodeProto, string][] = [
+      [{ op_type: 'Switch', name: 'n', input: ['g:x'], output: ['y'] }, 'primitive Switch'],
+      [{ op_type: 'Partial', name: 'n', input: ['g:x'], output: ['y'] }, 'primitive Partial'],
+      [{ op_type: 'REF::g_true_branch', name: 'n', input: ['g:x'], output: ['y'] }, 'function graph g_true_branch'],
+      [{ op_type: 'ReLU', name: 'n', input: ['g_true_branch'], output: ['y'] }, 'function graph g_true_branch as an input'],
+    ];
+    for (const [node, named] of cases) {
+      const result = await parseMindir({ bytes: model(node) });
+      expect(codes(result)).toEqual(['TSGE-E3311']);
+      expect(result.diagnostics[0]?.message).toContain(named);
+      expect(result.diagnostics[0]?.message).toContain('control flow');
+    }
+  });
+
   it('sniffs MindIR files and is framework 1', () => {
     expect(mindsporeParser.framework).toBe(1);
     expect(mindsporeParser.sniff(read('relu.mindir'))).toBeGreaterThan(0.5);

@@ -25,6 +25,9 @@ const LIMITS = { nodes: 1_000_000, bytes: 2 ** 31 } as const;
 export const MINDIR_ONNX_OPSET = 21;
 
 /** Primitives that only carry values or ordering: resolved while reading, no op is emitted. */
+/** Primitives of MindIR control flow (graphs as values), which tsge does not translate into If/Loop. */
+const CONTROL_FLOW = new Set(['Switch', 'switch', 'SwitchLayer', 'switch_layer', 'Partial', 'partial', 'call', 'Call', 'While', 'while']);
+
 const PSEUDO = new Set([
   'Load',
   'Depend',
@@ -124,6 +127,11 @@ export async function parseMindir(input: ParseInput, options: ParseOptions = {})
     const constants = new Map<HostTensor, Value>();
     const primitives = new Map<string, mind_ir.IPrimitiveProto>();
     for (const p of model.primitives ?? []) primitives.set(p.name ?? '', p);
+    // function graphs (the bodies of MindSpore's if/while and calls): referencing one is control flow
+    const functions = new Set((model.functions ?? []).map((f) => f.name ?? ''));
+    const controlFlow = (node: string, construct: string): never => {
+      throw TsgeError.of('TSGE-E3311', { node, construct }, { node });
+    };
 
     for (const info of graphDef.input ?? []) {
       const raw = info.name ?? '';
@@ -145,6 +153,7 @@ export async function parseMindir(input: ParseInput, options: ParseOptions = {})
       let op = node.op_type ?? '';
       const attrs = new Map<string, AttrJs>();
       const where = `node ${nodeName}`;
+      if (op.startsWith('REF::') && functions.has(op.slice(5))) controlFlow(nodeName, `a call of function graph ${op.slice(5)}`);
       if (op.startsWith('REF::')) {
         const primitive = primitives.get(op.slice(5));
         if (!primitive)
@@ -177,8 +186,10 @@ export async function parseMindir(input: ParseInput, options: ParseOptions = {})
         for (const out of outputs) names.set(out, value);
         continue;
       }
+      if (CONTROL_FLOW.has(op)) controlFlow(nodeName, `primitive ${op}`);
       const inputs = (node.input ?? []).map((name) => {
         const v = names.get(name);
+        if (!v && functions.has(name)) controlFlow(nodeName, `function graph ${name} as an input`);
         if (!v) throw TsgeError.of('TSGE-E3307', { node: nodeName, input: name }, { node: nodeName });
         return v;
       });

@@ -2,6 +2,7 @@ import { type AttrValue, type Value, attr } from '@tsge/metadef';
 import type { TfliteTensor } from '../../schema/model.js';
 import { type ImportContext, type Layout, TO_NCHW, permuteShape } from '../context.js';
 import { activate, agnosticLayout, options, permuteData } from '../helpers.js';
+import { quantizedAdd } from './quantized-add.js';
 
 /**
  * Elementwise ops run on float values (quantized inputs are dequantized in the graph and the
@@ -51,6 +52,8 @@ export function binary(type: string, activationSlot?: number) {
       ctx.set(out.index, ctx.node(type, [ctx.raw(a), ctx.raw(b)], ctx.dtypeOf(out), ctx.shapeOf(out)));
       return;
     }
+    const activation = activationSlot === undefined ? 0 : options(ctx).int8(activationSlot);
+    if (type === 'Add' && quantizedAdd(ctx, a, b, out, useLayout, shape, activation)) return;
     const x = operand(ctx, a, useLayout);
     const y = operand(ctx, b, useLayout);
     let r: Value;
@@ -58,7 +61,7 @@ export function binary(type: string, activationSlot?: number) {
       const d = ctx.node('Sub', [x, y], 'float32', shape);
       r = ctx.node('Mul', [d, d], 'float32', shape);
     } else r = ctx.node(type, [x, y], 'float32', shape);
-    if (activationSlot !== undefined) r = activate(ctx, r, options(ctx).int8(activationSlot), shape);
+    if (activationSlot !== undefined) r = activate(ctx, r, activation, shape);
     ctx.setFloat(out, r, useLayout);
   };
 }

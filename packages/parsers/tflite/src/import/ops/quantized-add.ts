@@ -1,0 +1,83 @@
+import { TSGE_DOMAIN, type Value, attr, createTensorDesc } from '@tsge/metadef';
+import type { TfliteTensor } from '../../schema/model.js';
+import type { ImportContext, Layout } from '../context.js';
+import { clampQuantized } from '../helpers.js';
+
+/**
+ * A quantized ADD as LiteRT computes it: its wasm CPU path hands quantized ADD to XNNPACK, whose
+ * qu8/qs8 add is fixed-point (multipliers of 20-21 bits, one rounding shift), not the float
+ * DequantizeLinear → Add → QuantizeLinear, which rounds differently for some inputs. The node is
+ * tsge::QuantizedAdd (defined in @tsge/ops, which parsers do not import).
+ */
+const QUANTIZED_ADD = 'QuantizedAdd';
+
+export interface FixedPointAdd {
+  readonly aMultiplier: number;
+  readonly bMultiplier: number;
+  readonly bias: number;
+  readonly shift: number;
+}
+
+const bits = new DataView(new ArrayBuffer(4));
+
+/** Round half to even (lrintf in the default rounding mode). */
+function lrint(x: number): number {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * XNNPACK's parameters (xnn_init_qu8_add_minmax_scalar_params) for inputs a, b and output y
+ * (float32 scales, integer zero points), or undefined where XNNPACK does not take the op (an input
+ * to output scale ratio outside [2^-10, 2^8): TFLite's delegate leaves it to its own kernel).
+ */
+export function fixedPointAdd(aScale: number, aZero: number, bScale: number, bZero: number, yScale: number): FixedPointAdd | undefined {
+  const aRatio = Math.fround(aScale / yScale);
+  const bRatio = Math.fround(bScale / yScale);
+  for (const r of [aRatio, bRatio]) if (!(r >= 2 ** -10 && r < 2 ** 8)) return undefined;
+  bits.setFloat32(0, Math.max(aRatio, bRatio));
+  const shift = 20 - ((bits.getUint32(0) >>> 23) - 127);
+  const aMultiplier = lrint(aRatio * 2 ** shift);
+  const bMultiplier = lrint(bRatio * 2 ** shift);
+  return { aMultiplier, bMultiplier, bias: 2 ** (shift - 1) - aMultiplier * aZero - bMultiplier * bZero, shift };
+}
+
+/**
+ * Sets `out` to a ⊕ b through tsge::QuantizedAdd when all three are per-tensor quantized bytes of
+ * one type and XNNPACK would take them; false (nothing added) otherwise.
+ */
+export function quantizedAdd(
+  ctx: ImportContext,
+  a: TfliteTensor,
+  b: TfliteTensor,
+  out: TfliteTensor,
+  layout: Layout,
+  shape: readonly number[],
+  activation: number,
+): boolean {
+  const dtype = ctx.dtypeOf(out);
+  // NONE, RELU, RELU_N1_TO_1, RELU6: a clamp of the integer result
+  if (activation < 0 || activation > 3) return false;
+  if ((dtype !== 'uint8' && dtype !== 'int8') || ctx.dtypeOf(a) !== dtype || ctx.dtypeOf(b) !== dtype) return false;
+  const [qa, qb, qy] = [ctx.quant(a), ctx.quant(b), ctx.quant(out)];
+  if (!qa || !qb || !qy || qa.axis !== undefined || qb.axis !== undefined || qy.axis !== undefined) return false;
+  // a lower-rank constant has no NCHW form of its own
+  if (layout === 'nchw' && [a, b].some((t) => t.shape.length !== 4)) return false;
+  const yZero = qy.zeroPoint[0] ?? 0;
+  const p = fixedPointAdd(qa.scale[0] as number, qa.zeroPoint[0] ?? 0, qb.scale[0] as number, qb.zeroPoint[0] ?? 0, qy.scale[0] as number);
+  if (!p) return false;
+  const sum: Value = ctx.b.op(QUANTIZED_ADD, [ctx.raw(a, layout), ctx.raw(b, layout)], {
+    name: ctx.name(QUANTIZED_ADD),
+    domain: TSGE_DOMAIN,
+    attrs: {
+      a_multiplier: attr.int(p.aMultiplier),
+      b_multiplier: attr.int(p.bMultiplier),
+      bias: attr.int(p.bias),
+      shift: attr.int(p.shift),
+      zero_point: attr.int(yZero),
+    },
+    outputDescs: [createTensorDesc(dtype, shape)],
+  });
+  ctx.set(out.index, clampQuantized(ctx, sum, activation, dtype, qy.scale[0] as number, yZero, shape), layout);
+  return true;
+}
