@@ -1,7 +1,17 @@
-import type { DeviceV1, DeviceWorkersV1, Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
-import { TsgeError, diagnostic, isHostTensor, serializeAir } from '@tsge/metadef';
+import type {
+  DataType,
+  DeviceV1,
+  DeviceWorkersV1,
+  Diagnostic,
+  HostTensor,
+  KernelContextV1,
+  KernelRegistry,
+  Node,
+  RuntimeValue,
+} from '@tsge/metadef';
+import { DTYPE_BYTES, TsgeError, diagnostic, isDataType, isHostTensor, serializeAir, shapeToString } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
-import { alignUp, createEventTable, defaultThreadCount, runStreamsOnHost } from '@tsge/runtime';
+import { alignUp, createEventTable, defaultThreadCount, runStreamsOnHost, viewOf } from '@tsge/runtime';
 import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
 import { copyValue, runOnHost } from './host/host-runner.js';
@@ -20,6 +30,7 @@ import type {
   TraceEvent,
   TraceMetadata,
 } from './options.js';
+import { type BoundOutput, type DeviceTensor, checkBound, isDeviceTensor } from './run/device-tensor.js';
 import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
 import { type Deadline, createDeadline } from './run/deadline.js';
 import { asRunError } from './run/kernel-failure.js';
@@ -398,12 +409,39 @@ function createExecutor(parts: ExecutorParts): Executor {
     );
   }
 
+  // device tensors by offset: a feed or binding is one of these very objects
+  const deviceTensors = new Map<number, DeviceTensor>();
+  const refuse = (what: string, reason: string): TsgeError => TsgeError.of('TSGE-E4153', { what, reason });
+  const ownTensor = (tensor: DeviceTensor, what: string): DeviceTensor => {
+    if (deviceTensors.get(tensor.offset) !== tensor) throw refuse(what, 'not a live device tensor of this executor');
+    return tensor;
+  };
+  /** RunOptions.outputs by output index, checked before any kernel runs. */
+  const bindOutputs = (outputs: RunOptions['outputs']): (BoundOutput | undefined)[] | undefined => {
+    if (outputs === undefined) return undefined;
+    if (typeof outputs !== 'object' || outputs === null) throw refuse('RunOptions.outputs', 'expected an object of device tensors');
+    const names = model.ioInfo.outputs.map((o) => o.name);
+    const bound: (BoundOutput | undefined)[] = names.map(() => undefined);
+    for (const [name, tensor] of Object.entries(outputs)) {
+      const index = names.indexOf(name);
+      if (index < 0) throw TsgeError.of('TSGE-E4155', { output: name, expected: names.join(', ') }, { output: name });
+      if (!isDeviceTensor(tensor)) throw refuse(`for output ${name}`, 'not a device tensor (Executor.createDeviceTensor)');
+      ownTensor(tensor, `for output ${name}`);
+      const dtype = model.ioInfo.outputs[index]?.dtype;
+      if (dtype !== undefined && dtype !== tensor.type)
+        throw TsgeError.of('TSGE-E4154', { output: name, bound: tensor.type, actual: dtype }, { output: name });
+      bound[index] = { name, tensor };
+    }
+    return bound;
+  };
+
   async function runPlanned(
     plan: PreparedPlan,
     slot: number,
     inputs: readonly RuntimeValue[],
     run: number,
     deadline: Deadline | undefined,
+    bound: readonly (BoundOutput | undefined)[] | undefined,
   ): Promise<RuntimeValue[]> {
     const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
     // a dynamic plan's driver worker receives the inputs with the job; planned inputs go to the arena
@@ -418,7 +456,7 @@ function createExecutor(parts: ExecutorParts): Executor {
     if (workers && dispatcher) {
       let reports: Awaited<ReturnType<SinkDispatcher['run']>>;
       try {
-        reports = await dispatcher.run(slot, plan, deadline, plan.dynamic ? inputs : undefined);
+        reports = await dispatcher.run(slot, plan, deadline, plan.dynamic ? inputs : undefined, plan.dynamic ? bound : undefined);
       } catch (error) {
         // the workers may still be running this job: stop them before the slot is used again
         if (TsgeError.isInstance(error) && error.code === 'TSGE-E6080') await parts.replaceWorkers(workers);
@@ -433,7 +471,14 @@ function createExecutor(parts: ExecutorParts): Executor {
     } else {
       await runRefsHere(plan, slot, bases, run, deadline);
     }
-    return plan.outputs.map((ref) => copyValue(tensorAt(ref, device.memory.buffer, bases)));
+    return plan.outputs.map((ref, i) => {
+      const planned = tensorAt(ref, device.memory.buffer, bases);
+      const target = bound?.[i];
+      if (!target) return copyValue(planned);
+      checkBound(target.name, target.tensor, planned.type, planned.dims);
+      writeInto(target.tensor, planned, target.name);
+      return target.tensor;
+    });
   }
 
   const executor: Executor = {
@@ -449,7 +494,14 @@ function createExecutor(parts: ExecutorParts): Executor {
       if (released) throw TsgeError.of('TSGE-E6006');
       const requested = checkMode(runOptions?.mode, 'RunOptions.mode');
       const deadline = createDeadline(runOptions?.timeoutMs);
-      const inputs = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
+      const checked = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
+      // device tensors travel as themselves: read where they are, not copied
+      const inputs = checked.map((value, i) => {
+        const name = model.ioInfo.inputs[i]?.name ?? '';
+        const feed = Object.hasOwn(feeds, name) ? feeds[name] : undefined;
+        return isHostTensor(value) && isDeviceTensor(feed as RuntimeValue) ? ownTensor(feed as DeviceTensor, `fed as ${name}`) : value;
+      });
+      const bound = bindOutputs(runOptions?.outputs);
       const plan = selectPlan(plans, model.ioInfo.inputs, inputs);
       const mode = requested ?? parts.defaultMode;
       const run = ++runCount;
@@ -461,11 +513,12 @@ function createExecutor(parts: ExecutorParts): Executor {
       const work = (async (): Promise<RuntimeValue[]> => {
         // a dynamic plan runs on a worker once they are up (any value type travels with the job)
         const planned = plan.dynamic ? parts.workers()?.dispatcher !== undefined : inputs.every(isHostTensor);
-        if (mode === 'sink' && planned) return runPlanned(plan, slot, inputs, run, deadline);
+        if (mode === 'sink' && planned) return runPlanned(plan, slot, inputs, run, deadline, bound);
         const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
         return runOnHost(hostModel, plan, {
           bases,
           inputs,
+          ...(bound ? { outputs: bound } : {}),
           ...(deadline ? { deadline } : {}),
           ...(profiling
             ? { observe: (call, stream, start, end) => record(run, call, stream, 0, epochMicros(start), (end - start) * 1000) }
@@ -479,7 +532,8 @@ function createExecutor(parts: ExecutorParts): Executor {
         const result: Record<string, RuntimeValue> = {};
         // defined, not assigned: an output named '__proto__' stays an output
         executor.outputNames.forEach((name, i) => {
-          Object.defineProperty(result, name, { value: outputs[i], enumerable: true, writable: true, configurable: true });
+          const value = bound?.[i]?.tensor ?? outputs[i];
+          Object.defineProperty(result, name, { value, enumerable: true, writable: true, configurable: true });
         });
         return result;
       } finally {
@@ -496,6 +550,39 @@ function createExecutor(parts: ExecutorParts): Executor {
         args: { name: tid === 0 ? 'calling thread' : `worker ${tid - 1}` },
       }));
       return { traceEvents: [...names, ...traceEvents], displayTimeUnit: 'ms' };
+    },
+    createDeviceTensor(dtype: DataType, dims: readonly number[]): DeviceTensor {
+      if (released) throw TsgeError.of('TSGE-E6006');
+      const what = `${String(dtype)} ${Array.isArray(dims) ? shapeToString(dims) : String(dims)}`;
+      if (!isDataType(dtype) || dtype === 'string') throw refuse(what, 'the dtype has no device representation');
+      if (!Array.isArray(dims) || !dims.every((d) => Number.isSafeInteger(d) && d >= 0))
+        throw refuse(what, 'dims must be non-negative integers');
+      if (!device.shared) throw refuse(what, `device ${device.name} has no shared memory, so its views do not survive growth`);
+      const count = dims.reduce((a, b) => a * b, 1);
+      const bytes = count * DTYPE_BYTES[dtype];
+      if (bytes > parts.memoryLimit) throw refuse(what, `${bytes} bytes exceed the device memory limit of ${parts.memoryLimit}`);
+      let offset: number;
+      try {
+        offset = device.allocate(Math.max(64, bytes));
+      } catch (error) {
+        throw TsgeError.of(
+          'TSGE-E4153',
+          { what, reason: `device memory is full: ${error instanceof Error ? error.message : String(error)}` },
+          undefined,
+          error,
+        );
+      }
+      const data = viewOf(device.memory.buffer, dtype, offset, count);
+      data.fill(0 as never);
+      const tensor: DeviceTensor = { type: dtype, dims: Object.freeze([...dims]), data, location: 'device', offset };
+      deviceTensors.set(offset, tensor);
+      return tensor;
+    },
+    releaseDeviceTensor(tensor: DeviceTensor): void {
+      if (released) return;
+      ownTensor(tensor, 'released');
+      deviceTensors.delete(tensor.offset);
+      device.free(tensor.offset);
     },
     whenReady: () => parts.ready(),
     async release() {

@@ -22,6 +22,7 @@ export { TsgeError, createTensor, type HostTensor as Tensor } from '@tsge/metade
 export type { CompileOptions, CompileProgress, CompileResult, CompileSummary, CompileTarget, PassTiming } from '@tsge/compiler';
 export type {
   ChromeTrace,
+  DeviceTensor,
   ExecutionMode,
   Executor,
   Feed,

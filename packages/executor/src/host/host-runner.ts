@@ -14,6 +14,7 @@ import type {
 import {
   ATTR_VALUE,
   CONST,
+  TsgeError,
   DATA,
   DTYPE_BYTES,
   createAttrReader,
@@ -27,6 +28,7 @@ import { createEventTable, runStreamsOnHost, viewOf } from '@tsge/runtime';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
 import { isDynamicRef } from '../model/prepare-plans.js';
+import { type BoundOutput, checkBound, deviceViews, isDeviceTensor } from '../run/device-tensor.js';
 import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js';
 import type { Deadline } from '../run/deadline.js';
 import { checkInferredOutput, inferOutputs } from '../run/infer-outputs.js';
@@ -54,6 +56,12 @@ export interface HostRunInput {
   readonly deadline?: Deadline;
   /** Intra-op parallelism for kernels whose tensors are in device memory (a worker's tile pool). */
   readonly parallel?: ParallelRunnerV1;
+  /**
+   * Device tensors bound to graph outputs, by output index (`RunOptions.outputs`): a kernel output
+   * with a run-time place is given the bound tensor itself (so a kernel can write in place), other
+   * outputs are copied into it; the result holds the bound tensor, not a copy.
+   */
+  readonly outputs?: readonly (BoundOutput | undefined)[];
 }
 
 /**
@@ -70,6 +78,14 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
   const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
   const blocks: number[] = [];
   const buffer = (): ArrayBufferLike => device.memory.buffer;
+  const deviceView = deviceViews(buffer);
+  const output = graph.outputNode();
+  // producer output → the device tensor bound to the graph output it feeds
+  const boundAt = new Map<string, BoundOutput>();
+  input.outputs?.forEach((bound, i) => {
+    const peer = output?.inData[i]?.peer;
+    if (bound && peer) boundAt.set(key(peer.node, peer.index), bound);
+  });
 
   // graph inputs: planned inputs are copied into the arena, the rest stay JS values
   graph.inputNodes().forEach((node, i) => {
@@ -80,7 +96,8 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
       (place.data as Float32Array).set(value.data as Float32Array);
       values.set(key(node, 0), place);
     } else {
-      values.set(key(node, 0), value && isHostTensor(value) ? copyTensor(value) : value);
+      // device tensors are read where they are (a KV cache is not copied)
+      values.set(key(node, 0), isDeviceTensor(value) ? deviceView(value) : value && isHostTensor(value) ? copyTensor(value) : value);
     }
   });
 
@@ -135,7 +152,13 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     const count = shapeSize(dims);
     if (count === undefined) throw kernelError(call, `output ${index} has invalid dims ${shapeToString(dims)}`);
     const bytes = count * DTYPE_BYTES[dtype];
-    if (ref && ref.region === 'arena' && !isDynamicRef(ref)) {
+    const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
+    const bound = planned ? undefined : boundAt.get(`${call.node}\u0000${index}`);
+    if (bound) {
+      checkBound(bound.name, bound.tensor, dtype, dims);
+      return deviceView(bound.tensor);
+    }
+    if (ref && planned) {
       if (dtype !== ref.dtype || bytes > ref.bytes) {
         throw kernelError(
           call,
@@ -168,7 +191,7 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     }
     const ref = call.outputs[index];
     const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
-    if (!planned && !aliasesDevice(value)) return value;
+    if (!planned && !boundAt.has(`${call.node}\u0000${index}`) && !aliasesDevice(value)) return value;
     const place = allocate(call, index, value.dims, value.type, inferred);
     if (place.data !== value.data) (place.data as Float32Array).set(value.data as Float32Array);
     return place;
@@ -232,13 +255,20 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
       createEventTable(new Int32Array(1 + plan.eventCount), 1, plan.eventCount),
       runCall,
     );
-    const output = graph.outputNode();
     if (!output) return [];
     return output.inData.map((_, i) => {
       const v = inputValue(output, i);
       if (v === undefined)
         throw kernelError({ node: output.name, opType: output.type, domain: output.opDesc.domain }, `output ${i} has no value`);
-      return copyValue(v);
+      const bound = input.outputs?.[i];
+      if (!bound) return copyValue(v);
+      // outputs the kernel did not write in place (planned places, graph inputs, constants)
+      const { name, tensor } = bound;
+      if (!isHostTensor(v)) throw TsgeError.of('TSGE-E4154', { output: name, bound: 'a tensor', actual: `a ${v.kind}` }, { output: name });
+      checkBound(name, tensor, v.type, v.dims);
+      const view = deviceView(tensor);
+      if (view.data !== v.data) (view.data as Float32Array).set(v.data as Float32Array);
+      return tensor;
     });
   } finally {
     for (const offset of blocks) device.scratch.free(offset);
