@@ -52,6 +52,8 @@ export class Decoder {
     const { om } = await compileModel(graph);
     const model = await loadModel(om, { ...options.load, ...(options.threads !== undefined ? { threads: options.threads } : {}) });
     try {
+      // a generation runs many steps: wait for the worker threads rather than start on this one
+      await model.whenReady();
       return new Decoder(checkpoint, model, options.maxLength, options.shareBuffer !== false);
     } catch (error) {
       await model.release();

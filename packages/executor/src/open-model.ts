@@ -45,6 +45,12 @@ const GIB = 1024 * 1024 * 1024;
 /** Profiling keeps at most this many task events (about 100 MB of trace JSON). */
 const MAX_TRACE_EVENTS = 500_000;
 const DEFAULT_DYNAMIC_LIMIT = GIB;
+/**
+ * Device memory each worker gets for the run-time-shaped tensors of the dynamic runs it drives
+ * (where SIMD kernels and their tiles can reach them); a run needing more puts the rest on the
+ * worker's heap. Pages never touched cost no RAM.
+ */
+const WORKER_TENSOR_BYTES = 64 * 1024 * 1024;
 /** Below this much activation memory a model runs on the calling thread (see `smallModelBytes`). */
 const SMALL_MODEL_BYTES = 1024 * 1024;
 
@@ -119,11 +125,14 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     workspaceBytes;
   const limit = options.maxMemoryBytes ?? (anyDynamic ? Math.max(DEFAULT_DYNAMIC_LIMIT, staticBytes * 2) : staticBytes + 65536);
   if (staticBytes > Math.min(limit, 4 * GIB)) throw TsgeError.of('TSGE-E6005', { needed: staticBytes, limit: Math.min(limit, 4 * GIB) });
+  // the workers' tensor regions only where they leave at least as much memory for the rest
+  const regionsTotal = wantWorkers && anyDynamic ? workerCount * WORKER_TENSOR_BYTES : 0;
+  const workerTensorBytes = regionsTotal > 0 && staticBytes + 2 * regionsTotal <= Math.min(limit, 4 * GIB) ? WORKER_TENSOR_BYTES : 0;
   let device: DeviceV1;
   try {
     device = factory.create({
       threads: wantWorkers ? workerCount : 1,
-      initialBytes: staticBytes,
+      initialBytes: staticBytes + workerCount * workerTensorBytes,
       maximumBytes: Math.min(limit, 4 * GIB),
       // shared memory keeps views valid when run-time tensors grow it; generated kernels import
       // the memory as shared, so a model with KERNELS always gets shared memory
@@ -144,6 +153,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     const tileOffset = useWorkers && tileBytes > 0 ? device.allocate(tileBytes) : -1;
     const workspaceOffset = workspace ? device.allocate(useWorkers ? workspaceBytes : workspace.bytes, 64) : -1;
     if (workspace) workspace.bind(device.memory, workspaceOffset, workspace.bytes);
+    const tensorRegions =
+      useWorkers && workerTensorBytes > 0 ? Array.from({ length: workerCount }, () => device.allocate(workerTensorBytes)) : [];
 
     const wasmModules: { name: string; module: unknown }[] = [];
     let wasmKernels: Awaited<ReturnType<typeof instantiateWasmKernels>>;
@@ -228,6 +239,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         profile: options.profile === true,
         tileOffset,
         workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
+        tensorRegion: { offset: tensorRegions[index] ?? -1, bytes: tensorRegions[index] !== undefined ? workerTensorBytes : 0 },
         workers: device.threadCount,
         // helpers need the tile functions of the kernel library even without tasks of their own
         loadDefaults: parallelKernels || anyDynamic,

@@ -169,6 +169,8 @@ export async function runOnHost(model: HostModel, plan: PreparedPlan, input: Hos
     }
     if (dtype === 'string' || !device.shared) return createTensor(dtype, dims);
     const offset = device.scratch.allocate(bytes);
+    // a worker's region that is full (-1): the heap
+    if (offset < 0) return createTensor(dtype, dims);
     blocks.push(offset);
     return { type: dtype, dims: [...dims], data: viewOf(buffer(), dtype, offset, count) };
   };

@@ -32,6 +32,8 @@ export interface SinkWorkerData {
   readonly profile: boolean;
   /** Offset of the tile job areas (one per worker), or -1 without intra-op parallelism. */
   readonly tileOffset: number;
+  /** This worker's device memory for run-time-shaped tensors of the dynamic runs it drives (offset -1: none). */
+  readonly tensorRegion: { readonly offset: number; readonly bytes: number };
   /** This worker's workspace region for the kernel library (-1: none). */
   readonly workspaceOffset: number;
   readonly workers: number;

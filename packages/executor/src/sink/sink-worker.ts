@@ -73,22 +73,34 @@ export async function setup(context: WorkerContext<SinkWorkerData>): Promise<voi
 }
 
 /**
- * The graph decoded from .air for the host interpreter. Run-time-shaped tensors live on this
- * worker's heap (the device's scratch allocator belongs to the calling thread).
+ * Run-time-shaped tensors of a dynamic run go to this worker's own region of device memory, one
+ * after the other (the host interpreter frees them only when the run ends), so SIMD kernels and
+ * their tiles on the other workers can reach them; what does not fit goes to the heap (offset -1).
+ * The device's caching allocator belongs to the calling thread.
  */
+let regionUsed = 0;
+const regionScratch = (region: SinkWorkerData['tensorRegion']) => ({
+  allocate(bytes: number): number {
+    const at = regionUsed;
+    const end = at + Math.ceil(bytes / 64) * 64;
+    if (region.offset < 0 || end > region.bytes) return -1;
+    regionUsed = end;
+    return region.offset + at;
+  },
+  free() {},
+});
+
+/** The graph decoded from .air for the host interpreter. */
 function hostModelOf(context: WorkerContext<SinkWorkerData>, registry: KernelRegistry): HostModel {
   const { graph, diagnostics } = parseAir(context.data.graphAir as Uint8Array);
   if (!graph) throw new Error(`the model graph does not decode on the worker: ${diagnostics.map((d) => d.message).join('; ')}`);
   const nodes: Map<string, Node> = nodesByName(graph);
-  const noScratch = (): never => {
-    throw new Error('worker threads place run-time tensors on their own heap');
-  };
   return {
     graph,
     nodes,
     registry,
     bound,
-    device: { memory: context.memory, shared: false, scratch: { allocate: noScratch, free: noScratch } },
+    device: { memory: context.memory, shared: context.data.tensorRegion.offset >= 0, scratch: regionScratch(context.data.tensorRegion) },
   };
 }
 
@@ -223,6 +235,7 @@ async function runDynamicJob(
   const errorWord = slotWord(layout, slot, SLOT.error);
   try {
     if (!hostModel || !plan) throw new Error('this worker has no graph for dynamic plans');
+    regionUsed = 0;
     const prepared = { ...plan, index: 0, gear: null, arenaBytes: 0 } as PreparedPlan;
     const outputs: RuntimeValue[] = await runOnHost(hostModel, prepared, {
       bases: { weights: data.weightsBase, arena: data.arenaBases[slot] as number },
