@@ -5,7 +5,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TsgeError, numberToFloat16 } from '@tsge/metadef';
+import { type DeviceFactoryV1, type DeviceV1, TsgeError, numberToFloat16 } from '@tsge/metadef';
+import { cpuDeviceFactory } from '@tsge/runtime';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckpoint } from './checkpoint.js';
@@ -72,17 +73,18 @@ function tinyCheckpoint(qwen3: boolean, seed: number) {
 
 const dirs: string[] = [];
 beforeAll(async () => {
-  for (let i = 0; i < 4; i++) dirs.push(await mkdtemp(path.join(tmpdir(), 'tsge-llm-')));
+  for (let i = 0; i < 5; i++) dirs.push(await mkdtemp(path.join(tmpdir(), 'tsge-llm-')));
 });
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
+// the KV cache is shared by past and present (the default); the Qwen3 case runs on two workers
 describe.each([
-  ['Qwen2-style (biases, tied lm_head)', false, false],
-  ['Qwen3-style (head norms, separate lm_head)', true, false],
-  ['Qwen2-style, 4-bit MatMulNBits projections and lm_head', false, true],
-])('%s', (_, qwen3, int4) => {
+  ['Qwen2-style (biases, tied lm_head)', false, false, 1],
+  ['Qwen3-style (head norms, separate lm_head), on workers', true, false, 2],
+  ['Qwen2-style, 4-bit MatMulNBits projections and lm_head', false, true, 1],
+])('%s', (_, qwen3, int4, threads) => {
   it('matches the plain ONNX decoder under onnxruntime-node over a prefill and 16 decode steps', async () => {
     const dir = dirs[(qwen3 ? 1 : 0) + (int4 ? 2 : 0)] as string;
     const { tensors, config } = tinyCheckpoint(qwen3, qwen3 ? 7 : 3);
@@ -95,7 +97,7 @@ describe.each([
     await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
     const checkpoint = await readCheckpoint(dir);
     const maxLength = 32;
-    const decoder = await Decoder.create(checkpoint, { maxLength, threads: 1, int4 });
+    const decoder = await Decoder.create(checkpoint, { maxLength, threads, int4 });
     // the 4-bit decoder against the plain decoder on the values its 4-bit weights stand for
     const reference = int4 ? dequantized(checkpoint.config, checkpoint.weights) : checkpoint;
     const session = await ort.InferenceSession.create(referenceDecoderOnnx(reference.config, reference.weights));
@@ -152,6 +154,119 @@ describe.each([
       await decoder.release();
       await session.release();
     }
+  });
+});
+
+/** The cpu device, counting the bytes of run-time tensors it allocates (its scratch allocator). */
+function countingCpu(): { factory: DeviceFactoryV1; bytes: () => number } {
+  let bytes = 0;
+  const factory: DeviceFactoryV1 = {
+    specVersion: 'v1',
+    name: 'counting-cpu',
+    targets: cpuDeviceFactory.targets,
+    kernelKinds: cpuDeviceFactory.kernelKinds,
+    unavailable: () => cpuDeviceFactory.unavailable(),
+    create(options) {
+      const device = cpuDeviceFactory.create(options);
+      const scratch: DeviceV1['scratch'] = {
+        allocate(n) {
+          bytes += n;
+          return device.scratch.allocate(n);
+        },
+        free: (offset) => device.scratch.free(offset),
+      };
+      return new Proxy(device, { get: (target, key) => (key === 'scratch' ? scratch : Reflect.get(target, key, target)) });
+    },
+  };
+  return { factory, bytes: () => bytes };
+}
+
+const TYPED_ARRAYS = ['Float32Array', 'Float64Array', 'Int32Array', 'Uint8Array', 'Uint16Array', 'Int8Array', 'BigInt64Array'] as const;
+
+/**
+ * Counts the bytes of typed arrays created (JS heap) until `restore`: each constructor is replaced
+ * by a proxy whose construct trap counts arrays that own new memory (views of a buffer do not).
+ */
+function countTypedArrays(): { bytes: () => number; restore: () => void } {
+  let bytes = 0;
+  const globals = globalThis as unknown as Record<string, unknown>;
+  const saved = TYPED_ARRAYS.map((name) => [name, globals[name]] as const);
+  for (const [name, ctor] of saved) {
+    globals[name] = new Proxy(ctor as new (...args: unknown[]) => ArrayBufferView, {
+      construct(target, args, newTarget) {
+        const array = Reflect.construct(target, args, newTarget) as ArrayBufferView;
+        const source = args[0];
+        if (!(source instanceof ArrayBuffer) && !(source instanceof SharedArrayBuffer)) bytes += array.byteLength;
+        return array;
+      },
+    });
+  }
+  return {
+    bytes: () => bytes,
+    restore: () => {
+      for (const [name, ctor] of saved) globals[name] = ctor;
+    },
+  };
+}
+
+describe('KV cache shared by past and present', () => {
+  it('a decode step allocates nothing proportional to the context; logits equal those of the copying cache', async () => {
+    const dir = dirs[4] as string;
+    const { tensors, config } = tinyCheckpoint(false, 5);
+    await writeFile(path.join(dir, 'model.safetensors'), writeSafetensors(tensors));
+    await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
+    const checkpoint = await readCheckpoint(dir);
+    const { layers, kvHeads, headDim } = checkpoint.config;
+    const run = async (shareBuffer: boolean) => {
+      const counter = countingCpu();
+      // one thread: every run-time tensor is allocated on the calling thread, through the counter
+      const decoder = await Decoder.create(checkpoint, {
+        maxLength: 64,
+        threads: 1,
+        shareBuffer,
+        load: { device: 'counting-cpu', devices: [counter.factory] },
+      });
+      try {
+        const random = seededRandom(2);
+        let logits = await decoder.step(Array.from({ length: 8 }, () => Math.floor(random() * SIZES.vocab)));
+        const bytes: number[] = [];
+        const heap: number[] = [];
+        const all: Float32Array[] = [logits];
+        for (let i = 0; i < 48; i++) {
+          const before = counter.bytes();
+          const arrays = countTypedArrays();
+          try {
+            logits = await decoder.step([argmax(logits)]);
+          } finally {
+            arrays.restore();
+          }
+          heap.push(arrays.bytes());
+          bytes.push(counter.bytes() - before);
+          all.push(logits);
+        }
+        return { bytes, heap, all };
+      } finally {
+        await decoder.release();
+      }
+    };
+    const shared = await run(true);
+    const copying = await run(false);
+    // contexts of 10 and 56 tokens
+    const early = 1;
+    const late = 47;
+    expect(shared.bytes[late], 'device bytes of a step at context 56 vs 10, shared cache').toBe(shared.bytes[early]);
+    expect(shared.heap[late], 'heap bytes of a step at context 56 vs 10, shared cache').toBe(shared.heap[early]);
+    // the copying cache allocates each step's presents anew: 2 tensors a layer, one row a token more
+    const growth = (copying.bytes[late] as number) - (copying.bytes[early] as number);
+    expect(growth).toBeGreaterThanOrEqual(2 * layers * kvHeads * headDim * 4 * (late - early));
+    // and copies them on the heap (the kernel's float64 presents, the outputs handed back)
+    expect((copying.heap[late] as number) - (copying.heap[early] as number)).toBeGreaterThan(growth);
+    shared.all.forEach((logits, step) => {
+      let worst = 0;
+      const want = copying.all[step] as Float32Array;
+      for (let i = 0; i < logits.length; i++) worst = Math.max(worst, Math.abs((logits[i] as number) - (want[i] as number)));
+      expect(worst, `step ${step}`).toBeLessThanOrEqual(1e-5);
+    });
   });
 });
 

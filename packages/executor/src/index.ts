@@ -14,6 +14,7 @@ export type {
   TraceEvent,
 } from './options.js';
 export type { TraceMetadata } from './options.js';
+export type { DeviceTensor } from './run/device-tensor.js';
 // Types this API names, so users can spell every signature by importing @tsge/executor alone.
 export type {
   AttrMap,

@@ -1,5 +1,15 @@
-import type { DeviceV1, DeviceWorkersV1, Diagnostic, HostTensor, KernelContextV1, KernelRegistry, Node, RuntimeValue } from '@tsge/metadef';
-import { TsgeError, diagnostic, isHostTensor, serializeAir } from '@tsge/metadef';
+import type {
+  DataType,
+  DeviceV1,
+  DeviceWorkersV1,
+  Diagnostic,
+  HostTensor,
+  KernelContextV1,
+  KernelRegistry,
+  Node,
+  RuntimeValue,
+} from '@tsge/metadef';
+import { DTYPE_BYTES, TsgeError, diagnostic, isDataType, isHostTensor, serializeAir, shapeToString } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
 import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
@@ -20,6 +30,7 @@ import type {
   TraceEvent,
   TraceMetadata,
 } from './options.js';
+import { type BoundOutput, type DeviceTensor, checkBound, isDeviceTensor } from './run/device-tensor.js';
 import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
 import { type Deadline, createDeadline } from './run/deadline.js';
 import { warmUpFeeds } from './run/warm-up.js';
@@ -444,12 +455,39 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
     });
   }
 
+  // device tensors by offset: a feed or binding is one of these very objects
+  const deviceTensors = new Map<number, DeviceTensor>();
+  const refuse = (what: string, reason: string): TsgeError => TsgeError.of('TSGE-E4153', { what, reason });
+  const ownTensor = (tensor: DeviceTensor, what: string): DeviceTensor => {
+    if (deviceTensors.get(tensor.offset) !== tensor) throw refuse(what, 'not a live device tensor of this executor');
+    return tensor;
+  };
+  /** RunOptions.outputs by output index, checked before any kernel runs. */
+  const bindOutputs = (outputs: RunOptions['outputs']): (BoundOutput | undefined)[] | undefined => {
+    if (outputs === undefined) return undefined;
+    if (typeof outputs !== 'object' || outputs === null) throw refuse('RunOptions.outputs', 'expected an object of device tensors');
+    const names = model.ioInfo.outputs.map((o) => o.name);
+    const bound: (BoundOutput | undefined)[] = names.map(() => undefined);
+    for (const [name, tensor] of Object.entries(outputs)) {
+      const index = names.indexOf(name);
+      if (index < 0) throw TsgeError.of('TSGE-E4155', { output: name, expected: names.join(', ') }, { output: name });
+      if (!isDeviceTensor(tensor)) throw refuse(`for output ${name}`, 'not a device tensor (Executor.createDeviceTensor)');
+      ownTensor(tensor, `for output ${name}`);
+      const dtype = model.ioInfo.outputs[index]?.dtype;
+      if (dtype !== undefined && dtype !== tensor.type)
+        throw TsgeError.of('TSGE-E4154', { output: name, bound: tensor.type, actual: dtype }, { output: name });
+      bound[index] = { name, tensor };
+    }
+    return bound;
+  };
+
   async function runPlanned(
     plan: PreparedPlan,
     slot: number,
     inputs: readonly RuntimeValue[],
     run: number,
     deadline: Deadline | undefined,
+    bound: readonly (BoundOutput | undefined)[] | undefined,
   ): Promise<RuntimeValue[]> {
     const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
     // a dynamic plan's driver worker receives the inputs with the job; planned inputs go to the arena
@@ -464,7 +502,7 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
     if (workers && dispatcher) {
       let reports: Awaited<ReturnType<SinkDispatcher['run']>>;
       try {
-        reports = await dispatcher.run(slot, plan, deadline, plan.dynamic ? inputs : undefined);
+        reports = await dispatcher.run(slot, plan, deadline, plan.dynamic ? inputs : undefined, plan.dynamic ? bound : undefined);
       } catch (error) {
         // the workers may still be running this job: stop them before the slot is used again
         if (TsgeError.isInstance(error) && error.code === 'TSGE-E6080') await parts.replaceWorkers(workers);
@@ -479,7 +517,14 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
     } else {
       await runRefsHere(plan, slot, bases, run, deadline);
     }
-    return plan.outputs.map((ref) => copyValue(tensorAt(ref, device, bases)));
+    return plan.outputs.map((ref, i) => {
+      const planned = tensorAt(ref, device, bases);
+      const target = bound?.[i];
+      if (!target) return copyValue(planned);
+      checkBound(target.name, target.tensor, planned.type, planned.dims);
+      writeInto(target.tensor, planned, target.name);
+      return target.tensor;
+    });
   }
 
   const executor: Executor = {
@@ -495,7 +540,14 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
       if (released) throw TsgeError.of('TSGE-E6006');
       const requested = checkMode(runOptions?.mode, 'RunOptions.mode');
       const deadline = createDeadline(runOptions?.timeoutMs);
-      const inputs = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
+      const checked = checkFeeds(feeds, model.ioInfo.inputs, parts.memoryLimit);
+      // device tensors travel as themselves: read where they are, not copied
+      const inputs = checked.map((value, i) => {
+        const name = model.ioInfo.inputs[i]?.name ?? '';
+        const feed = Object.hasOwn(feeds, name) ? feeds[name] : undefined;
+        return isHostTensor(value) && isDeviceTensor(feed as RuntimeValue) ? ownTensor(feed as DeviceTensor, `fed as ${name}`) : value;
+      });
+      const bound = bindOutputs(runOptions?.outputs);
       const plan = selectPlan(plans, model.ioInfo.inputs, inputs);
       const mode = requested ?? parts.defaultMode;
       const run = ++runCount;
@@ -507,11 +559,12 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
       const work = (async (): Promise<RuntimeValue[]> => {
         // a dynamic plan runs on a worker once they are up (any value type travels with the job)
         const planned = plan.dynamic ? parts.workers()?.dispatcher !== undefined : inputs.every(isHostTensor);
-        if (mode === 'sink' && planned) return runPlanned(plan, slot, inputs, run, deadline);
+        if (mode === 'sink' && planned) return runPlanned(plan, slot, inputs, run, deadline, bound);
         const bases = { weights: parts.weightsBase, arena: parts.arenaBases[slot] as number };
         return runOnHost(hostModel, plan, {
           bases,
           inputs,
+          ...(bound ? { outputs: bound } : {}),
           ...(deadline ? { deadline } : {}),
           ...(profiling
             ? { observe: (call, stream, start, end) => record(run, call, stream, 0, epochMicros(start), (end - start) * 1000) }
@@ -522,7 +575,7 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
         const outputs = await device.track(work).catch((error: unknown) => {
           throw asRunError(error);
         });
-        return namedOutputs(executor.outputNames, outputs);
+        return namedOutputs(executor.outputNames, executor.outputNames.map((_, i) => bound?.[i]?.tensor ?? outputs[i]) as RuntimeValue[]);
       } finally {
         slots.release(slot);
       }
@@ -548,6 +601,39 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
         args: { name: tid === 0 ? 'calling thread' : `worker ${tid - 1}` },
       }));
       return { traceEvents: [...names, ...traceEvents], displayTimeUnit: 'ms' };
+    },
+    createDeviceTensor(dtype: DataType, dims: readonly number[]): DeviceTensor {
+      if (released) throw TsgeError.of('TSGE-E6006');
+      const what = `${String(dtype)} ${Array.isArray(dims) ? shapeToString(dims) : String(dims)}`;
+      if (!isDataType(dtype) || dtype === 'string') throw refuse(what, 'the dtype has no device representation');
+      if (!Array.isArray(dims) || !dims.every((d) => Number.isSafeInteger(d) && d >= 0))
+        throw refuse(what, 'dims must be non-negative integers');
+      if (!device.shared) throw refuse(what, `device ${device.name} has no shared memory, so its views do not survive growth`);
+      const count = dims.reduce((a, b) => a * b, 1);
+      const bytes = count * DTYPE_BYTES[dtype];
+      if (bytes > parts.memoryLimit) throw refuse(what, `${bytes} bytes exceed the device memory limit of ${parts.memoryLimit}`);
+      let offset: number;
+      try {
+        offset = device.allocate(Math.max(64, bytes));
+      } catch (error) {
+        throw TsgeError.of(
+          'TSGE-E4153',
+          { what, reason: `device memory is full: ${error instanceof Error ? error.message : String(error)}` },
+          undefined,
+          error,
+        );
+      }
+      const data = device.view(dtype, offset, count);
+      data.fill(0 as never);
+      const tensor: DeviceTensor = { type: dtype, dims: Object.freeze([...dims]), data, location: 'device', offset };
+      deviceTensors.set(offset, tensor);
+      return tensor;
+    },
+    releaseDeviceTensor(tensor: DeviceTensor): void {
+      if (released) return;
+      ownTensor(tensor, 'released');
+      deviceTensors.delete(tensor.offset);
+      device.free(tensor.offset);
     },
     whenReady: () => parts.ready(),
     async release() {

@@ -1,4 +1,5 @@
 import type { DataType, DeviceFactoryV1, Dim, RuntimeValue, TensorStorage } from '@tsge/metadef';
+import type { DeviceTensor } from './run/device-tensor.js';
 
 export type ExecutionMode = 'sink' | 'host';
 
@@ -83,10 +84,22 @@ export interface RunOptions {
    * iteration); worker threads are terminated and replaced.
    */
   readonly timeoutMs?: number;
+  /**
+   * Outputs written into device tensors of this executor (`createDeviceTensor`) instead of fresh
+   * arrays, as onnxruntime's pre-allocated fetches / IO binding; the result holds the same
+   * objects. Each must have the output's dtype and the dims the run produces (TSGE-E4154). A
+   * kernel whose output has a run-time shape is handed the tensor itself: bound to the tensor fed
+   * as its input, GroupQueryAttention's present_key/value share the past's buffer (onnxruntime-
+   * genai's past_present_share_buffer) and a decode step writes only the new rows.
+   */
+  readonly outputs?: Readonly<Record<string, DeviceTensor>>;
 }
 
-/** Options of `Executor.runSync` (host mode on the calling thread; `mode: 'sink'` is refused). */
-export type RunSyncOptions = Omit<RunOptions, 'mode'>;
+/**
+ * Options of `Executor.runSync` (host mode on the calling thread; `mode: 'sink'` and bound
+ * `outputs` are refused: bound outputs are for the asynchronous `run`).
+ */
+export type RunSyncOptions = Omit<RunOptions, 'mode' | 'outputs'>;
 
 export interface TensorMetadata {
   readonly name: string;
@@ -148,6 +161,15 @@ export interface Executor {
    * `maxConcurrentRuns` arenas are in use by asynchronous runs it fails with TSGE-E8312.
    */
   runSync(feeds: Readonly<Record<string, Feed>>, options?: RunSyncOptions): Record<string, RuntimeValue>;
+  /**
+   * A zero-filled tensor in device memory that stays until `releaseDeviceTensor` (or `release`):
+   * fed as an input it is not copied, bound as an output (`RunOptions.outputs`) it is written in
+   * place. Needs shared device memory (the cpu device of a dynamic or threaded model) — else
+   * TSGE-E4153, as for a dtype without a device representation or memory beyond the limit.
+   */
+  createDeviceTensor(dtype: DataType, dims: readonly number[]): DeviceTensor;
+  /** Frees a device tensor's memory; feeding or binding it afterwards is TSGE-E4153. */
+  releaseDeviceTensor(tensor: DeviceTensor): void;
   /** Per-task timings of the runs so far (needs `profile: true`), as a Chrome trace. */
   profile(): ChromeTrace;
   /**

@@ -38,6 +38,7 @@ export type {
 export { PRECISION_MODES } from '@tsge/compiler';
 export type {
   ChromeTrace,
+  DeviceTensor,
   ExecutionMode,
   Executor,
   Feed,

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { ChromeTrace, Executor, Feed, LoadModelOptions, RunOptions, RunSyncOptions, TensorMetadata } from '@tsge/executor';
-import type { Dim, Graph, RuntimeValue } from '@tsge/metadef';
+import type { ChromeTrace, DeviceTensor, Executor, Feed, LoadModelOptions, RunOptions, RunSyncOptions, TensorMetadata } from '@tsge/executor';
+import type { DataType, Dim, Graph, RuntimeValue } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
 import { OM_FORMAT_VERSION, OM_MAGIC } from '@tsge/om';
 import { type CompileCacheOptions, cacheKey, openCompileCache, sha256 } from './compile-cache.js';
@@ -180,6 +180,20 @@ export class InferenceSession {
     const selected: Record<string, RuntimeValue> = {};
     for (const name of fetches) selected[name] = outputs[name] as RuntimeValue;
     return selected;
+  }
+
+  /**
+   * A tensor kept in the session's device memory (see `Executor.createDeviceTensor`): fed without
+   * a copy, and written in place when bound to an output with `run(feeds, fetches, { outputs })`,
+   * as onnxruntime's IO binding (a KV cache whose present shares the past's buffer).
+   */
+  createDeviceTensor(dtype: DataType, dims: readonly number[]): DeviceTensor {
+    if (this.#released) throw TsgeError.of('TSGE-E6153');
+    return this.#executor.createDeviceTensor(dtype, dims);
+  }
+
+  releaseDeviceTensor(tensor: DeviceTensor): void {
+    if (!this.#released) this.#executor.releaseDeviceTensor(tensor);
   }
 
   /** Per-kernel timings of the runs so far as a Chrome trace (needs `load: { profile: true }`). */

@@ -127,6 +127,9 @@ describe.skipIf(!hasWasmSimd())('MatMulNBits 4-bit SIMD kernel (blocks dequantiz
     { M: 3, K: 96, N: 9, blockSize: 32, zeroPoints: true, bias: true },
     { M: 2, K: 100, N: 7, blockSize: 64, zeroPoints: true },
     { M: 5, K: 256, N: 40, blockSize: 128, bias: true, threads: 3 },
+    // prefill-shaped: passes of four rows (two here, then one row), four columns and single ones
+    { M: 9, K: 96, N: 11, blockSize: 32, zeroPoints: true, bias: true },
+    { M: 8, K: 128, N: 16, blockSize: 64, threads: 2 },
   ];
   for (const c of cases)
     it(`M ${c.M} K ${c.K} N ${c.N} block ${c.blockSize}${c.zeroPoints ? ' zero points' : ''}${c.bias ? ' bias' : ''}`, () => {

@@ -2,7 +2,7 @@ import { type KernelContextV1, type LinearMemory, createAttrReader, createTensor
 import { describe, expect, it } from 'vitest';
 import { mathKernels } from '@tsge/kernels-js/kernel-support';
 import { hasWasmSimd } from './kernel-modules.js';
-import { simdMatMulKernel } from './simd-matmul.js';
+import { gemmRowTiles, simdMatMulKernel } from './simd-matmul.js';
 import { maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
 
 function random(seed: number): () => number {
@@ -129,5 +129,32 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD MatMul, packed path in tiles', () => 
     const actual = runKernel(simdMatMulKernel(reference!), { opType: 'MatMul', inputs: [a, b], memory: wasmMemory(true, 64), threads: 4 });
     expect(actual.dims).toEqual([160, 200]);
     expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThan(1e-4);
+  });
+
+  it('splits a GEMV (one row, a decode step) into column tiles with the reference result', () => {
+    const a = operand([1, 1024], 5);
+    const b = operand([1024, 4803], 6);
+    const data = new Float32Array(1);
+    const tiles = gemmRowTiles(
+      { m: 1, n: 4803, k: 1024 },
+      { data, offset: 0, ld: 1024 },
+      { data, offset: 0, ld: 4803 },
+      { data, offset: 0, ld: 4803 },
+      4,
+    );
+    expect(tiles.length).toBeGreaterThan(1);
+    expect(tiles.reduce((sum, t) => sum + (t[1] as number), 0)).toBe(4803);
+    const expected = runKernel(reference!, { opType: 'MatMul', inputs: [a, b] });
+    const actual = runKernel(simdMatMulKernel(reference!), { opType: 'MatMul', inputs: [a, b], memory: wasmMemory(true, 512), threads: 4 });
+    const oneTile = runKernel(simdMatMulKernel(reference!), {
+      opType: 'MatMul',
+      inputs: [a, b],
+      memory: wasmMemory(true, 512),
+      threads: 1,
+    });
+    expect(actual.dims).toEqual([1, 4803]);
+    // each element sums in the same order whatever the split; float32 sums of 1024 terms vs float64
+    expect(Array.from(actual.values)).toEqual(Array.from(oneTile.values));
+    expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThan(5e-4);
   });
 });

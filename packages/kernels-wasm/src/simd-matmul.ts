@@ -75,7 +75,11 @@ export const gemmRowsTile = tileFunction(GEMM_ROWS, (memory, t) => {
   );
 });
 
-/** The GEMM tiles of C = A·B split by rows of A/C (multiples of 4), as arguments of `simd.gemmRows`. */
+/**
+ * The GEMM tiles of C = A·B split by rows of A/C (multiples of 4), as arguments of `simd.gemmRows`;
+ * with too few rows for the threads (a decode step's GEMV: one row) split by columns of B/C
+ * (multiples of 16) instead, so every thread streams its share of B.
+ */
 export function gemmRowTiles(
   shape: { m: number; n: number; k: number },
   a: MatrixRef,
@@ -83,19 +87,12 @@ export function gemmRowTiles(
   c: MatrixRef,
   threads: number,
 ): number[][] {
-  const byte = (r: MatrixRef, row: number): number => r.data.byteOffset + (r.offset + row * r.ld) * 4;
-  return splitRange(shape.m, threads, 4, shape.n * shape.k).map(([r0, r1]) => [
-    r1 - r0,
-    shape.n,
-    shape.k,
-    byte(a, r0),
-    a.ld,
-    byte(b, 0),
-    b.ld,
-    byte(c, r0),
-    c.ld,
-    0,
-  ]);
+  const byte = (r: MatrixRef, row: number, column = 0): number => r.data.byteOffset + (r.offset + row * r.ld + column) * 4;
+  const rows = splitRange(shape.m, threads, 4, shape.n * shape.k);
+  const columns = threads > 1 && rows.length < threads ? splitRange(shape.n, threads, 16, shape.m * shape.k) : [];
+  if (columns.length > rows.length)
+    return columns.map(([n0, n1]) => [shape.m, n1 - n0, shape.k, byte(a, 0), a.ld, byte(b, 0, n0), b.ld, byte(c, 0, n0), c.ld, 0]);
+  return rows.map(([r0, r1]) => [r1 - r0, shape.n, shape.k, byte(a, r0), a.ld, byte(b, 0), b.ld, byte(c, r0), c.ld, 0]);
 }
 
 /** C = A·B over device memory, split across threads when a pool is given. */

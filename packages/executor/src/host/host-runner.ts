@@ -16,6 +16,7 @@ import type {
 import {
   ATTR_VALUE,
   CONST,
+  TsgeError,
   DATA,
   DTYPE_BYTES,
   createAttrReader,
@@ -29,6 +30,7 @@ import { formalInputCount, interpretSubgraph } from '@tsge/kernels-js';
 import type { KernelCall, PreparedPlan } from '../model/kernel-call.js';
 import type { BoundKernel } from '../model/kernel-set.js';
 import { isDynamicRef } from '../model/prepare-plans.js';
+import { type BoundOutput, checkBound, deviceViews, isDeviceTensor } from '../run/device-tensor.js';
 import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js';
 import type { Deadline } from '../run/deadline.js';
 import { checkInferredOutput, inferOutputs } from '../run/infer-outputs.js';
@@ -61,6 +63,12 @@ export interface HostRunInput {
   readonly deadline?: Deadline;
   /** Intra-op parallelism for kernels whose tensors are in device memory (a worker's tile pool). */
   readonly parallel?: ParallelRunnerV1;
+  /**
+   * Device tensors bound to graph outputs, by output index (`RunOptions.outputs`): a kernel output
+   * with a run-time place is given the bound tensor itself (so a kernel can write in place), other
+   * outputs are copied into it; the result holds the bound tensor, not a copy.
+   */
+  readonly outputs?: readonly (BoundOutput | undefined)[];
 }
 
 /**
@@ -96,6 +104,14 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
   const values = new Map<string, RuntimeValue | undefined>();
   const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
   const blocks: number[] = [];
+  const deviceView = deviceViews(device);
+  const output = graph.outputNode();
+  // producer output → the device tensor bound to the graph output it feeds
+  const boundAt = new Map<string, BoundOutput>();
+  input.outputs?.forEach((bound, i) => {
+    const peer = output?.inData[i]?.peer;
+    if (bound && peer) boundAt.set(key(peer.node, peer.index), bound);
+  });
 
   // graph inputs: planned inputs are copied into the arena, the rest stay JS values
   graph.inputNodes().forEach((node, i) => {
@@ -121,7 +137,8 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
       (data as Float32Array).set(value.data as Float32Array);
       values.set(key(node, 0), { type: value.type, dims: [...value.dims], data });
     } else {
-      values.set(key(node, 0), value && isHostTensor(value) ? copyTensor(value) : value);
+      // device tensors are read where they are (a KV cache is not copied)
+      values.set(key(node, 0), isDeviceTensor(value) ? deviceView(value) : value && isHostTensor(value) ? copyTensor(value) : value);
     }
   });
 
@@ -176,7 +193,13 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     const count = shapeSize(dims);
     if (count === undefined) throw kernelError(call, `output ${index} has invalid dims ${shapeToString(dims)}`);
     const bytes = count * DTYPE_BYTES[dtype];
-    if (ref && ref.region === 'arena' && !isDynamicRef(ref)) {
+    const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
+    const bound = planned ? undefined : boundAt.get(`${call.node}\u0000${index}`);
+    if (bound) {
+      checkBound(bound.name, bound.tensor, dtype, dims);
+      return deviceView(bound.tensor);
+    }
+    if (ref && planned) {
       if (dtype !== ref.dtype || bytes > ref.bytes) {
         throw kernelError(
           call,
@@ -214,7 +237,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     }
     const ref = call.outputs[index];
     const planned = ref !== undefined && ref.region === 'arena' && !isDynamicRef(ref);
-    if (!planned && !aliasesDevice(value)) {
+    if (!planned && !boundAt.has(`${call.node}\u0000${index}`) && !aliasesDevice(value)) {
       // a value the kernel made itself (a subgraph's result, say) follows the op's inference too
       if (ref && isDynamicRef(ref)) checkInferredOutput(call, index, inferred?.[index], value.dims, value.type);
       return value;
@@ -288,13 +311,20 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
   };
 
   const collect = (): RuntimeValue[] => {
-    const output = graph.outputNode();
     if (!output) return [];
     return output.inData.map((_, i) => {
       const v = inputValue(output, i);
       if (v === undefined)
         throw kernelError({ node: output.name, opType: output.type, domain: output.opDesc.domain }, `output ${i} has no value`);
-      return copyValue(v);
+      const bound = input.outputs?.[i];
+      if (!bound) return copyValue(v);
+      // outputs the kernel did not write in place (planned places, graph inputs, constants)
+      const { name, tensor } = bound;
+      if (!isHostTensor(v)) throw TsgeError.of('TSGE-E4154', { output: name, bound: 'a tensor', actual: `a ${v.kind}` }, { output: name });
+      checkBound(name, tensor, v.type, v.dims);
+      const view = deviceView(tensor);
+      if (view.data !== v.data) (view.data as Float32Array).set(v.data as Float32Array);
+      return tensor;
     });
   };
   const free = (): void => {

@@ -3,8 +3,12 @@ import type { KernelCall } from '../model/kernel-call.js';
 
 /** Wraps what a kernel threw as TSGE-E6007 naming the node and op (kept as is when it already names them). */
 export function kernelFailure(call: Pick<KernelCall, 'node' | 'opType' | 'domain'>, error: unknown): TsgeError {
-  // a kernel failure already names its node; a deadline passes through the kernels that run subgraphs
-  if (TsgeError.isInstance(error) && (error.code === 'TSGE-E6007' || error.code === 'TSGE-E6080' || error.code === 'TSGE-E6210'))
+  // a kernel failure already names its node; a deadline passes through the kernels that run
+  // subgraphs; a full run-time arena and a bound output that does not fit name their node/output
+  if (
+    TsgeError.isInstance(error) &&
+    (error.code === 'TSGE-E6007' || error.code === 'TSGE-E6080' || error.code === 'TSGE-E6210' || error.code === 'TSGE-E4154')
+  )
     return error;
   if (isDeviceError(error, 'out-of-memory')) return asRunError(error) as TsgeError;
   const reason = error instanceof Error ? error.message : String(error);

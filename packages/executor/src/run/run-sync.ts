@@ -40,6 +40,13 @@ export function runSyncOnHost(
       reason: 'runSync runs on the calling thread (host mode) only',
     });
   }
+  if ((options as { outputs?: unknown }).outputs !== undefined) {
+    throw TsgeError.of('TSGE-E7002', {
+      option: 'RunOptions.outputs',
+      value: 'device tensors',
+      reason: 'runSync does not bind outputs to device tensors; use run',
+    });
+  }
   const deadline = createDeadline(options.timeoutMs);
   const inputs = checkFeeds(feeds, parts.model.ioInfo.inputs, parts.memoryLimit);
   const plan = selectPlan(parts.plans, parts.model.ioInfo.inputs, inputs);

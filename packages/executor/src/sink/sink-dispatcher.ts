@@ -2,6 +2,7 @@ import type { DeviceWorkersV1, RuntimeValue } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
 import type { PreparedPlan } from '../model/kernel-call.js';
 import type { Deadline } from '../run/deadline.js';
+import type { BoundOutput } from '../run/device-tensor.js';
 import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
 import { type DynamicJob, type SinkWorkerMessage, type TaskTiming, driverOf } from './sink-protocol.js';
 
@@ -65,6 +66,7 @@ export function createSinkDispatcher(options: {
       plan: PreparedPlan,
       deadline?: Deadline,
       inputs?: readonly RuntimeValue[],
+      bound?: readonly (BoundOutput | undefined)[],
     ): Promise<{ timings: WorkerTimings[]; outputs?: readonly RuntimeValue[] }> {
       if (failure !== undefined) throw failed();
       const words = options.words();
@@ -75,7 +77,13 @@ export function createSinkDispatcher(options: {
       try {
         if (participants > 0) {
           // posted before the doorbell: the driver takes it without waiting once it sees the job
-          if (inputs) pool.post(driverOf(slot, pool.size), { slot, generation: gen, inputs } satisfies DynamicJob);
+          if (inputs)
+            pool.post(driverOf(slot, pool.size), {
+              slot,
+              generation: gen,
+              inputs,
+              ...(bound ? { outputs: bound } : {}),
+            } satisfies DynamicJob);
           Atomics.store(words, slotWord(layout, slot, SLOT.plan), plan.index);
           Atomics.store(words, slotWord(layout, slot, SLOT.remaining), participants);
           Atomics.store(words, slotWord(layout, slot, SLOT.error), 0);

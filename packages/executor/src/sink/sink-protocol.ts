@@ -1,6 +1,7 @@
 import type { EventHandle, KernelDeviceKind, RuntimeValue } from '@tsge/metadef';
 import type { TensorRef } from '@tsge/om';
 import type { PreparedStream } from '../model/kernel-call.js';
+import type { BoundOutput } from '../run/device-tensor.js';
 import type { RegionBases } from '../run/device-tensors.js';
 import type { ControlLayout } from './control-block.js';
 
@@ -79,6 +80,8 @@ export interface DynamicJob {
   readonly slot: number;
   readonly generation: number;
   readonly inputs: readonly RuntimeValue[];
+  /** Outputs bound to device tensors (`RunOptions.outputs`), by output index. */
+  readonly outputs?: readonly (BoundOutput | undefined)[];
 }
 
 /** The worker that runs a dynamic plan's job in `slot`: both sides compute it the same way. */

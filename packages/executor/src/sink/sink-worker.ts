@@ -259,6 +259,7 @@ async function runDynamicJob(
     const outputs: RuntimeValue[] = await runOnHost(hostModel, prepared, {
       bases: { weights: data.weightsBase, arena: data.arenaBases[slot] as number },
       inputs: job.inputs,
+      ...(job.outputs ? { outputs: job.outputs } : {}),
       ...(parallel ? { parallel } : {}),
       ...(data.profile
         ? {

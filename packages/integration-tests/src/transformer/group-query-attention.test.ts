@@ -1,6 +1,8 @@
 // com.microsoft GroupQueryAttention on random inputs, against onnxruntime-node: separate and packed
 // QKV, rotary (half-split and interleaved), local window, softcap, smooth softmax, float16 caches,
-// first prompt, subsequent prompt and decode with per-batch seqlens_k.
+// first prompt, subsequent prompt and decode with per-batch seqlens_k; and with present bound to
+// the past's device tensors (past_present_share_buffer: the cache is max length, written in place),
+// on the calling thread and on workers.
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
 import { type HostTensor, float16ToNumber, numberToFloat16 } from '@tsge/metadef';
 import * as ort from 'onnxruntime-node';
@@ -31,6 +33,8 @@ interface Case {
   packed?: boolean;
   rotary?: { interleaved: boolean; half: number };
   attrs?: Attr[];
+  /** The past is a max-length (total + 3) device tensor the present is bound to; run on `threads`. */
+  shared?: { threads: number };
 }
 
 function floats(type: Float, dims: number[], random: () => number): HostTensor {
@@ -49,8 +53,8 @@ async function check(c: Case): Promise<void> {
   const maxPos = c.total + 2;
   const feeds: Record<string, HostTensor> = {
     query: floats(c.type, [c.batch, c.seq, width], random),
-    past_key: floats(c.type, [c.batch, c.kvHeads, c.past, c.head], random),
-    past_value: floats(c.type, [c.batch, c.kvHeads, c.past, c.head], random),
+    past_key: floats(c.type, [c.batch, c.kvHeads, c.shared ? c.total + 3 : c.past, c.head], random),
+    past_value: floats(c.type, [c.batch, c.kvHeads, c.shared ? c.total + 3 : c.past, c.head], random),
     seqlens_k: { type: 'int32', dims: [c.batch], data: Int32Array.from(c.seqlens) },
     total_sequence_length: { type: 'int32', dims: [], data: Int32Array.of(c.total) },
   };
@@ -105,9 +109,32 @@ async function check(c: Case): Promise<void> {
     ),
   );
   await session.release();
-  const model = await loadModel((await compileModel(await parseModel(bytes, { fileName: 'gqa.onnx' }))).om, { threads: 1 });
-  const actual = await model.run(feeds);
-  await model.release();
+  const model = await loadModel((await compileModel(await parseModel(bytes, { fileName: 'gqa.onnx' }))).om, {
+    threads: c.shared?.threads ?? 1,
+  });
+  let actual: Record<string, unknown>;
+  if (c.shared) {
+    const cache = (t: HostTensor) => {
+      const d = model.createDeviceTensor(t.type, t.dims);
+      (d.data as Float32Array).set(t.data as Float32Array);
+      return d;
+    };
+    const pastKey = cache(feeds.past_key as HostTensor);
+    const pastValue = cache(feeds.past_value as HostTensor);
+    actual = await model.run(
+      { ...feeds, past_key: pastKey, past_value: pastValue },
+      { outputs: { present_key: pastKey, present_value: pastValue } },
+    );
+    expect(actual.present_key).toBe(pastKey);
+    expect(actual.present_value).toBe(pastValue);
+  } else actual = await model.run(feeds);
+  const P = (expected.present_key as ort.Tensor).dims[2] as number;
+  // rows a batch's seqlens_k leaves past its valid length are not part of a shared cache's contract
+  const compared = (name: string, i: number): boolean => {
+    if (!c.shared || name === 'output') return true;
+    const batch = Math.floor(i / (c.kvHeads * P * c.head));
+    return Math.floor(i / c.head) % P <= (c.seqlens[batch] as number);
+  };
   for (const name of ['output', 'present_key', 'present_value']) {
     const want = expected[name] as ort.Tensor;
     const got = actual[name] as HostTensor;
@@ -116,9 +143,10 @@ async function check(c: Case): Promise<void> {
     const b = numbers(want);
     const tolerance = c.type === 'float16' ? 4e-3 : 2e-5;
     let worst = 0;
-    for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
+    for (let i = 0; i < b.length; i++) if (compared(name, i)) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
     expect(worst, `${c.name}: ${name}`).toBeLessThanOrEqual(tolerance);
   }
+  await model.release();
 }
 
 const cases: Case[] = [
@@ -208,6 +236,111 @@ const cases: Case[] = [
   },
 ];
 
+const sharedCases: Case[] = [
+  { ...(cases[1] as Case), name: 'shared buffer: decode, fp32, ragged seqlens', shared: { threads: 1 } },
+  {
+    name: 'shared buffer: decode, fp32, packed QKV, rotary, on workers',
+    type: 'float32',
+    batch: 2,
+    seq: 1,
+    past: 6,
+    heads: 4,
+    kvHeads: 2,
+    head: 16,
+    seqlens: [6, 4],
+    total: 7,
+    packed: true,
+    rotary: { interleaved: false, half: 8 },
+    shared: { threads: 2 },
+  },
+  { ...(cases[0] as Case), name: 'shared buffer: first prompt, fp32', shared: { threads: 1 } },
+  { ...(cases[6] as Case), name: 'shared buffer: subsequent prompt, softcap, smooth softmax, scale', shared: { threads: 1 } },
+  {
+    ...(cases[4] as Case),
+    name: 'shared buffer: decode, fp32, local window',
+    seq: 1,
+    past: 7,
+    seqlens: [7],
+    total: 8,
+    shared: { threads: 1 },
+  },
+];
+
 describe('com.microsoft GroupQueryAttention vs onnxruntime-node', () => {
-  for (const c of cases) it(c.name, () => check(c), 60_000);
+  for (const c of [...cases, ...sharedCases]) it(c.name, () => check(c), 60_000);
+});
+
+describe('device tensors and bound outputs: bad use is refused with coded errors', () => {
+  it('names the output or the device tensor', async () => {
+    const op = (name: string, type: Operand['type'], dims: (number | string)[]): Operand => ({ name, type, dims });
+    const bytes = singleNodeModel(
+      'GroupQueryAttention',
+      'com.microsoft',
+      [
+        op('query', 'float32', [1, 'seq', 16]),
+        op('key', 'float32', [1, 'seq', 8]),
+        op('value', 'float32', [1, 'seq', 8]),
+        op('past_key', 'float32', [1, 1, 'past', 8]),
+        op('past_value', 'float32', [1, 1, 'past', 8]),
+        op('seqlens_k', 'int32', [1]),
+        op('total_sequence_length', 'int32', []),
+      ],
+      [
+        op('output', 'float32', [1, 'seq', 16]),
+        op('present_key', 'float32', [1, 1, 'p', 8]),
+        op('present_value', 'float32', [1, 1, 'p', 8]),
+      ],
+      [
+        { name: 'num_heads', int: 2 },
+        { name: 'kv_num_heads', int: 1 },
+      ],
+    );
+    const om = (await compileModel(await parseModel(bytes, { fileName: 'gqa.onnx' }))).om;
+    const model = await loadModel(om, { threads: 1 });
+    const other = await loadModel(om, { threads: 1 });
+    const code = async (f: () => unknown): Promise<string> => {
+      try {
+        await f();
+      } catch (error) {
+        return (error as { code?: string }).code ?? String(error);
+      }
+      return 'none';
+    };
+    try {
+      const k = model.createDeviceTensor('float32', [1, 1, 4, 8]);
+      const v = model.createDeviceTensor('float32', [1, 1, 4, 8]);
+      const feeds = {
+        query: { type: 'float32', dims: [1, 1, 16], data: new Float32Array(16).fill(0.5) },
+        key: { type: 'float32', dims: [1, 1, 8], data: new Float32Array(8).fill(1) },
+        value: { type: 'float32', dims: [1, 1, 8], data: new Float32Array(8).fill(2) },
+        past_key: k,
+        past_value: v,
+        seqlens_k: { type: 'int32', dims: [1], data: Int32Array.of(2) },
+        total_sequence_length: { type: 'int32', dims: [], data: Int32Array.of(3) },
+      } as const;
+      expect(await code(() => model.run(feeds, { outputs: { presentKey: k } }))).toBe('TSGE-E4155');
+      const plain = { type: 'float32', dims: [1, 1, 4, 8], data: new Float32Array(32) } as unknown as typeof k;
+      expect(await code(() => model.run(feeds, { outputs: { present_key: plain } }))).toBe('TSGE-E4153');
+      const foreign = other.createDeviceTensor('float32', [1, 1, 4, 8]);
+      expect(await code(() => model.run(feeds, { outputs: { present_key: foreign } }))).toBe('TSGE-E4153');
+      expect(await code(() => model.run({ ...feeds, past_key: foreign }))).toBe('TSGE-E4153');
+      // the present is as long as the past (4 rows): a 5-row tensor does not fit
+      const long = model.createDeviceTensor('float32', [1, 1, 5, 8]);
+      expect(await code(() => model.run(feeds, { outputs: { present_key: long } }))).toBe('TSGE-E4154');
+      expect(await code(() => model.createDeviceTensor('string', [1]))).toBe('TSGE-E4153');
+      expect(await code(() => model.createDeviceTensor('float32', [-1]))).toBe('TSGE-E4153');
+      // bound in place: the new row lands in row 2 of the cache, the rows before stay
+      (k.data as Float32Array).fill(3, 0, 16);
+      const out = await model.run(feeds, { outputs: { present_key: k, present_value: v } });
+      expect(out.present_key).toBe(k);
+      expect(Array.from((k.data as Float32Array).subarray(16, 24))).toEqual(new Array(8).fill(1));
+      expect(Array.from((v.data as Float32Array).subarray(16, 24))).toEqual(new Array(8).fill(2));
+      expect((k.data as Float32Array)[0]).toBe(3);
+      model.releaseDeviceTensor(long);
+      expect(await code(() => model.run(feeds, { outputs: { present_key: long } }))).toBe('TSGE-E4153');
+    } finally {
+      await model.release();
+      await other.release();
+    }
+  });
 });

@@ -8,32 +8,10 @@ import type { HostTensor, KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
 import { defineKernel } from '../define.js';
+import { type Rotary, attendInPlace, rotate, sameStorage } from './group-query-attention-in-place.js';
 
 function intsOf(t: HostTensor): number[] {
   return Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
-}
-
-interface Rotary {
-  cos: ArrayLike<number>;
-  sin: ArrayLike<number>;
-  half: number;
-  maxPos: number;
-  interleaved: boolean;
-}
-
-/** Rotates the first 2*half features of one head in place at position pos. */
-function rotate(x: Float64Array, r: Rotary, pos: number, ctx: KernelContextV1): void {
-  if (pos < 0 || pos >= r.maxPos) throw kernelError(ctx, `position ${pos} is outside cos_cache (${r.maxPos} rows)`);
-  for (let j = 0; j < r.half; j++) {
-    const c = r.cos[pos * r.half + j] as number;
-    const s = r.sin[pos * r.half + j] as number;
-    const a = r.interleaved ? 2 * j : j;
-    const b = r.interleaved ? 2 * j + 1 : j + r.half;
-    const x0 = x[a] as number;
-    const x1 = x[b] as number;
-    x[a] = x0 * c - x1 * s;
-    x[b] = x1 * c + x0 * s;
-  }
 }
 
 function compute(ctx: KernelContextV1): void {
@@ -116,6 +94,27 @@ function compute(ctx: KernelContextV1): void {
   const softcap = ctx.attrs.float('softcap', 0);
   const window = ctx.attrs.int('local_window_size', -1);
 
+  // the present outputs first: bound to the past's own buffers (past_present_share_buffer), the
+  // step writes only the new rows and attends over the cache where it is
+  const outK = ctx.outputCount > 1 ? floatOutput(ctx, 1, [batch, kvHeads, T, H], cacheType) : undefined;
+  const outV = ctx.outputCount > 2 ? floatOutput(ctx, 2, [batch, kvHeads, T, H], cacheType) : undefined;
+  if (pastK && pastV && outK && outV && cacheType === 'float32' && sameStorage(outK.tensor, pastK) && sameStorage(outV.tensor, pastV)) {
+    const problem = { batch, seq, numHeads, kvHeads, H, P, total, firstPrompt, qs, ks, vs, width, packed, kStride, kOff, vOff };
+    attendInPlace(ctx, problem, {
+      seqlens,
+      keys: outK.data,
+      values: outV.data,
+      out: floatOutput(ctx, 0, [batch, seq, numHeads * H], q.type),
+      ...(rotary ? { rotary } : {}),
+      ...(positionIds ? { positionIds } : {}),
+      ...(sink ? { sink } : {}),
+      smooth,
+      scale,
+      softcap,
+      window,
+    });
+    return;
+  }
   const presentK = new Float64Array(batch * kvHeads * T * H);
   const presentV = new Float64Array(batch * kvHeads * T * H);
   const qRot = new Float64Array(batch * seq * numHeads * H);
@@ -154,8 +153,6 @@ function compute(ctx: KernelContextV1): void {
     }
   }
   // the cache is stored in its own dtype (float16 rounds here) and attention reads the stored values
-  const outK = ctx.outputCount > 1 ? floatOutput(ctx, 1, [batch, kvHeads, T, H], cacheType) : undefined;
-  const outV = ctx.outputCount > 2 ? floatOutput(ctx, 2, [batch, kvHeads, T, H], cacheType) : undefined;
   const keys = cacheType === 'float32' || !outK ? presentK : roundTrip(outK, presentK);
   const values = cacheType === 'float32' || !outV ? presentV : roundTrip(outV, presentV);
   if (outK && cacheType === 'float32') outK.data.set(presentK);

@@ -69,6 +69,12 @@ export const ErrorCatalog = {
   'TSGE-E4150': 'model file {file}: {reason}',
   'TSGE-E4151': 'checkpoint {file}: weight {tensor}: {reason}',
   'TSGE-E4152': 'option {option}: {reason}',
+  // device tensors and bound outputs (in-place KV cache), E4153..E4175
+  'TSGE-E4153': 'device tensor {what}: {reason}',
+  'TSGE-E4154': 'output {output} is bound to a device tensor of {bound}; the run produces {actual}',
+  'TSGE-E4155': "RunOptions.outputs names unknown output {output}; the model's outputs are {expected}",
+  'TSGE-E4156': 'ONNX export of {what}: {reason}',
+  'TSGE-E4157': 'bench:llm option {option}: {reason}',
   // Caffe parser (@tsge/parser-caffe), E3201..E3249
   'TSGE-E3201': 'prototxt line {line}, column {column}: {reason}',
   'TSGE-E3202': 'not a Caffe {what}: {reason}',
