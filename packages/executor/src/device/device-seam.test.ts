@@ -90,7 +90,7 @@ const feeds = { x: { type: 'float32', dims: [4], data: new Float32Array([1, 1, 1
 describe('the device seam', () => {
   it('reaches streams, events and kernel launches only through the device registered by name', async () => {
     const calls: Calls = { streams: [], events: [], runs: [], launches: [] };
-    const executor = await openModel(twoStreams(), { kernelModules, devices: [spyDevice(calls)], device: 'spy', warmUp: false }); // no warm-up run: the test counts runs;
+    const executor = await openModel(twoStreams(), { kernelModules, devices: [spyDevice(calls)], device: 'spy', warmUp: false }); // no warm-up run: the test counts runs
     expect(executor.device).toBe('spy');
     // one device stream per plan stream and one device event per plan event, made at load
     expect(calls.streams.map((s) => s.id)).toEqual([100, 101]);
