@@ -3,7 +3,7 @@
 import type { OpDefinitionV1, OpRegistry } from '@tsge/metadef';
 import { createOpRegistry } from '@tsge/metadef';
 import { controlflowOps } from './controlflow/index.js';
-import { fusedDefinitions, requantizedConvDefinition } from './fused/index.js';
+import { fusedDefinitions, fusedElementwiseDefinition, requantizedConvDefinition } from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
 import { nnOps } from './nn/index.js';
@@ -49,12 +49,14 @@ export {
   type FusableActivation,
   fusedDefinitions,
   REQUANTIZED_CONV,
+  FUSED_ELEMENTWISE,
+  fusedElementwiseDefinition,
 } from './fused/index.js';
 
 /** Every op definition tsge ships: the ONNX op set plus the `tsge` fused ops. */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
   const onnx = [...mathOps, ...nnOps, ...tensorOps, ...transformerOps, ...controlflowOps, ...mlOps];
-  return [...onnx, ...fusedDefinitions(onnx), requantizedConvDefinition];
+  return [...onnx, ...fusedDefinitions(onnx), requantizedConvDefinition, fusedElementwiseDefinition];
 }
 /** A fresh registry holding every op definition. */
 export function createDefaultOpRegistry(): OpRegistry {

@@ -166,6 +166,11 @@ export const ErrorCatalog = {
   'TSGE-E7050': 'cannot {action} {path}: {reason}',
   // CLI deadlines (issue 11)
   'TSGE-E7070': '{tool}: {what} did not finish within {timeoutMs} ms (--timeout)',
+  // generated kernels: descriptions in the KERNELS partition (issue 13)
+  'TSGE-E7100': 'kernel description {kernel} is malformed: {reason}',
+  'TSGE-E7101': 'kernel description {kernel} is out of range: {reason}',
+  'TSGE-E7102': 'node {node}: generated kernel {kernel} is not in the model ({count} kernel descriptions)',
+  'TSGE-E7103': 'node {node}: generated kernel {kernel} does not match its task: {reason}',
   // adapters / dflow
   'TSGE-E8001': '{message}',
   // dflow (@tsge/dflow): flow graphs, sessions, flow models, deployment

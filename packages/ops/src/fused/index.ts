@@ -8,3 +8,4 @@ export {
   fusedDefinitions,
 } from './fused-ops.js';
 export { REQUANTIZED_CONV, requantizedConvDefinition } from './requantized-conv.js';
+export { FUSED_ELEMENTWISE, fusedElementwiseDefinition } from './fused-elementwise.js';
