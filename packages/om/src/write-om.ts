@@ -87,7 +87,9 @@ function descriptionModules(descriptions: readonly KernelDescription[]): KernelM
     const words = encodeKernelDescription(d);
     const bytes = new Uint8Array(words.length * 4);
     const view = new DataView(bytes.buffer);
-    words.forEach((w, j) => view.setInt32(j * 4, w, true));
+    words.forEach((w, j) => {
+      view.setInt32(j * 4, w, true);
+    });
     return { name: `${DESCRIPTION_PREFIX}${i}`, bytes };
   });
 }

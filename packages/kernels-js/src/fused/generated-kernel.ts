@@ -77,8 +77,8 @@ const BINARY: Readonly<Record<number, Binary>> = {
   [KOp.min]: Math.min,
   [KOp.pow]: Math.pow,
   [KOp.leaky]: (a, b) => (a >= 0 ? a : a * b),
-  [KOp.clampLo]: (a, b) => (a < b ? b : a),
-  [KOp.clampHi]: (a, b) => (a > b ? b : a),
+  [KOp.clampLo]: Math.max,
+  [KOp.clampHi]: Math.min,
 };
 
 /** Rows of a description: the product of every dim but the last. */

@@ -106,7 +106,9 @@ function collapse(shape: readonly number[], strides: readonly number[][]): { sha
       });
     } else {
       s.push(d);
-      strides.forEach((row, r) => (st[r] as number[]).push(row[i] as number));
+      strides.forEach((row, r) => {
+        (st[r] as number[]).push(row[i] as number);
+      });
     }
   });
   return { shape: s, strides: st };
@@ -129,7 +131,7 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
   // registers are numbered once inputs and constants are known: collect symbolic operands first
   type Operand = { kind: 'input' | 'constant' | 'temp'; index: number };
   const pending: { op: KOpCode; a: Operand; b: Operand }[] = [];
-  const valueOf = new Map<OutDataAnchor, Operand>();
+  const valueAt = new Map<OutDataAnchor, Operand>();
   const constantIndex = (value: number): number => {
     const key = Object.is(value, -0) ? '-0' : String(Math.fround(value));
     let c = constantRegs.get(key);
@@ -140,7 +142,7 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
     return c;
   };
   const regOfAnchor = (a: OutDataAnchor): Operand => {
-    const known = valueOf.get(a);
+    const known = valueAt.get(a);
     if (known) return known;
     const scalar = scalarOf(a);
     let operand: Operand;
@@ -148,7 +150,7 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
       const c = constantIndex(scalar);
       operand = { kind: 'constant', index: c };
     } else operand = { kind: 'input', index: inputs.push(a) - 1 };
-    valueOf.set(a, operand);
+    valueAt.set(a, operand);
     return operand;
   };
   const operands: Operand[] = [];
@@ -167,7 +169,7 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
   for (const node of members) {
     const regs = node.inData.map((a) => {
       if (!a.peer) return undefined;
-      const operand = inSet.has(a.peer.node) ? (valueOf.get(a.peer) as Operand) : regOfAnchor(a.peer);
+      const operand = inSet.has(a.peer.node) ? (valueAt.get(a.peer) as Operand) : regOfAnchor(a.peer);
       operands.push(operand);
       return operands.length - 1;
     });
@@ -178,14 +180,14 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
       attrs: createAttrReader(node.opDesc.attrs),
     });
     if (result === undefined) return undefined;
-    valueOf.set(node.outData[0] as OutDataAnchor, operands[result] as Operand);
+    valueAt.set(node.outData[0] as OutDataAnchor, operands[result] as Operand);
   }
   if (inputs.length === 0) return undefined;
   const first = inputs.length + constants.length;
   const reg = (o: Operand): number =>
     o.kind === 'input' ? o.index : o.kind === 'constant' ? (o.index < 0 ? 0 : inputs.length + o.index) : first + o.index;
   for (const p of pending) instructions.push({ op: p.op, a: reg(p.a), b: p.b.index < 0 && p.b.kind === 'constant' ? 0 : reg(p.b) });
-  const out = valueOf.get(sink.outData[0] as OutDataAnchor) as Operand;
+  const out = valueAt.get(sink.outData[0] as OutDataAnchor) as Operand;
   let output = reg(out);
   // a sink that is a plain copy of an input still needs an instruction to store
   if (out.kind !== 'temp') {
@@ -295,7 +297,9 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
     }),
     { inputs: kernel.inputs.length, outputs: 1 },
   );
-  kernel.inputs.forEach((a, i) => graph.link(a, node.inData[i] as Node['inData'][number]));
+  kernel.inputs.forEach((a, i) => {
+    graph.link(a, node.inData[i] as Node['inData'][number]);
+  });
   graph.replaceAllUses(sink.outData[0] as OutDataAnchor, node.outData[0] as OutDataAnchor);
   for (const m of members) graph.removeNode(m);
 }
