@@ -8,7 +8,14 @@ import {
   decodeKernelDescription,
   kernelElements,
 } from '@tsge/metadef';
-import { checkOperands, defineKernel, descriptionOf, descriptionRows, interpretDescription } from '@tsge/kernels-js/kernel-support';
+import {
+  checkOperands,
+  defineKernel,
+  descriptionOf,
+  descriptionRows,
+  interpretDescription,
+  outputDims,
+} from '@tsge/kernels-js/kernel-support';
 import { FUSED_ELEMENTWISE } from '@tsge/ops/kernel-support';
 import { type Code, assembleModule } from './emitter.js';
 import { emitExpNonPositive, streamFunction } from './elementwise-module.js';
@@ -180,7 +187,7 @@ export function generatedElementwiseKernel(reference: KernelV1): KernelV1 {
       const inputs = Array.from({ length: ctx.inputCount }, (_, i) => ctx.tensor(i));
       if (!memory || inputs.some((x) => !x || !inMemory(memory, x))) return reference.compute(ctx);
       const d = descriptionOf(ctx);
-      const y = ctx.output(0, d.shape, 'float32');
+      const y = ctx.output(0, outputDims(ctx, d), 'float32');
       if (!inMemory(memory, y)) return reference.compute(ctx);
       const ys = y.data as Float32Array;
       const xs = inputs.map((x) => x?.data as Float32Array);

@@ -32,6 +32,18 @@ export function descriptionOf(ctx: KernelContextV1): KernelDescription {
   return d;
 }
 
+/** The node's output dims (attribute `shape`), which the description may have collapsed. */
+export function outputDims(ctx: KernelContextV1, d: KernelDescription): readonly number[] {
+  const dims = ctx.attrs.ints('shape', d.shape);
+  if (dims.reduce((a, b) => a * b, 1) !== kernelElements(d))
+    throw TsgeError.of('TSGE-E7103', {
+      node: ctx.nodeName,
+      kernel: ctx.nodeName,
+      reason: `shape [${dims.join(',')}] does not hold the description's ${kernelElements(d)} elements`,
+    });
+  return dims;
+}
+
 /** Checks that the tensors a task hands the kernel are the ones its description was made for. */
 export function checkOperands(
   d: KernelDescription,
@@ -163,7 +175,7 @@ export const fusedElementwiseKernel = defineKernel({
   compute(ctx) {
     const d = descriptionOf(ctx);
     const inputs = Array.from({ length: ctx.inputCount }, (_, i) => ctx.tensor(i)?.data as Float32Array | undefined);
-    const y = ctx.output(0, d.shape, 'float32').data as Float32Array;
+    const y = ctx.output(0, outputDims(ctx, d), 'float32').data as Float32Array;
     checkOperands(d, inputs, y, ctx.nodeName);
     const ins = inputs as Float32Array[];
     // the output may share bytes with an input the plan let it reuse: compute into a copy then

@@ -185,7 +185,7 @@ function decodeWords(words: ArrayLike<number>): KernelDescription {
   }
   const output = bounded('output register', 0, first + instructionCount - 1);
   const vectorWidth = next('vector width');
-  if (vectorWidth !== 1 && vectorWidth !== 4) throw new DescriptionProblem(`vector width ${vectorWidth}, expected 1 or 4`);
+  if (vectorWidth !== 1 && vectorWidth !== 4) throw new DescriptionProblem(`vector width ${vectorWidth} outside {1, 4}`);
   if (p !== words.length) throw new DescriptionProblem(`${words.length - p} words after the end`, true);
   return { kind, dtype, shape, inputs, constants, instructions, output, vectorWidth };
 }
