@@ -236,7 +236,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   options.onProgress?.({ stage: 'done', done: stages.length, total: stages.length });
 
   const first = plans[0] as ExecutionPlan;
-  const fusionNames = new Set(fusionPasses.map((p) => p.name));
+  const fusionNames = new Set([...fusionPasses, autoFusionPass].map((p) => p.name));
   const fusions: Record<string, number> = {};
   for (const [name, value] of Object.entries(manager.counters)) if (fusionNames.has(name)) fusions[name] = value;
   const summary: CompileSummary = {

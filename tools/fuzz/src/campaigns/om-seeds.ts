@@ -34,7 +34,7 @@ const MODELS = [
     'test_cast_FLOAT_to_DOUBLE',
     'test_where_example',
     // elementwise chains: their .om files carry generated kernels (descriptions in KERNELS)
-    'test_hardswish_expanded',
+    'test_swish_expanded',
     'test_gelu_default_1_expanded',
   ].map((t) => `onnx-backend/node/${t}/model.onnx`),
 ];

@@ -1,5 +1,5 @@
 import type { Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
-import { GraphBuilder, attr, createKernelRegistryOf, createTensor, decodeKernelDescription } from '@tsge/metadef';
+import { GraphBuilder, KOp, attr, createKernelRegistryOf, createTensor, decodeKernelDescription } from '@tsge/metadef';
 import { interpretGraph, jsKernelLibrary } from '@tsge/kernels-js';
 import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +82,21 @@ describe('auto-fusion', () => {
       [30, 1],
       [1, 0],
     ]);
+  });
+
+  it('fuses x · Sigmoid(alpha · x) (SiLU/Swish as exporters write it) into one kernel', () => {
+    for (const alpha of [1, 1.5]) {
+      const b = new GraphBuilder('swish', { ops });
+      const x = b.input('x', 'float32', [2, 3]);
+      const scaled = b.op('Mul', [b.constant('alpha', createTensor('float32', [1], Float32Array.of(alpha))), x], { name: 'scale' });
+      b.output(b.op('Mul', [b.op('Sigmoid', [scaled], { name: 'sig' }), x], { name: 'mul' }), 'y');
+      const r = fuseAndCompare(b.build(), { x: tensor([2, 3], 5, 4) });
+      expect(r.types).toEqual(['FusedElementwise']);
+      const words = r.fused[0]?.opDesc.attrs.get('description');
+      const d = decodeKernelDescription(words?.kind === 'ints' ? words.value : [], 'swish');
+      expect(d.constants).toEqual([alpha]);
+      expect(d.instructions.map((i) => i.op)).toEqual([KOp.mul, KOp.sigmoid, KOp.mul]);
+    }
   });
 
   it('leaves a producer with a consumer outside the group and single ops alone', () => {
