@@ -2,7 +2,6 @@ import {
   type AttrSpec,
   type InferenceContextV1,
   type OpDefinitionV1,
-  type OpPatternKind,
   type ParamSpec,
   type TypeConstraint,
   ONNX_DOMAIN,
@@ -21,7 +20,7 @@ export interface OpSpec {
   readonly typeConstraints?: readonly TypeConstraint[];
   readonly infer: (ctx: InferenceContextV1) => void;
   /** Fusion pattern kind; ONNX ops default to the table in common/fusion-patterns.ts. */
-  readonly pattern?: OpPatternKind;
+  readonly pattern?: OpDefinitionV1['pattern'];
 }
 
 /** Builds an op definition with empty defaults for omitted schema parts; inference first checks the inputs of each type variable agree. */

@@ -47,7 +47,8 @@ export const KOp = {
   /** a > b ? b : a: an upper clamp that keeps NaN of a (Clip's max) */
   clampHi: 41,
 } as const;
-export type KOpCode = (typeof KOp)[keyof typeof KOp];
+/** An op code of `KOp` (a number: descriptions are validated against the known codes on read). */
+export type KOpCode = number;
 const OPCODES = new Set<number>(Object.values(KOp));
 export const isUnaryKOp = (op: number): boolean => op >= 1 && op < 32;
 
@@ -65,8 +66,10 @@ export interface KernelInputDesc {
 }
 
 export interface KernelDescription {
-  readonly kind: typeof KernelKind.elementwise;
-  readonly dtype: typeof KernelDtype.float32;
+  /** `KernelKind.elementwise` */
+  readonly kind: 1;
+  /** `KernelDtype.float32` */
+  readonly dtype: 1;
   readonly shape: readonly number[];
   readonly inputs: readonly KernelInputDesc[];
   /** float32 constants (registers after the inputs). */
@@ -143,8 +146,8 @@ function decodeWords(words: ArrayLike<number>): KernelDescription {
   if (next('magic') !== KERNEL_DESCRIPTION_MAGIC) throw new DescriptionProblem('bad magic', true);
   const version = next('version');
   if (version !== KERNEL_DESCRIPTION_VERSION) throw new DescriptionProblem(`version ${version}, known ${KERNEL_DESCRIPTION_VERSION}`, true);
-  const kind = bounded('kind', KernelKind.elementwise, KernelKind.elementwise) as typeof KernelKind.elementwise;
-  const dtype = bounded('dtype', KernelDtype.float32, KernelDtype.float32) as typeof KernelDtype.float32;
+  const kind = bounded('kind', KernelKind.elementwise, KernelKind.elementwise) as 1;
+  const dtype = bounded('dtype', KernelDtype.float32, KernelDtype.float32) as 1;
   const rank = bounded('rank', 1, KERNEL_LIMITS.rank);
   const shape: number[] = [];
   let elements = 1;
@@ -181,7 +184,7 @@ function decodeWords(words: ArrayLike<number>): KernelDescription {
     const defined = first + i - 1;
     const a = bounded(`instruction ${i} operand a`, 0, defined);
     const b = isUnaryKOp(op) ? bounded(`instruction ${i} operand b`, 0, 0) : bounded(`instruction ${i} operand b`, 0, defined);
-    instructions.push({ op: op as KOpCode, a, b });
+    instructions.push({ op, a, b });
   }
   const output = bounded('output register', 0, first + instructionCount - 1);
   const vectorWidth = next('vector width');

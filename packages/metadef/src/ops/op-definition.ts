@@ -84,7 +84,7 @@ export class InferenceError extends Error {
  * slice), `reduction`, `out-elemwise-fusable` (Conv, MatMul, Gemm: an elementwise epilogue can
  * fuse into their store) and `opaque` (nothing fuses across it). Absent means opaque.
  */
-export type OpPatternKind = 'elementwise' | 'broadcast' | 'injective' | 'reduction' | 'out-elemwise-fusable' | 'opaque';
+export type OpPatternKind = NonNullable<OpDefinitionV1['pattern']>;
 
 /**
  * An operator definition: schema plus one inference function. Versioned (`specVersion: 'v1'`) so
@@ -105,6 +105,6 @@ export interface OpDefinitionV1 {
   infer(ctx: InferenceContextV1): void;
   /** Optional schema checks beyond types and arity; returns diagnostics. */
   validate?(ctx: InferenceContextV1): readonly Diagnostic[];
-  /** The op's fusion pattern kind (absent: opaque). */
-  readonly pattern?: OpPatternKind;
+  /** The op's fusion pattern kind (absent: opaque); see `OpPatternKind`. Written out so re-exports of this interface need no extra type. */
+  readonly pattern?: 'elementwise' | 'broadcast' | 'injective' | 'reduction' | 'out-elemwise-fusable' | 'opaque';
 }

@@ -1,4 +1,4 @@
-import type { Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
+import type { AttrValue, Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
 import { GraphBuilder, KOp, attr, createKernelRegistryOf, createTensor, decodeKernelDescription } from '@tsge/metadef';
 import { interpretGraph, jsKernelLibrary } from '@tsge/kernels-js';
 import { createDefaultOpRegistry } from '@tsge/ops';
@@ -170,7 +170,8 @@ describe('auto-fusion', () => {
       const pick = values[rand(values.length)] as Value;
       if (rand(2) === 0) {
         const type = UNARY[rand(UNARY.length)] as string;
-        const attrs = type === 'LeakyRelu' ? { alpha: attr.float(0.1) } : type === 'Swish' ? { alpha: attr.float(1.5) } : {};
+        const attrs: Record<string, AttrValue> =
+          type === 'LeakyRelu' ? { alpha: attr.float(0.1) } : type === 'Swish' ? { alpha: attr.float(1.5) } : {};
         // Sqrt and Reciprocal on |v| + 0.5 so both runs see the same finite values
         const arg =
           type === 'Sqrt' || type === 'Reciprocal'
