@@ -82,6 +82,18 @@ describe('atc', () => {
     expect(JSON.parse(readFileSync(json, 'utf8')).header.modelName).toBe('mnist');
   });
 
+  it('lists generated kernels and the fused groups with --mode=6', async () => {
+    const output = join(dir, 'swish');
+    const model = join(testdata, 'onnx-backend/node/test_swish_expanded/model.onnx');
+    expect((await run([`--model=${model}`, `--output=${output}`, '--log=null'])).code).toBe(0);
+    const six = await run(['--mode=6', `--om=${output}.om`]);
+    expect(six.code).toBe(0);
+    expect(six.out).toContain('0 WebAssembly, 1 generated');
+    // Swish written out, x · Sigmoid(alpha · x): op codes over the input and the constant alpha
+    expect(six.out).toContain('kernel 0: elementwise float32[3], 1 inputs (strides [1]), 1 constants, 3 ops: mul sigmoid mul');
+    expect(six.out).toContain('fused groups: 1\n  Mul_4_fused (kernel 0): Mul_2, Sigmoid_3, Mul_4\n');
+  });
+
   it('recognises an ONNX file without its extension and dumps a model as JSON', async () => {
     const renamed = join(dir, 'model.bin');
     writeFileSync(renamed, readFileSync(join(testdata, 'models/onnx/mnist.onnx')));

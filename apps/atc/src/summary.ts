@@ -1,5 +1,30 @@
 import type { compileModel } from '@tsge/ge';
+import { type KernelDescription, KOp, TSGE_DOMAIN } from '@tsge/metadef';
 import type { OmModel } from '@tsge/om';
+
+const OP_NAMES = new Map<number, string>(Object.entries(KOp).map(([name, code]) => [code, name]));
+
+/** One line per generated kernel: shape, inputs (strides; 0 = broadcast), the expression's op codes. */
+function kernelLines(descriptions: readonly KernelDescription[]): string[] {
+  return descriptions.map((d, i) => {
+    const inputs = d.inputs.map((x) => `[${x.strides.join(',')}]`).join(' ');
+    const ops = d.instructions.map((ins) => OP_NAMES.get(ins.op) ?? String(ins.op)).join(' ');
+    return `  kernel ${i}: elementwise float32[${d.shape.join(',')}], ${d.inputs.length} inputs (strides ${inputs}), ${d.constants.length} constants, ${d.instructions.length} ops: ${ops}`;
+  });
+}
+
+/** One line per fused group: the generated-kernel node, its kernel and the nodes it replaced. */
+function groupLines(model: OmModel): string[] {
+  const lines: string[] = [];
+  for (const node of model.graph.nodes) {
+    if (node.opDesc.domain !== TSGE_DOMAIN || node.type !== 'FusedElementwise') continue;
+    const kernel = node.opDesc.attrs.get('kernel');
+    const fused = node.opDesc.attrs.get('fused_nodes');
+    const names = fused?.kind === 'strings' ? fused.value.join(', ') : '?';
+    lines.push(`  ${node.name} (kernel ${kernel?.kind === 'int' ? kernel.value : '?'}): ${names}`);
+  }
+  return lines;
+}
 
 type CompileSummary = Awaited<ReturnType<typeof compileModel>>['summary'];
 
@@ -37,8 +62,14 @@ export function formatOmSummary(model: OmModel, path: string): string {
     `${path}: tsge .om v${h.formatVersion}, model ${h.modelName}, target ${h.target}${h.flags.dynamic ? ', dynamic' : ''}${h.flags.gears ? ', gears' : ''}`,
     `inputs:  ${model.ioInfo.inputs.map((i) => `${i.name} ${i.dtype}[${i.shape.join(',')}]`).join('; ')}`,
     `outputs: ${model.ioInfo.outputs.map((i) => `${i.name} ${i.dtype}[${i.shape.join(',')}]`).join('; ')}`,
-    `weights: ${formatBytes(model.weights.length)}, kernels: ${model.kernels.length}, graph nodes: ${model.graph.nodeCount}`,
+    `weights: ${formatBytes(model.weights.length)}, kernels: ${model.kernels.length} WebAssembly, ${model.kernelDescriptions?.length ?? 0} generated, graph nodes: ${model.graph.nodeCount}`,
   ];
+  const descriptions = model.kernelDescriptions ?? [];
+  if (descriptions.length > 0) {
+    lines.push('generated kernels:', ...kernelLines(descriptions));
+    const groups = groupLines(model);
+    lines.push(`fused groups: ${groups.length}`, ...groups);
+  }
   model.taskInfo.plans.forEach((p, i) => {
     const tasks = p.streams.reduce((n, s) => n + s.tasks.filter((t) => t.kind === 'kernel').length, 0);
     const gear = p.gear ? ` gear ${JSON.stringify(p.gear)}` : '';

@@ -1,5 +1,15 @@
 import type { Diagnostic, Graph, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
-import { CONST, DATA, NET_OUTPUT, TsgeError, createTensorDesc, diagnostic, isStaticShape, verifyGraph } from '@tsge/metadef';
+import {
+  CONST,
+  DATA,
+  NET_OUTPUT,
+  TsgeError,
+  createTensorDesc,
+  diagnostic,
+  encodeKernelDescription,
+  isStaticShape,
+  verifyGraph,
+} from '@tsge/metadef';
 import type { ExecutionPlan, IoInfo, IoTensorInfo, OmWriteInput } from '@tsge/om';
 import { checkPlanIo, writeOm } from '@tsge/om';
 import { createKernelRegistryOf } from '@tsge/metadef';
@@ -11,6 +21,8 @@ import { layoutWeights, stripConstValues } from './build/weights.js';
 import { graphDumper } from './dump.js';
 import { builtinFusionPasses } from './fusion/builtin.js';
 import { registerFusedOps } from './fusion/fused-ops.js';
+import { autoFusionPass } from './fusion/auto/auto-fusion.js';
+import { kernelsOfGraph } from './fusion/auto/kernel-table.js';
 import { fusionAsPass } from './fusion/matcher.js';
 import type { CompileOptions, CompileResult, CompileSummary } from './options.js';
 import { PassManager } from './pass-manager.js';
@@ -30,7 +42,7 @@ export function builtinPassNames(): string[] {
   const symbols = symbolSource();
   const kernels = createKernelRegistryOf([jsKernelLibrary]);
   const ops = createDefaultOpRegistry();
-  return [...optimizePasses(kernels, symbols), ...builtinFusionPasses(ops, kernels)]
+  return [...optimizePasses(kernels, symbols), ...builtinFusionPasses(ops, kernels), autoFusionPass]
     .map((p) => p.name)
     .concat('infer-shapes', 'dead-code-elimination');
 }
@@ -100,7 +112,11 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   const graph = input.clone();
   const nodesBefore = countNodes(graph);
   const fusionPasses = [...builtinFusionPasses(ops, kernels), ...(options.customFusions ?? []).map(fusionAsPass)];
-  const known = new Set([...optimizePasses(kernels, symbols), ...fusionPasses, ...(options.customPasses ?? [])].map((p) => p.name));
+  // generated kernels are specialised to one static shape: gear models keep their ops
+  const gearsWanted = (options.dynamicBatchSizes?.length ?? 0) > 0 || (options.dynamicDims?.length ?? 0) > 0;
+  const known = new Set(
+    [...optimizePasses(kernels, symbols), ...fusionPasses, autoFusionPass, ...(options.customPasses ?? [])].map((p) => p.name),
+  );
   known.add('infer-shapes');
   for (const name of Object.keys(options.optimizationSwitch ?? {}))
     if (!known.has(name)) diagnostics.push(diagnostic('TSGE-E5002', { pass: name }, { option: 'optimization_switch' }));
@@ -144,6 +160,8 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   // after fusion, so Conv+BatchNorm folds in float32 first
   manager.run(graph, precision.afterFusion, 'optimize');
   manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
+  // last of the rewrites: what the pattern fusions and fp16 left elementwise becomes generated kernels
+  if (!gearsWanted) manager.run(graph, [autoFusionPass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));
   throwIfErrors([...diagnostics, ...manager.diagnostics]);
@@ -160,6 +178,8 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   // one stream by default: heavy kernels split into tiles across all threads, and on the bench models a
   // single stream measured as fast as two or faster (no cross-thread event waits)
   const streamLimit = options.enableSingleStream ? 1 : Math.max(1, options.streamLimit ?? 1);
+  // descriptions move to KERNELS; each generated-kernel node keeps the index of its description
+  const kernelDescriptions = kernelsOfGraph(graph);
   const weights = layoutWeights(graph);
   const gearResult = gearsOf(graph, options.dynamicBatchSizes, options.dynamicDims);
   throwIfErrors(gearResult.diagnostics);
@@ -210,6 +230,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
     weights: weights.bytes,
     taskInfo: { version: 1, plans, dynamic, ...(weights.storage ? { weightStorage: weights.storage } : {}) },
     kernels: [],
+    kernelDescriptions,
     ioInfo,
   };
   const om = writeOm(model);
@@ -217,7 +238,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   options.onProgress?.({ stage: 'done', done: stages.length, total: stages.length });
 
   const first = plans[0] as ExecutionPlan;
-  const fusionNames = new Set(fusionPasses.map((p) => p.name));
+  const fusionNames = new Set([...fusionPasses, autoFusionPass].map((p) => p.name));
   const fusions: Record<string, number> = {};
   for (const [name, value] of Object.entries(manager.counters)) if (fusionNames.has(name)) fusions[name] = value;
   const summary: CompileSummary = {
@@ -230,7 +251,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
     events: first.eventCount,
     memory: first.memory,
     weightsBytes: weights.bytes.length,
-    kernelsBytes: 0,
+    kernelsBytes: kernelDescriptions.reduce((sum, d) => sum + encodeKernelDescription(d).length * 4, 0),
     omBytes: om.length,
     stageMilliseconds,
     gears: gearResult.gears.length,

@@ -71,6 +71,10 @@ export type {
   TypedArray,
   Value,
   ValueInfo,
+  KernelDescription,
+  KernelInputDesc,
+  KernelInstruction,
+  KOpCode,
 } from '@tsge/metadef';
 export type {
   ExecutionPlan,

@@ -103,6 +103,10 @@ export type {
   TypeConstraint,
   TypedArray,
   ValueInfo,
+  KernelDescription,
+  KernelInputDesc,
+  KernelInstruction,
+  KOpCode,
 } from '@tsge/metadef';
 export type {
   BuildOptions,

@@ -54,6 +54,10 @@ export type {
   TensorDesc,
   TensorStorage,
   TypedArray,
+  KernelDescription,
+  KernelInputDesc,
+  KernelInstruction,
+  KOpCode,
 } from '@tsge/metadef';
 export type {
   ExecutionPlan,

@@ -10,6 +10,14 @@ export { transposeInto } from './common/tensor-copy.js';
 export { defineKernel } from './define.js';
 export { applyActivation } from './fused/activation.js';
 export { captureOutput } from './fused/fused-ops.js';
+export {
+  checkOperands,
+  descriptionOf,
+  descriptionRows,
+  fusedElementwiseKernel,
+  interpretDescription,
+  outputDims,
+} from './fused/generated-kernel.js';
 export { runKernelOnHost } from './host/run-on-host.js';
 export { mathKernels } from './math/index.js';
 export { convProblem, type ConvProblem } from './nn/conv.js';

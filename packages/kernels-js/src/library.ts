@@ -1,6 +1,7 @@
 import type { KernelLibraryV1, KernelV1 } from '@tsge/metadef';
 import { controlflowKernels } from './controlflow/index.js';
 import { fusedKernels } from './fused/index.js';
+import { fusedElementwiseKernel } from './fused/generated-kernel.js';
 import { mathKernels } from './math/index.js';
 import { mlKernels } from './ml/index.js';
 import { nnKernels } from './nn/index.js';
@@ -10,7 +11,7 @@ import { transformerKernels } from './transformer/index.js';
 /** Every reference kernel tsge ships (fused ops included), in one explicit list. */
 export function referenceKernels(): readonly KernelV1[] {
   const onnx = [...mathKernels, ...nnKernels, ...tensorKernels, ...transformerKernels, ...controlflowKernels, ...mlKernels];
-  return [...onnx, ...fusedKernels(onnx)];
+  return [...onnx, ...fusedKernels(onnx), fusedElementwiseKernel];
 }
 
 /**

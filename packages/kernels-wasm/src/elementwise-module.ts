@@ -15,7 +15,7 @@ type Body = (code: Code, env: BodyEnv) => void;
  * broadcasts). The body is emitted twice: on f32x4 for the multiples of 4, then on splatted single
  * elements for the tail, so in-place runs (y = in0) never read a lane twice.
  */
-function streamFunction(name: string, inputs: readonly ('vector' | 'scalar')[], floatCount: number, body: Body): FunctionDef {
+export function streamFunction(name: string, inputs: readonly ('vector' | 'scalar')[], floatCount: number, body: Body): FunctionDef {
   const k = inputs.length;
   const y = k;
   const n = k + 1;

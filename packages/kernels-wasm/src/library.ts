@@ -9,6 +9,7 @@ import { gemmPackedTile } from './gemm-packed-tiles.js';
 import { depthwiseTile } from './simd-conv.js';
 import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
+import { generatedElementwiseTile } from './generated-elementwise.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { lrnTile } from './simd-lrn.js';
 import { gemmRowsTile } from './simd-matmul.js';
@@ -30,6 +31,7 @@ export const WASM_TILE_FUNCTIONS = [
   transposeTile,
   matMulNBitsTile,
   ...INT_TILES,
+  generatedElementwiseTile,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {

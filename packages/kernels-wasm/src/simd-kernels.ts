@@ -1,5 +1,5 @@
 import type { KernelV1 } from '@tsge/metadef';
-import { nnKernels, mathKernels, tensorKernels } from '@tsge/kernels-js/kernel-support';
+import { fusedElementwiseKernel, nnKernels, mathKernels, tensorKernels } from '@tsge/kernels-js/kernel-support';
 import { simdBatchNormKernel } from './simd-batch-norm.js';
 import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
 import { simdConvTransposeKernel } from './simd-conv-transpose.js';
@@ -16,6 +16,7 @@ import { simdLayerNormKernel } from './simd-layer-norm.js';
 import { simdLrnKernel } from './simd-lrn.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 import { simdSwishKernel } from './simd-swish.js';
+import { generatedElementwiseKernel } from './generated-elementwise.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
   const k = kernels.find((x) => x.opType === opType && x.name === 'reference');
@@ -42,6 +43,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
+    generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
     ...simdIntConvKernels((opType) => referenceOf(all, opType)),
     ...simdQuantizeKernels((opType) => referenceOf(all, opType)),

@@ -105,8 +105,25 @@ export {
   type ValueInfo,
   type InferenceContextV1,
   type OpDefinitionV1,
+  type OpPatternKind,
   InferenceError,
 } from './ops/op-definition.js';
+export {
+  KERNEL_DESCRIPTION_MAGIC,
+  KERNEL_DESCRIPTION_VERSION,
+  KERNEL_LIMITS,
+  KernelKind,
+  KernelDtype,
+  KOp,
+  type KOpCode,
+  isUnaryKOp,
+  type KernelInstruction,
+  type KernelInputDesc,
+  type KernelDescription,
+  encodeKernelDescription,
+  decodeKernelDescription,
+  kernelElements,
+} from './kernel-ir/kernel-description.js';
 export { type OpRegistry, createOpRegistry, opKey } from './ops/op-registry.js';
 export { type InferNodeOptions, inferNode, valueInfoOf, constValueOf } from './ops/infer-node.js';
 export { type WindowInputs, MAX_WINDOW_VALUE, isWindowOp, windowAttrsProblem } from './ops/window-attrs.js';

@@ -51,4 +51,8 @@ export type {
   TensorDesc,
   TensorStorage,
   TypedArray,
+  KernelDescription,
+  KernelInputDesc,
+  KernelInstruction,
+  KOpCode,
 } from '@tsge/metadef';

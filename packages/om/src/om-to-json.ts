@@ -11,6 +11,7 @@ export function omToJson(model: OmModel): object {
     ioInfo: model.ioInfo,
     weights: { bytes: model.weights.length },
     kernels: model.kernels.map((k) => ({ name: k.name, bytes: k.bytes.length })),
+    kernelDescriptions: (model.kernelDescriptions ?? []).map((d, index) => ({ index, ...d })),
     taskInfo: model.taskInfo,
     graph: graphToJson(model.graph),
   };

@@ -1,4 +1,14 @@
-import { type Diagnostic, type ErrorCode, type Graph, TsgeError, createAttrReader, diagnostic, parseAir } from '@tsge/metadef';
+import {
+  type Diagnostic,
+  type ErrorCode,
+  type Graph,
+  type KernelDescription,
+  TsgeError,
+  createAttrReader,
+  decodeKernelDescription,
+  diagnostic,
+  parseAir,
+} from '@tsge/metadef';
 import { planAttrsProblem, taskAttrsProblem } from './check-task-attrs.js';
 import { crc32 } from './crc32.js';
 import {
@@ -19,6 +29,7 @@ import {
 import type { IoInfo, KernelModule, OmHeader, OmModel, PartitionType, TaskInfo } from './types.js';
 import { checkIoInfo, checkPlanBounds, checkPlanIo, checkTaskInfo } from './validate-json.js';
 import { checkWeightStorage, widenWeights } from './weight-storage.js';
+import { DESCRIPTION_PREFIX } from './write-om.js';
 
 const FORMAT = '.om';
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -67,6 +78,9 @@ export function readOm(bytes: Uint8Array, options: ReadOmOptions = {}): ReadOmRe
     return { model: readChecked(bytes, options.lazyGraph === true, location), diagnostics: [] };
   } catch (e) {
     if (e instanceof OmProblem) return { model: undefined, diagnostics: [diagnostic(e.code, e.args, location)] };
+    // a kernel description that fails validation carries its own code (TSGE-E7100/E7101)
+    if (TsgeError.isInstance(e))
+      return { model: undefined, diagnostics: e.diagnostics.map((d) => ({ ...d, location: { ...d.location, ...location } })) };
     const reason = e instanceof Error ? e.message : String(e);
     return { model: undefined, diagnostics: [diagnostic('TSGE-E2006', { format: FORMAT, reason: `unreadable: ${reason}` }, location)] };
   }
@@ -84,7 +98,7 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
   };
   const taskInfo = readJson(part('TASK_INFO'), 'TASK_INFO', checkTaskInfo) as TaskInfo;
   const ioInfo = readJson(part('IO_INFO'), 'IO_INFO', checkIoInfo) as IoInfo;
-  const kernels = readKernels(part('KERNELS'));
+  const { kernels, kernelDescriptions } = splitKernels(readKernels(part('KERNELS')));
   const weights = deviceWeights(part('WEIGHTS'), taskInfo);
   taskInfo.plans.forEach((plan, i) => {
     const bad = checkPlanBounds(plan, weights.length, i) ?? checkPlanIo(plan, ioInfo, i) ?? planAttrsProblem(plan);
@@ -98,9 +112,9 @@ function readChecked(bytes: Uint8Array, lazyGraph: boolean, location: { file: st
     return graph;
   };
   const selfContained = tasksCarryAttributes(taskInfo);
-  if (!lazyGraph || !selfContained) return { header, graph: decodeGraph(), weights, taskInfo, kernels, ioInfo };
+  if (!lazyGraph || !selfContained) return { header, graph: decodeGraph(), weights, taskInfo, kernels, kernelDescriptions, ioInfo };
   let graph: Graph | undefined;
-  const model = { header, weights, taskInfo, kernels, ioInfo } as Omit<OmModel, 'graph'>;
+  const model = { header, weights, taskInfo, kernels, kernelDescriptions, ioInfo } as Omit<OmModel, 'graph'>;
   Object.defineProperty(model, 'graph', {
     enumerable: true,
     get(): Graph {
@@ -240,6 +254,30 @@ export function readKernels(bytes: Uint8Array, partition: 'KERNELS' | 'FLOW_SUBM
   }
   if (p !== bytes.length) problem(`${partition} partition has trailing bytes`);
   return modules;
+}
+
+/**
+ * Separates the kernel descriptions (modules `description:<i>`, in order) from WebAssembly
+ * modules, and validates each description: a bad one is a coded error, never a kernel.
+ */
+function splitKernels(modules: readonly KernelModule[]): { kernels: KernelModule[]; kernelDescriptions: KernelDescription[] } {
+  const kernels: KernelModule[] = [];
+  const kernelDescriptions: KernelDescription[] = [];
+  for (const m of modules) {
+    if (!m.name.startsWith(DESCRIPTION_PREFIX)) {
+      kernels.push(m);
+      continue;
+    }
+    const where = `KERNELS ${JSON.stringify(m.name)}`;
+    if (m.name !== `${DESCRIPTION_PREFIX}${kernelDescriptions.length}`)
+      throw TsgeError.of('TSGE-E7100', { kernel: where, reason: `expected description:${kernelDescriptions.length} at this place` });
+    if (m.bytes.length % 4 !== 0)
+      throw TsgeError.of('TSGE-E7100', { kernel: where, reason: `${m.bytes.length} bytes, not whole int32 words` });
+    const view = new DataView(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
+    const words = Array.from({ length: m.bytes.length / 4 }, (_, i) => view.getInt32(i * 4, true));
+    kernelDescriptions.push(decodeKernelDescription(words, where));
+  }
+  return { kernels, kernelDescriptions };
 }
 
 function readGraph(bytes: Uint8Array, modelName: string): Graph {

@@ -1,4 +1,4 @@
-import type { DataType, Dim, Graph } from '@tsge/metadef';
+import type { KernelDescription, DataType, Dim, Graph } from '@tsge/metadef';
 
 /** Partitions of an .om file (GE's ModelPartitionType, reduced to what tsge stores). */
 export type PartitionType = 'MODEL_DEF' | 'WEIGHTS' | 'TASK_INFO' | 'KERNELS' | 'IO_INFO' | 'FLOW_MODEL' | 'FLOW_SUBMODEL';
@@ -133,7 +133,13 @@ export interface OmModel {
   /** WEIGHTS: 64-byte aligned constants; Const nodes carry `_weight_offset`/`_weight_bytes`. */
   weights: Uint8Array;
   taskInfo: TaskInfo;
+  /** KERNELS: WebAssembly modules (compiled only with the user's opt-in). */
   kernels: KernelModule[];
+  /**
+   * KERNELS: generated kernels as validated descriptions (numbers and op codes, see metadef's
+   * kernel IR); a `tsge::FusedElementwise` node's attribute `kernel` is an index into this list.
+   */
+  kernelDescriptions?: readonly KernelDescription[];
   ioInfo: IoInfo;
 }
 

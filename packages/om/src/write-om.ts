@@ -15,6 +15,10 @@ import {
   alignUp,
 } from './layout.js';
 import type { KernelModule, OmWriteInput, PartitionType } from './types.js';
+import { type KernelDescription, encodeKernelDescription } from '@tsge/metadef';
+
+/** Name prefix of a KERNELS module that is a kernel description, not WebAssembly. */
+export const DESCRIPTION_PREFIX = 'description:';
 
 const encoder = new TextEncoder();
 
@@ -24,7 +28,7 @@ export function writeOm(model: OmWriteInput): Uint8Array {
     ['MODEL_DEF', serializeAir(model.graph, { modelName: model.modelName })],
     ['WEIGHTS', model.weights],
     ['TASK_INFO', encoder.encode(JSON.stringify(model.taskInfo))],
-    ['KERNELS', encodeKernels(model.kernels)],
+    ['KERNELS', encodeKernels([...model.kernels, ...descriptionModules(model.kernelDescriptions ?? [])])],
     ['IO_INFO', encoder.encode(JSON.stringify(model.ioInfo))],
   ];
   const flags = (model.flags.dynamic ? FLAG_DYNAMIC : 0) | (model.flags.gears ? FLAG_GEARS : 0);
@@ -75,6 +79,19 @@ function fixedString(value: string, size: number): Uint8Array {
     bytes = bytes.subarray(0, end);
   }
   return bytes;
+}
+
+/** Kernel descriptions as KERNELS modules named `description:<index>` holding little-endian int32 words. */
+function descriptionModules(descriptions: readonly KernelDescription[]): KernelModule[] {
+  return descriptions.map((d, i) => {
+    const words = encodeKernelDescription(d);
+    const bytes = new Uint8Array(words.length * 4);
+    const view = new DataView(bytes.buffer);
+    words.forEach((w, j) => {
+      view.setInt32(j * 4, w, true);
+    });
+    return { name: `${DESCRIPTION_PREFIX}${i}`, bytes };
+  });
 }
 
 /** KERNELS (and FLOW_SUBMODEL): u32 count, then per module u32 name length, name (UTF-8), u32 byte length, bytes. */

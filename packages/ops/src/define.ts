@@ -6,6 +6,7 @@ import {
   type TypeConstraint,
   ONNX_DOMAIN,
 } from '@tsge/metadef';
+import { onnxPatternKind } from './common/fusion-patterns.js';
 import { checkTypeVars } from './common/type-vars.js';
 
 export interface OpSpec {
@@ -18,10 +19,13 @@ export interface OpSpec {
   readonly attributes?: readonly AttrSpec[];
   readonly typeConstraints?: readonly TypeConstraint[];
   readonly infer: (ctx: InferenceContextV1) => void;
+  /** Fusion pattern kind; ONNX ops default to the table in common/fusion-patterns.ts. */
+  readonly pattern?: OpDefinitionV1['pattern'];
 }
 
 /** Builds an op definition with empty defaults for omitted schema parts; inference first checks the inputs of each type variable agree. */
 export function defineOp(spec: OpSpec): OpDefinitionV1 {
+  const pattern = spec.pattern ?? (spec.domain === undefined || spec.domain === ONNX_DOMAIN ? onnxPatternKind(spec.type) : undefined);
   return {
     specVersion: 'v1',
     domain: spec.domain ?? ONNX_DOMAIN,
@@ -32,6 +36,7 @@ export function defineOp(spec: OpSpec): OpDefinitionV1 {
     outputs: spec.outputs ?? [],
     attributes: spec.attributes ?? [],
     typeConstraints: spec.typeConstraints ?? [],
+    ...(pattern ? { pattern } : {}),
     infer: (ctx) => {
       checkTypeVars(ctx, spec.inputs ?? [], spec.typeConstraints ?? []);
       spec.infer(ctx);

@@ -3,7 +3,7 @@
 import type { OpDefinitionV1, OpRegistry } from '@tsge/metadef';
 import { createOpRegistry } from '@tsge/metadef';
 import { controlflowOps } from './controlflow/index.js';
-import { fusedDefinitions, quantizedAddDefinition, requantizedConvDefinition } from './fused/index.js';
+import { fusedDefinitions, fusedElementwiseDefinition, quantizedAddDefinition, requantizedConvDefinition } from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
 import { nnOps } from './nn/index.js';
@@ -50,12 +50,14 @@ export {
   fusedDefinitions,
   REQUANTIZED_CONV,
   QUANTIZED_ADD,
+  FUSED_ELEMENTWISE,
+  fusedElementwiseDefinition,
 } from './fused/index.js';
 
 /** Every op definition tsge ships: the ONNX op set plus the `tsge` fused ops. */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
   const onnx = [...mathOps, ...nnOps, ...tensorOps, ...transformerOps, ...controlflowOps, ...mlOps];
-  return [...onnx, ...fusedDefinitions(onnx), requantizedConvDefinition, quantizedAddDefinition];
+  return [...onnx, ...fusedDefinitions(onnx), requantizedConvDefinition, quantizedAddDefinition, fusedElementwiseDefinition];
 }
 /** A fresh registry holding every op definition. */
 export function createDefaultOpRegistry(): OpRegistry {

@@ -16,6 +16,7 @@ export { scanAxes, isScan8 } from './controlflow/if-loop-scan.js';
 export { controlflowOps } from './controlflow/index.js';
 export { dtypeAttr } from './controlflow/sequence.js';
 export { EXTRA_BIAS, FUSED_BASE_OF, FUSED_CONV } from './fused/fused-ops.js';
+export { FUSED_ELEMENTWISE } from './fused/fused-elementwise.js';
 export { REQUANTIZED_CONV } from './fused/requantized-conv.js';
 export { QUANTIZED_ADD } from './fused/quantized-add.js';
 export { IMPLS as bitwiseIMPLS } from './math/bitwise.js';

@@ -164,13 +164,17 @@ describe('memory plan', () => {
     const right = b.op('Tanh', [b.op('Neg', [x], { name: 'r1' })], { name: 'r2' });
     b.output(b.op('Add', [left, right], { name: 'join' }), 'y');
     const graph = b.build();
-    const two = (await compile(graph, { ops, kernels, streamLimit: 2 })).model.taskInfo.plans[0] as ExecutionPlan;
+    // auto-fusion would make the whole graph one generated kernel: the branches stay ops here
+    const noFusion = { 'auto-fusion': false };
+    const two = (await compile(graph, { ops, kernels, streamLimit: 2, optimizationSwitch: noFusion })).model.taskInfo
+      .plans[0] as ExecutionPlan;
     expect(two.streams.filter((s) => s.tasks.length > 0)).toHaveLength(2);
     expect(two.eventCount).toBe(1);
     const kinds = two.streams.flatMap((s) => s.tasks.map((t) => t.kind));
     expect(kinds.filter((k) => k === 'record')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'wait')).toHaveLength(1);
-    const one = (await compile(graph, { ops, kernels, enableSingleStream: true })).model.taskInfo.plans[0] as ExecutionPlan;
+    const one = (await compile(graph, { ops, kernels, enableSingleStream: true, optimizationSwitch: noFusion })).model.taskInfo
+      .plans[0] as ExecutionPlan;
     expect(one.streams.filter((s) => s.tasks.length > 0)).toHaveLength(1);
     expect(one.eventCount).toBe(0);
   });

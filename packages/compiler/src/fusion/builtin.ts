@@ -5,15 +5,19 @@ import { convAffineFusion } from './conv-affine.js';
 import { convBatchNormFusion } from './conv-batchnorm.js';
 import { fusedActivationFusions } from './fused-activation.js';
 import { geluFusion, layerNormFusion } from './decomposed.js';
-import { rmsNormFusion, swishFusion } from './decomposed-more.js';
+import { rmsNormFusion } from './decomposed-more.js';
 import { hardSigmoidFusion, hardSwishFusion } from './hard-swish.js';
 import { matmulAddFusion } from './matmul-add.js';
 import { qlinearConvFusion } from './qlinear-conv.js';
 import { requantizedConvFusion } from './requantized-conv.js';
-import { scaleResidualFusion } from './scale-residual.js';
 import { fusionAsPass } from './matcher.js';
 
-/** Built-in fusions, in the order they run (ONNX-domain rewrites at O2, tsge fused ops at O3). */
+/**
+ * Built-in fusions, in the order they run (ONNX-domain rewrites at O2, tsge fused ops at O3). Chains
+ * of elementwise ops (x · Sigmoid(x), x + x · s, …) are not patterns here: the `auto-fusion` pass
+ * generates one kernel for each; the activations below stay patterns because they fuse into a
+ * Conv's or MatMul's own epilogue.
+ */
 export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): FusionPassV1[] {
   const supported = (type: string, domain = 'ai.onnx') =>
     ops.has(type, domain) && kernels.find(type, domain, 'float32', ['reference']) !== undefined;
@@ -23,13 +27,11 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     geluFusion(supported),
     layerNormFusion(supported),
     rmsNormFusion(supported),
-    swishFusion(supported),
     hardSigmoidFusion(supported),
     hardSwishFusion(supported),
     // after the activation rewrites, so Clip(Conv + 3, 0, 6) / 6 stays a HardSigmoid of the Conv
     convAffineFusion,
     affineConvFusion,
-    scaleResidualFusion(supported),
     // what the Convs could not absorb
     affineBatchNormFusion(supported),
     ...fusedActivationFusions(supported),

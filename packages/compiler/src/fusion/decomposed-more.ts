@@ -1,49 +1,8 @@
-import type { FusionMatch, FusionPassV1, Node } from '@tsge/metadef';
-import { attr, constValueOf, createOpDesc } from '@tsge/metadef';
+import type { FusionPassV1, Node } from '@tsge/metadef';
+import { attr, createOpDesc } from '@tsge/metadef';
 import { uniqueName } from '../graph-utils.js';
 import { replaceMatchWith } from './matcher.js';
 import { constNumbers, descOf, isConstScalar, pattern } from './patterns.js';
-
-const silu = pattern('silu', 1, (op, x) => [op('Mul', [x[0], op('Sigmoid', [x[0]], 'sigmoid')], 'mul')]);
-// x * Sigmoid(alpha * x), as paddle2onnx writes Swish (often with alpha 1)
-const swishScaled = pattern('swish-scaled', 2, (op, x) => [
-  op('Mul', [x[0], op('Sigmoid', [op('Mul', [x[0], x[1]], 'scale')], 'sigmoid')], 'mul'),
-]);
-
-/** alpha of `x * Sigmoid(alpha * x)`: a one-element float32 constant that cannot broadcast x to a larger shape. */
-function swishAlpha(m: FusionMatch): number | undefined {
-  if (m.pattern === 'silu') return 1;
-  const t = constValueOf(m.inputs[1]?.node);
-  const shape = descOf(m.inputs[0])?.shape;
-  if (t?.type !== 'float32' || t.data.length !== 1 || !shape) return undefined;
-  return t.dims.length === 0 || (shape[0] !== -2 && t.dims.length <= shape.length) ? (t.data[0] as number) : undefined;
-}
-
-/** x * Sigmoid(x) (SiLU) and x * Sigmoid(alpha * x) become Swish. */
-export function swishFusion(supported: (type: string) => boolean): FusionPassV1 {
-  return {
-    specVersion: 'v1',
-    name: 'swish',
-    level: 2,
-    patterns: () => [silu, swishScaled],
-    requirements: (m) => supported('Swish') && descOf(m.inputs[0])?.dtype === 'float32' && swishAlpha(m) !== undefined,
-    replace(m, graph) {
-      const mul = m.nodes.get('mul') as Node;
-      const swish = graph.addNode(
-        createOpDesc({
-          name: uniqueName(graph, `${mul.name}_swish`),
-          type: 'Swish',
-          attrs: [['alpha', attr.float(swishAlpha(m) ?? 1)]],
-          outputDescs: [...mul.opDesc.outputDescs.slice(0, 1)],
-          outputNames: [mul.opDesc.outputNames[0] ?? mul.name],
-        }),
-        { inputs: 1, outputs: 1 },
-      );
-      replaceMatchWith(graph, m, swish, [m.inputs[0]]);
-      return [swish];
-    },
-  };
-}
 
 // x / sqrt(mean(x^2) + eps) * gamma, or x * reciprocal(sqrt(...)) * gamma, over the last axis
 const rmsDiv = pattern('rms-norm', 5, (op, x) => {

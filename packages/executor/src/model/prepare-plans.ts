@@ -1,5 +1,16 @@
 import type { AttrValue, Diagnostic, Graph, Node } from '@tsge/metadef';
-import { DTYPE_BYTES, diagnostic, isDataType, isStaticShape, opsetOf, shapeSize } from '@tsge/metadef';
+import {
+  DTYPE_BYTES,
+  TSGE_DOMAIN,
+  attr,
+  diagnostic,
+  encodeKernelDescription,
+  isDataType,
+  isStaticShape,
+  opsetOf,
+  shapeSize,
+} from '@tsge/metadef';
+import { FUSED_ELEMENTWISE } from '@tsge/ops';
 import type { OmModel, Task, TensorRef } from '@tsge/om';
 import type { CallTask, KernelCall, PlanDraft, PlanStream } from './kernel-call.js';
 
@@ -91,7 +102,7 @@ export function preparePlans(model: OmModel, nodes: () => ReadonlyMap<string, No
       const tasks: CallTask[] = [];
       for (const task of stream.tasks) {
         const call = prepareTask(task, planIndex, plan.eventCount, nodes, report, checkRef);
-        if (call) tasks.push(call);
+        if (call) tasks.push(call.kind === 'kernel' ? { kind: 'kernel', kernel: withDescription(call.kernel, model, diagnostics) } : call);
       }
       streams.push({ streamId: stream.id, tasks });
     }
@@ -111,6 +122,25 @@ export function preparePlans(model: OmModel, nodes: () => ReadonlyMap<string, No
     });
   });
   return { plans, diagnostics };
+}
+
+/**
+ * A generated-kernel call gets its description from the model's KERNELS (validated on read) as
+ * attribute `description`, so every thread's kernel finds it in the call alone.
+ */
+function withDescription(call: KernelCall, model: OmModel, diagnostics: Diagnostic[]): KernelCall {
+  if (call.opType !== FUSED_ELEMENTWISE || call.domain !== TSGE_DOMAIN) return call;
+  const index = call.attrs.get('kernel');
+  const descriptions = model.kernelDescriptions ?? [];
+  const d = index?.kind === 'int' && Number.isInteger(index.value) ? descriptions[index.value] : undefined;
+  if (!d) {
+    const kernel = index?.kind === 'int' ? String(index.value) : '(no kernel attribute)';
+    diagnostics.push(diagnostic('TSGE-E7102', { node: call.node, kernel, count: descriptions.length }, { node: call.node }));
+    return call;
+  }
+  const attrs = new Map(call.attrs);
+  attrs.set('description', attr.ints(Array.from(encodeKernelDescription(d))));
+  return { ...call, attrs };
 }
 
 function prepareTask(

@@ -183,6 +183,11 @@ export const ErrorCatalog = {
   // weights stored narrow and precision modes (issue 13)
   'TSGE-E7120': '{format}: the weight storage table of TASK_INFO is invalid: {reason}',
   'TSGE-E7121': 'precision mode {mode} is not supported for target {target}: {reason}',
+  // generated kernels: descriptions in the KERNELS partition (issue 13)
+  'TSGE-E7100': 'kernel description {kernel} is malformed: {reason}',
+  'TSGE-E7101': 'kernel description {kernel} is out of range: {reason}',
+  'TSGE-E7102': 'node {node}: generated kernel {kernel} is not in the model ({count} kernel descriptions)',
+  'TSGE-E7103': 'node {node}: generated kernel {kernel} does not match its task: {reason}',
   // adapters / dflow
   'TSGE-E8001': '{message}',
   // dflow (@tsge/dflow): flow graphs, sessions, flow models, deployment

@@ -78,6 +78,15 @@ export class InferenceError extends Error {
 }
 
 /**
+ * How an op's outputs depend on its inputs, as TVM's FuseOps classifies them: `elementwise` (one
+ * output element from the same element of each input), `broadcast` (elementwise with numpy
+ * broadcasting), `injective` (each output element is one input element: reshape, transpose,
+ * slice), `reduction`, `out-elemwise-fusable` (Conv, MatMul, Gemm: an elementwise epilogue can
+ * fuse into their store) and `opaque` (nothing fuses across it). Absent means opaque.
+ */
+export type OpPatternKind = NonNullable<OpDefinitionV1['pattern']>;
+
+/**
  * An operator definition: schema plus one inference function. Versioned (`specVersion: 'v1'`) so
  * op libraries can be published independently of the IR.
  */
@@ -96,4 +105,6 @@ export interface OpDefinitionV1 {
   infer(ctx: InferenceContextV1): void;
   /** Optional schema checks beyond types and arity; returns diagnostics. */
   validate?(ctx: InferenceContextV1): readonly Diagnostic[];
+  /** The op's fusion pattern kind (absent: opaque); see `OpPatternKind`. Written out so re-exports of this interface need no extra type. */
+  readonly pattern?: 'elementwise' | 'broadcast' | 'injective' | 'reduction' | 'out-elemwise-fusable' | 'opaque';
 }

@@ -4,7 +4,7 @@ import { parseOnnx } from '@tsge/parser-onnx';
 import type { FuzzSeed } from '../campaign.js';
 import { readSeeds } from './shared.js';
 
-/** Real models whose `.om` files seed the `.om` campaigns: static and dynamic, control flow, convs, pools, gathers. */
+/** Real models whose `.om` files seed the `.om` campaigns: static and dynamic, control flow, convs, pools, gathers, generated kernels. */
 const MODELS = [
   'models/onnx/mnist.onnx',
   ...[
@@ -33,6 +33,9 @@ const MODELS = [
     'test_layer_normalization_2d_axis0',
     'test_cast_FLOAT_to_DOUBLE',
     'test_where_example',
+    // elementwise chains: their .om files carry generated kernels (descriptions in KERNELS)
+    'test_swish_expanded',
+    'test_gelu_default_1_expanded',
   ].map((t) => `onnx-backend/node/${t}/model.onnx`),
 ];
 

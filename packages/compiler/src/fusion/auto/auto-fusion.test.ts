@@ -1,0 +1,200 @@
+import type { AttrValue, Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
+import { GraphBuilder, KOp, attr, createKernelRegistryOf, createTensor, decodeKernelDescription } from '@tsge/metadef';
+import { interpretGraph, jsKernelLibrary } from '@tsge/kernels-js';
+import { createDefaultOpRegistry } from '@tsge/ops';
+import { describe, expect, it } from 'vitest';
+import { PassManager } from '../../pass-manager.js';
+import { randomFloats } from '../../test-graphs.js';
+import { autoFusionPass } from './auto-fusion.js';
+
+const ops: OpRegistry = createDefaultOpRegistry();
+const kernels = createKernelRegistryOf([jsKernelLibrary]);
+
+/** Runs auto-fusion; the fused graph (generated kernels on the interpreter) must match the unfused one on the reference kernels. */
+function fuseAndCompare(graph: Graph, feeds: Record<string, HostTensor>, tolerance = 1e-6) {
+  const expected = interpretGraph(graph, feeds, { kernels });
+  const manager = new PassManager({ ops, target: 'js', level: 3 });
+  manager.run(graph, [autoFusionPass], 'test');
+  expect(manager.diagnostics).toEqual([]);
+  const actual = interpretGraph(graph, feeds, { kernels });
+  for (const [i, value] of expected.entries()) {
+    const e = value as HostTensor;
+    const a = actual[i] as HostTensor;
+    expect(a.dims).toEqual(e.dims);
+    const ed = e.data as Float32Array;
+    const ad = a.data as Float32Array;
+    for (let k = 0; k < ed.length; k++) {
+      const ev = ed[k] as number;
+      const av = ad[k] as number;
+      if (Number.isNaN(ev)) expect(av).toBeNaN();
+      else expect(Math.abs(av - ev), `output ${i} element ${k}`).toBeLessThanOrEqual(tolerance * Math.max(1, Math.abs(ev)));
+    }
+  }
+  const fused = graph.nodes.filter((n) => n.type === 'FusedElementwise');
+  return {
+    fused,
+    types: graph.nodes.map((n) => n.type).filter((t) => t !== 'Data' && t !== 'NetOutput' && t !== 'Const'),
+    counters: manager.counters,
+  };
+}
+
+const tensor = (dims: number[], seed: number, scale = 1) =>
+  createTensor(
+    'float32',
+    dims,
+    randomFloats(
+      dims.reduce((a, b) => a * b, 1),
+      seed,
+    ).map((v) => v * scale),
+  );
+
+describe('auto-fusion', () => {
+  it('fuses a broadcast chain into one generated kernel (x + x·s, hard-swish written out)', () => {
+    const b = new GraphBuilder('chain', { ops });
+    const x = b.input('x', 'float32', [1, 4, 5, 6]);
+    const s = b.input('s', 'float32', [1, 4, 1, 1]);
+    const gated = b.op('Add', [x, b.op('Mul', [x, s], { name: 'gate' })], { name: 'residual' });
+    const three = b.constant('three', createTensor('float32', [], Float32Array.of(3)));
+    const clip = b.op(
+      'Clip',
+      [
+        b.op('Add', [gated, three], { name: 'add3' }),
+        b.constant('lo', createTensor('float32', [], Float32Array.of(0))),
+        b.constant('hi', createTensor('float32', [], Float32Array.of(6))),
+      ],
+      { name: 'clip' },
+    );
+    const y = b.op(
+      'Div',
+      [b.op('Mul', [gated, clip], { name: 'mul' }), b.constant('six', createTensor('float32', [], Float32Array.of(6)))],
+      { name: 'div' },
+    );
+    b.output(y, 'y');
+    const r = fuseAndCompare(b.build(), { x: tensor([1, 4, 5, 6], 1, 5), s: tensor([1, 4, 1, 1], 2) });
+    expect(r.types).toEqual(['FusedElementwise']);
+    const node = r.fused[0];
+    expect(node?.opDesc.attrs.get('fused_nodes')).toEqual({ kind: 'strings', value: ['gate', 'residual', 'add3', 'clip', 'mul', 'div'] });
+    const words = node?.opDesc.attrs.get('description');
+    const d = decodeKernelDescription(words?.kind === 'ints' ? words.value : [], 'test');
+    // dims collapse to [channels, rows·cols]; s is read once per channel (inner stride 0)
+    expect(d.shape).toEqual([4, 30]);
+    expect(d.inputs.map((i) => i.strides)).toEqual([
+      [30, 1],
+      [1, 0],
+    ]);
+  });
+
+  it('fuses x · Sigmoid(alpha · x) (SiLU/Swish as exporters write it) into one kernel', () => {
+    for (const alpha of [1, 1.5]) {
+      const b = new GraphBuilder('swish', { ops });
+      const x = b.input('x', 'float32', [2, 3]);
+      const scaled = b.op('Mul', [b.constant('alpha', createTensor('float32', [1], Float32Array.of(alpha))), x], { name: 'scale' });
+      b.output(b.op('Mul', [b.op('Sigmoid', [scaled], { name: 'sig' }), x], { name: 'mul' }), 'y');
+      const r = fuseAndCompare(b.build(), { x: tensor([2, 3], 5, 4) });
+      expect(r.types).toEqual(['FusedElementwise']);
+      const words = r.fused[0]?.opDesc.attrs.get('description');
+      const d = decodeKernelDescription(words?.kind === 'ints' ? words.value : [], 'swish');
+      expect(d.constants).toEqual([alpha]);
+      expect(d.instructions.map((i) => i.op)).toEqual([KOp.mul, KOp.sigmoid, KOp.mul]);
+    }
+  });
+
+  it('leaves a producer with a consumer outside the group and single ops alone', () => {
+    const b = new GraphBuilder('branch', { ops });
+    const x = b.input('x', 'float32', [2, 3]);
+    const e = b.op('Exp', [x], { name: 'exp' });
+    const r1 = b.op('Relu', [b.op('Neg', [e], { name: 'neg' })], { name: 'relu' });
+    b.output(r1, 'a');
+    b.output(e, 'b');
+    const r = fuseAndCompare(b.build(), { x: tensor([2, 3], 3) });
+    // exp feeds a graph output: the group is neg+relu, exp stays
+    expect(r.types.sort()).toEqual(['Exp', 'FusedElementwise']);
+  });
+
+  it('keeps dynamic shapes and other dtypes unfused', () => {
+    const b = new GraphBuilder('dynamic', { ops });
+    const x = b.input('x', 'float32', ['n', 3]);
+    b.output(b.op('Relu', [b.op('Neg', [x], { name: 'neg' })], { name: 'relu' }), 'y');
+    const manager = new PassManager({ ops, target: 'js', level: 3 });
+    const graph = b.build();
+    manager.run(graph, [autoFusionPass], 'test');
+    expect(graph.nodes.some((n) => n.type === 'FusedElementwise')).toBe(false);
+  });
+
+  // random DAGs of the ops the generator lowers, with broadcast operands of every rank
+  const UNARY = [
+    'Neg',
+    'Abs',
+    'Relu',
+    'Sigmoid',
+    'Tanh',
+    'Exp',
+    'Sqrt',
+    'Reciprocal',
+    'Floor',
+    'Ceil',
+    'Erf',
+    'Identity',
+    'HardSigmoid',
+    'HardSwish',
+    'LeakyRelu',
+    'Swish',
+    'Gelu',
+  ];
+  const BINARY = ['Add', 'Sub', 'Mul', 'Div', 'Max', 'Min', 'Pow', 'Sum', 'Mean'];
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))('random graph %i matches the unfused graph', (seed) => {
+    let state = seed * 7919;
+    const rand = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state % n;
+    };
+    const rank = 1 + rand(4);
+    const shape = Array.from({ length: rank }, () => 1 + rand(9));
+    const b = new GraphBuilder(`random_${seed}`, { ops });
+    const feeds: Record<string, HostTensor> = {};
+    const values: Value[] = [];
+    const operand = (i: number): Value => {
+      // a broadcast operand: some dims 1, maybe lower rank
+      const drop = rand(rank);
+      const dims = shape.slice(drop).map((d) => (rand(3) === 0 ? 1 : d));
+      if (rand(3) === 0) return b.constant(`c${seed}_${i}`, tensor(dims, seed * 100 + i));
+      const name = `in${i}`;
+      feeds[name] = tensor(dims, seed * 50 + i, 2);
+      return b.input(name, 'float32', dims);
+    };
+    const x = b.input('x', 'float32', shape);
+    feeds.x = tensor(shape, seed, 3);
+    values.push(x);
+    const count = 2 + rand(8);
+    for (let i = 0; i < count; i++) {
+      const pick = values[rand(values.length)] as Value;
+      if (rand(2) === 0) {
+        const type = UNARY[rand(UNARY.length)] as string;
+        const attrs: Record<string, AttrValue> =
+          type === 'LeakyRelu' ? { alpha: attr.float(0.1) } : type === 'Swish' ? { alpha: attr.float(1.5) } : {};
+        // Sqrt and Reciprocal on |v| + 0.5 so both runs see the same finite values
+        const arg =
+          type === 'Sqrt' || type === 'Reciprocal'
+            ? b.op(
+                'Add',
+                [b.op('Abs', [pick], { name: `abs${i}` }), b.constant(`half${i}`, createTensor('float32', [], Float32Array.of(0.5)))],
+                { name: `pos${i}` },
+              )
+            : pick;
+        values.push(b.op(type, [arg], { name: `u${i}`, attrs }));
+      } else {
+        const type = BINARY[rand(BINARY.length)] as string;
+        const other = rand(2) === 0 ? (values[rand(values.length)] as Value) : operand(i);
+        const arg = type === 'Pow' ? b.op('Abs', [pick], { name: `pabs${i}` }) : pick;
+        values.push(b.op(type, rand(2) === 0 ? [arg, other] : [other, arg], { name: `b${i}` }));
+      }
+    }
+    b.output(values[values.length - 1] as Value, 'y');
+    if (rand(2) === 0 && values.length > 2) b.output(values[1 + rand(values.length - 2)] as Value, 'z');
+    const r = fuseAndCompare(b.build(), feeds, 2e-6);
+    for (const node of r.fused) {
+      const words = node.opDesc.attrs.get('description');
+      expect(() => decodeKernelDescription(words?.kind === 'ints' ? words.value : [], node.name)).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,305 @@
+import type { AttrReader, Graph, KOpCode, KernelInstruction, Node, OpRegistry, OutDataAnchor, TensorDesc } from '@tsge/metadef';
+import {
+  CONST,
+  KOp,
+  KernelDtype,
+  KernelKind,
+  TSGE_DOMAIN,
+  attr,
+  constValueOf,
+  createAttrReader,
+  createOpDesc,
+  encodeKernelDescription,
+  isStaticShape,
+  shapeSize,
+} from '@tsge/metadef';
+import { FUSED_ELEMENTWISE } from '@tsge/ops';
+import { uniqueName } from '../../graph-utils.js';
+import { definePass } from '../../pass-manager.js';
+import { type ExpressionBuilder, LOWERINGS } from './lower-ops.js';
+
+/** Groups smaller than this stay single ops: their hand-written kernels are as fast. */
+const MIN_GROUP = 2;
+
+function staticFloatDesc(desc: TensorDesc | undefined): desc is TensorDesc & { shape: number[] } {
+  return desc !== undefined && desc.dtype === 'float32' && isStaticShape(desc.shape) && (shapeSize(desc.shape) ?? 0) > 0;
+}
+
+const descOfAnchor = (a: OutDataAnchor | undefined): TensorDesc | undefined => a?.node.opDesc.outputDescs[a.index];
+
+/** The value of a one-element float32 constant feeding an op, else undefined. */
+function scalarOf(a: OutDataAnchor | undefined): number | undefined {
+  if (!a || a.node.type !== CONST) return undefined;
+  const t = constValueOf(a.node);
+  return t?.type === 'float32' && t.data.length === 1 ? (t.data[0] as number) : undefined;
+}
+
+/** A dry run of an op's lowering: whether it can be expressed with these inputs and attributes. */
+function lowerable(node: Node, attrs: AttrReader): boolean {
+  const lowering = LOWERINGS[node.type];
+  if (!lowering) return false;
+  let next = 0;
+  const dry: ExpressionBuilder = { constant: () => next++, emit: () => next++ };
+  const regs = node.inData.map((a) => (a.peer ? next++ : undefined));
+  return lowering(dry, { regs, scalars: node.inData.map((a) => scalarOf(a.peer)), attrs }) !== undefined;
+}
+
+/**
+ * Whether a node may join a generated kernel: an ONNX op whose definition says elementwise or
+ * broadcast (TVM's injective class below the reduction), that this lowers, over static float32
+ * tensors, with one output and no control edges.
+ */
+function fusable(node: Node, ops: OpRegistry): boolean {
+  const def = ops.get(node.type, node.opDesc.domain);
+  if (def?.pattern !== 'elementwise' && def?.pattern !== 'broadcast') return false;
+  if (node.outData.length !== 1 || node.inControl.peers.length > 0 || node.outControl.peers.length > 0) return false;
+  if (!staticFloatDesc(node.opDesc.outputDescs[0])) return false;
+  if (!node.inData.every((a) => !a.peer || staticFloatDesc(descOfAnchor(a.peer)))) return false;
+  return lowerable(node, createAttrReader(node.opDesc.attrs));
+}
+
+/**
+ * Grows a group backwards from its sink: a fusable producer joins when every consumer of its
+ * output is already in the group, so the group has one output (the sink's) and cannot form a
+ * cycle with the rest of the graph (TVM's rule that a node fuses into its post-dominator).
+ */
+function growGroup(sink: Node, candidate: (n: Node) => boolean): Node[] {
+  const group = new Set<Node>([sink]);
+  const queue = [sink];
+  while (queue.length > 0) {
+    const node = queue.shift() as Node;
+    for (const a of node.inData) {
+      const p = a.peer?.node;
+      if (!p || group.has(p) || !candidate(p)) continue;
+      if (!(p.outData[0]?.peers ?? []).every((c) => group.has(c.node))) continue;
+      group.add(p);
+      queue.push(p);
+    }
+  }
+  return [...group];
+}
+
+/** Right-aligned broadcast strides of a tensor of `dims` read at each index of `out`. */
+function broadcastStrides(dims: readonly number[], out: readonly number[]): number[] {
+  const strides = new Array<number>(out.length).fill(0);
+  let step = 1;
+  for (let i = dims.length - 1; i >= 0; i--) {
+    const o = out.length - dims.length + i;
+    strides[o] = dims[i] === 1 && (out[o] as number) !== 1 ? 0 : step;
+    step *= dims[i] as number;
+  }
+  return strides;
+}
+
+/** Merges adjacent dims that every input walks contiguously together (and drops size-1 dims). */
+function collapse(shape: readonly number[], strides: readonly number[][]): { shape: number[]; strides: number[][] } {
+  const keep = shape.map((d, i) => d !== 1 || i === shape.length - 1);
+  const s: number[] = [];
+  const st: number[][] = strides.map(() => []);
+  shape.forEach((d, i) => {
+    if (!keep[i]) return;
+    const j = s.length - 1;
+    if (j >= 0 && strides.every((row, r) => (st[r] as number[])[j] === (row[i] as number) * d)) {
+      s[j] = (s[j] as number) * d;
+      strides.forEach((row, r) => {
+        (st[r] as number[])[j] = row[i] as number;
+      });
+    } else {
+      s.push(d);
+      strides.forEach((row, r) => {
+        (st[r] as number[]).push(row[i] as number);
+      });
+    }
+  });
+  return { shape: s, strides: st };
+}
+
+interface GroupKernel {
+  readonly inputs: OutDataAnchor[];
+  readonly words: Int32Array;
+}
+
+/** The kernel description of a group (members in topological order, the sink last). */
+function describeGroup(members: readonly Node[], sink: Node): GroupKernel | undefined {
+  const outShape = (sink.opDesc.outputDescs[0]?.shape ?? []) as number[];
+  const inSet = new Set(members);
+  const inputs: OutDataAnchor[] = [];
+  const constants: number[] = [];
+  // keyed by the value's text so -0 stays apart from 0
+  const constantRegs = new Map<string, number>();
+  const instructions: KernelInstruction[] = [];
+  // registers are numbered once inputs and constants are known: collect symbolic operands first
+  type Operand = { kind: 'input' | 'constant' | 'temp'; index: number };
+  const pending: { op: KOpCode; a: Operand; b: Operand }[] = [];
+  const valueAt = new Map<OutDataAnchor, Operand>();
+  const constantIndex = (value: number): number => {
+    const key = Object.is(value, -0) ? '-0' : String(Math.fround(value));
+    let c = constantRegs.get(key);
+    if (c === undefined) {
+      c = constants.push(value) - 1;
+      constantRegs.set(key, c);
+    }
+    return c;
+  };
+  const regOfAnchor = (a: OutDataAnchor): Operand => {
+    const known = valueAt.get(a);
+    if (known) return known;
+    const scalar = scalarOf(a);
+    let operand: Operand;
+    if (scalar !== undefined) {
+      const c = constantIndex(scalar);
+      operand = { kind: 'constant', index: c };
+    } else operand = { kind: 'input', index: inputs.push(a) - 1 };
+    valueAt.set(a, operand);
+    return operand;
+  };
+  const operands: Operand[] = [];
+  const builder: ExpressionBuilder = {
+    constant(value) {
+      const c = constantIndex(value);
+      operands.push({ kind: 'constant', index: c });
+      return operands.length - 1;
+    },
+    emit(op, a, b) {
+      pending.push({ op, a: operands[a] as Operand, b: b === undefined ? { kind: 'constant', index: -1 } : (operands[b] as Operand) });
+      operands.push({ kind: 'temp', index: pending.length - 1 });
+      return operands.length - 1;
+    },
+  };
+  for (const node of members) {
+    const regs = node.inData.map((a) => {
+      if (!a.peer) return undefined;
+      const operand = inSet.has(a.peer.node) ? (valueAt.get(a.peer) as Operand) : regOfAnchor(a.peer);
+      operands.push(operand);
+      return operands.length - 1;
+    });
+    const lowering = LOWERINGS[node.type];
+    const result = lowering?.(builder, {
+      regs,
+      scalars: node.inData.map((a) => scalarOf(a.peer)),
+      attrs: createAttrReader(node.opDesc.attrs),
+    });
+    if (result === undefined) return undefined;
+    valueAt.set(node.outData[0] as OutDataAnchor, operands[result] as Operand);
+  }
+  if (inputs.length === 0) return undefined;
+  const first = inputs.length + constants.length;
+  const reg = (o: Operand): number =>
+    o.kind === 'input' ? o.index : o.kind === 'constant' ? (o.index < 0 ? 0 : inputs.length + o.index) : first + o.index;
+  for (const p of pending) instructions.push({ op: p.op, a: reg(p.a), b: p.b.index < 0 && p.b.kind === 'constant' ? 0 : reg(p.b) });
+  const out = valueAt.get(sink.outData[0] as OutDataAnchor) as Operand;
+  let output = reg(out);
+  // a sink that is a plain copy of an input still needs an instruction to store
+  if (out.kind !== 'temp') {
+    instructions.push({ op: KOp.copy, a: output, b: 0 });
+    output = first + instructions.length - 1;
+  }
+  const strides = inputs.map((a) => broadcastStrides((descOfAnchor(a)?.shape ?? []) as number[], outShape));
+  const collapsed = collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
+  const words = encodeKernelDescription({
+    kind: KernelKind.elementwise,
+    dtype: KernelDtype.float32,
+    shape: collapsed.shape,
+    inputs: inputs.map((a, i) => ({ size: shapeSize(descOfAnchor(a)?.shape ?? []) ?? 1, strides: collapsed.strides[i] as number[] })),
+    constants,
+    instructions,
+    output,
+    vectorWidth: 4,
+  });
+  return { inputs, words };
+}
+
+/** The group's members in the graph's topological order. */
+function ordered(members: readonly Node[], order: ReadonlyMap<Node, number>): Node[] {
+  return [...members].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+}
+
+/**
+ * Automatic fusion (O3): chains of elementwise and broadcast ops become one `tsge::FusedElementwise`
+ * node whose kernel description the executor turns into a WebAssembly SIMD kernel (or interprets,
+ * on the js device). Static float32 shapes only; dynamic parts stay as they are.
+ */
+export const autoFusionPass = definePass({
+  name: 'auto-fusion',
+  level: 3,
+  run(graph: Graph, ctx) {
+    const isCandidate = new Map<Node, boolean>();
+    const candidate = (n: Node): boolean => {
+      let v = isCandidate.get(n);
+      if (v === undefined) {
+        v = fusable(n, ctx.ops);
+        isCandidate.set(n, v);
+      }
+      return v;
+    };
+    const sorted = sortTopologically(graph);
+    const position = new Map(sorted.map((n, i) => [n, i]));
+    const assigned = new Set<Node>();
+    let fused = 0;
+    for (const sink of [...sorted].reverse()) {
+      if (assigned.has(sink) || !candidate(sink)) continue;
+      const group = growGroup(sink, (n) => !assigned.has(n) && candidate(n));
+      if (group.length < MIN_GROUP) continue;
+      const members = ordered(group, position);
+      const kernel = describeGroup(members, sink);
+      if (!kernel) continue;
+      for (const m of members) assigned.add(m);
+      replaceGroup(graph, members, sink, kernel);
+      fused++;
+    }
+    if (fused) ctx.count('auto-fusion', fused);
+    return { changed: fused > 0 };
+  },
+});
+
+function sortTopologically(graph: Graph): Node[] {
+  const seen = new Set<Node>();
+  const out: Node[] = [];
+  const visit = (root: Node) => {
+    const stack: [Node, number][] = [[root, 0]];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as [Node, number];
+      const [node, i] = top;
+      if (i === 0 && seen.has(node)) {
+        stack.pop();
+        continue;
+      }
+      seen.add(node);
+      const inputs = node.inData;
+      if (i < inputs.length) {
+        top[1] = i + 1;
+        const p = inputs[i]?.peer?.node;
+        if (p && !seen.has(p)) stack.push([p, 0]);
+        continue;
+      }
+      stack.pop();
+      out.push(node);
+    }
+  };
+  for (const n of graph.nodes) visit(n);
+  return out;
+}
+
+function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel: GroupKernel): void {
+  const desc = sink.opDesc.outputDescs[0] as TensorDesc;
+  const node = graph.addNode(
+    createOpDesc({
+      name: uniqueName(graph, `${sink.name}_fused`),
+      type: FUSED_ELEMENTWISE,
+      domain: TSGE_DOMAIN,
+      attrs: [
+        ['shape', attr.ints([...(desc.shape as number[])])],
+        ['description', attr.ints(Array.from(kernel.words))],
+        ['fused_nodes', attr.strings(members.map((m) => m.name))],
+      ],
+      outputDescs: [desc],
+      outputNames: [sink.opDesc.outputNames[0] ?? sink.name],
+    }),
+    { inputs: kernel.inputs.length, outputs: 1 },
+  );
+  kernel.inputs.forEach((a, i) => {
+    graph.link(a, node.inData[i] as Node['inData'][number]);
+  });
+  graph.replaceAllUses(sink.outData[0] as OutDataAnchor, node.outData[0] as OutDataAnchor);
+  for (const m of members) graph.removeNode(m);
+}

@@ -1,0 +1,207 @@
+import {
+  type KernelContextV1,
+  type KernelDescription,
+  type KernelV1,
+  KOp,
+  type LinearMemory,
+  TSGE_DOMAIN,
+  decodeKernelDescription,
+  kernelElements,
+} from '@tsge/metadef';
+import {
+  checkOperands,
+  defineKernel,
+  descriptionOf,
+  descriptionRows,
+  interpretDescription,
+  outputDims,
+} from '@tsge/kernels-js/kernel-support';
+import { FUSED_ELEMENTWISE } from '@tsge/ops/kernel-support';
+import { type Code, assembleModule } from './emitter.js';
+import { emitExpNonPositive, streamFunction } from './elementwise-module.js';
+import { hasWasmSimd } from './kernel-modules.js';
+import { inMemory } from './simd-matmul.js';
+import { runTiles, splitRange, tileFunction } from './tiles.js';
+
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+/** `row(in0, …, y, n)`: one run of n elements along the last dim (byte addresses). */
+type RowFunction = (...args: number[]) => void;
+
+/** The op codes the emitter turns into SIMD; a description using others runs on the interpreter. */
+type Emit = (code: Code, a: number, b: number, temp: () => number) => void;
+const EMIT: Readonly<Record<number, Emit>> = {
+  [KOp.neg]: (c, a) => c.f32x4Const(0).get(a).f32x4Sub(),
+  [KOp.abs]: (c, a) => c.get(a).f32x4Abs(),
+  // max (not pmax) so NaN stays NaN, as Math.max(v, 0) does
+  [KOp.relu]: (c, a) => c.get(a).f32x4Const(0).f32x4Max(),
+  [KOp.reciprocal]: (c, a) => c.f32x4Const(1).get(a).f32x4Div(),
+  [KOp.floor]: (c, a) => c.get(a).f32x4Floor(),
+  [KOp.copy]: (c, a) => c.get(a),
+  [KOp.sigmoid]: (c, a, _b, temp) => {
+    // e = exp(-|x|) never overflows; 1/(1+e) for x ≥ 0 and e/(1+e) below
+    const e = temp();
+    const s = temp();
+    c.get(a).f32x4Abs().f32x4Const(-1).f32x4Mul().set(e);
+    emitExpNonPositive(c, { temp }, e, e);
+    c.f32x4Const(1).f32x4Const(1).get(e).f32x4Add().f32x4Div().set(s);
+    c.get(s).get(e).get(s).f32x4Mul().get(a).f32x4Const(0).f32x4Ge().v128Bitselect();
+  },
+  [KOp.add]: (c, a, b) => c.get(a).get(b).f32x4Add(),
+  [KOp.sub]: (c, a, b) => c.get(a).get(b).f32x4Sub(),
+  [KOp.mul]: (c, a, b) => c.get(a).get(b).f32x4Mul(),
+  [KOp.div]: (c, a, b) => c.get(a).get(b).f32x4Div(),
+  [KOp.max]: (c, a, b) => c.get(a).get(b).f32x4Max(),
+  [KOp.min]: (c, a, b) => c.get(a).get(b).f32x4Min(),
+  [KOp.leaky]: (c, a, b) => c.get(a).get(a).get(b).f32x4Mul().get(a).f32x4Const(0).f32x4Ge().v128Bitselect(),
+  // pmax(a, b) = a < b ? b : a and pmin(a, b) = b < a ? b : a keep NaN of a, as Clip does
+  [KOp.clampLo]: (c, a, b) => c.get(a).get(b).f32x4Pmax(),
+  [KOp.clampHi]: (c, a, b) => c.get(a).get(b).f32x4Pmin(),
+};
+
+/** Whether the emitter covers a description: every op code, and rows that each input reads contiguously or as one repeated element. */
+export function emittable(d: KernelDescription): boolean {
+  const last = d.shape.length - 1;
+  return d.instructions.every((i) => EMIT[i.op] !== undefined) && d.inputs.every((x) => x.strides[last] === 0 || x.strides[last] === 1);
+}
+
+/** The row function's WebAssembly module of a description (the loop nest's inner loop: f32x4 body, scalar tail). */
+export function emitDescription(d: KernelDescription, shared: boolean): Uint8Array {
+  const last = d.shape.length - 1;
+  const kinds = d.inputs.map((x) => (x.strides[last] === 0 ? ('scalar' as const) : ('vector' as const)));
+  const fn = streamFunction('row', kinds, 0, (code, env) => {
+    const regs: number[] = [...env.inputs];
+    for (const c of d.constants) {
+      const local = env.temp();
+      code.f32x4Const(c).set(local);
+      regs.push(local);
+    }
+    for (const ins of d.instructions) {
+      const y = env.temp();
+      (EMIT[ins.op] as Emit)(code, regs[ins.a] as number, regs[ins.b] as number, env.temp);
+      code.set(y);
+      regs.push(y);
+    }
+    code.get(regs[d.output] as number).set(env.out);
+  });
+  return assembleModule([fn], { shared });
+}
+
+const MAX_CACHED = 1024;
+/** Compiled modules per process, keyed by description words and memory kind; instances per memory. */
+const modules = new Map<string, object>();
+const instances = new WeakMap<LinearMemory, Map<string, RowFunction>>();
+const descriptions = new Map<string, KernelDescription>();
+
+function rowFunction(memory: LinearMemory, d: KernelDescription, key: string): RowFunction | undefined {
+  if (!wasm || !hasWasmSimd() || !emittable(d)) return undefined;
+  let perMemory = instances.get(memory);
+  if (!perMemory) {
+    perMemory = new Map();
+    instances.set(memory, perMemory);
+  }
+  const known = perMemory.get(key);
+  if (known) return known;
+  const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
+  const moduleKey = `${shared ? 's' : 'u'}${key}`;
+  let module = modules.get(moduleKey);
+  if (!module) {
+    module = new wasm.Module(emitDescription(d, shared));
+    if (modules.size >= MAX_CACHED) modules.clear();
+    modules.set(moduleKey, module);
+  }
+  const run = new wasm.Instance(module, { env: { memory } }).exports.row as RowFunction;
+  perMemory.set(key, run);
+  return run;
+}
+
+/** Rows [r0, r1) of a description over tensors at byte addresses: the emitted row function, else the interpreter. */
+function runRows(memory: LinearMemory, d: KernelDescription, key: string, addresses: readonly number[], r0: number, r1: number): void {
+  const k = d.inputs.length;
+  const y = addresses[k] as number;
+  const row = rowFunction(memory, d, key);
+  if (!row) {
+    const view = (address: number, n: number) => new Float32Array(memory.buffer, address, n);
+    const ins = d.inputs.map((x, i) => view(addresses[i] as number, x.size));
+    interpretDescription(d, ins, view(y, kernelElements(d)), r0, r1);
+    return;
+  }
+  const rank = d.shape.length;
+  const last = d.shape[rank - 1] as number;
+  const index = new Array<number>(rank - 1).fill(0);
+  let rest = r0;
+  for (let dim = rank - 2; dim >= 0; dim--) {
+    index[dim] = rest % (d.shape[dim] as number);
+    rest = Math.floor(rest / (d.shape[dim] as number));
+  }
+  const base = d.inputs.map((x) => index.reduce((sum, v, dim) => sum + v * (x.strides[dim] as number), 0));
+  const args = new Array<number>(k + 2);
+  args[k + 1] = last;
+  for (let r = r0; r < r1; r++) {
+    for (let i = 0; i < k; i++) args[i] = (addresses[i] as number) + (base[i] as number) * 4;
+    args[k] = y + r * last * 4;
+    row(...args);
+    for (let dim = rank - 2; dim >= 0; dim--) {
+      index[dim] = (index[dim] as number) + 1;
+      for (let i = 0; i < k; i++) base[i] = (base[i] as number) + (d.inputs[i]?.strides[dim] as number);
+      if ((index[dim] as number) < (d.shape[dim] as number)) break;
+      for (let i = 0; i < k; i++) base[i] = (base[i] as number) - (index[dim] as number) * (d.inputs[i]?.strides[dim] as number);
+      index[dim] = 0;
+    }
+  }
+}
+
+/**
+ * Tile of a generated kernel: `[r0, r1, addressCount, …addresses, …description words]`. The
+ * description travels in the tile (numbers only), so a worker validates and compiles it once and
+ * then finds it in its cache.
+ */
+export const generatedElementwiseTile = tileFunction('generated-elementwise', (memory, args) => {
+  const count = args[2] as number;
+  const words = args.slice(3 + count);
+  const key = words.join(',');
+  let d = descriptions.get(key);
+  if (!d) {
+    d = decodeKernelDescription(words, 'tile');
+    if (descriptions.size >= MAX_CACHED) descriptions.clear();
+    descriptions.set(key, d);
+  }
+  if (count !== d.inputs.length + 1) throw new RangeError(`generated-elementwise tile: ${count} addresses for ${d.inputs.length} inputs`);
+  runRows(memory, d, key, args.slice(3, 3 + count), args[0] as number, args[1] as number);
+});
+
+/** `tsge::FusedElementwise` on device memory: the emitted SIMD kernel, split by rows across threads. */
+export function generatedElementwiseKernel(reference: KernelV1): KernelV1 {
+  return defineKernel({
+    opType: FUSED_ELEMENTWISE,
+    domain: TSGE_DOMAIN,
+    name: 'wasm-simd',
+    dtypes: ['float32'],
+    parallel: true,
+    compute: (ctx: KernelContextV1) => {
+      const memory = ctx.memory;
+      const inputs = Array.from({ length: ctx.inputCount }, (_, i) => ctx.tensor(i));
+      if (!memory || inputs.some((x) => !x || !inMemory(memory, x))) return reference.compute(ctx);
+      const d = descriptionOf(ctx);
+      const y = ctx.output(0, outputDims(ctx, d), 'float32');
+      if (!inMemory(memory, y)) return reference.compute(ctx);
+      const ys = y.data as Float32Array;
+      const xs = inputs.map((x) => x?.data as Float32Array);
+      checkOperands(d, xs, ys, ctx.nodeName);
+      if (xs.some((x) => x.byteOffset < ys.byteOffset + ys.byteLength && ys.byteOffset < x.byteOffset + x.byteLength))
+        return reference.compute(ctx);
+      const words = ctx.attrs.ints('description');
+      const addresses = [...xs.map((x) => x.byteOffset), ys.byteOffset];
+      const rows = descriptionRows(d);
+      const last = d.shape[d.shape.length - 1] as number;
+      const threads = ctx.parallel?.threads ?? 1;
+      const ranges = splitRange(rows, threads, 1, last * d.instructions.length, 1 << 16);
+      const tiles = ranges.map(([r0, r1]) => [r0, r1, addresses.length, ...addresses, ...words]);
+      runTiles(memory, ctx.parallel, generatedElementwiseTile, tiles);
+    },
+  });
+}

@@ -1,0 +1,112 @@
+import type { OpPatternKind } from '@tsge/metadef';
+
+/**
+ * The fusion pattern kind of each ONNX op (TVM FuseOps' classes); ops not listed are opaque.
+ * Unary math is elementwise; numpy-broadcasting arithmetic is broadcast; data movement that maps
+ * each output element to one input element is injective.
+ */
+const KINDS: Readonly<Record<OpPatternKind, readonly string[]>> = {
+  elementwise: [
+    'Abs',
+    'Neg',
+    'Relu',
+    'LeakyRelu',
+    'Sigmoid',
+    'Tanh',
+    'Exp',
+    'Log',
+    'Sqrt',
+    'Reciprocal',
+    'Floor',
+    'Ceil',
+    'Erf',
+    'Identity',
+    'HardSigmoid',
+    'HardSwish',
+    'Clip',
+    'Elu',
+    'Selu',
+    'Softplus',
+    'Softsign',
+    'Round',
+    'Sign',
+    'Sin',
+    'Cos',
+    'Tan',
+    'Gelu',
+    'Swish',
+    'Mish',
+    'Celu',
+    'ThresholdedRelu',
+    'Shrink',
+    'Cast',
+    'IsNaN',
+    'IsInf',
+    'Not',
+  ],
+  broadcast: [
+    'Add',
+    'Sub',
+    'Mul',
+    'Div',
+    'Pow',
+    'Max',
+    'Min',
+    'Mod',
+    'PRelu',
+    'Where',
+    'Equal',
+    'Less',
+    'Greater',
+    'LessOrEqual',
+    'GreaterOrEqual',
+    'And',
+    'Or',
+    'Xor',
+    'Sum',
+    'Mean',
+    'BitShift',
+  ],
+  injective: [
+    'Reshape',
+    'Flatten',
+    'Squeeze',
+    'Unsqueeze',
+    'Transpose',
+    'Slice',
+    'Concat',
+    'Expand',
+    'Tile',
+    'Gather',
+    'Pad',
+    'DepthToSpace',
+    'SpaceToDepth',
+    'Split',
+  ],
+  reduction: [
+    'ReduceSum',
+    'ReduceMean',
+    'ReduceMax',
+    'ReduceMin',
+    'ReduceProd',
+    'ReduceL1',
+    'ReduceL2',
+    'ReduceLogSumExp',
+    'ReduceSumSquare',
+    'ArgMax',
+    'ArgMin',
+    'Softmax',
+    'LogSoftmax',
+  ],
+  'out-elemwise-fusable': ['Conv', 'ConvTranspose', 'MatMul', 'Gemm'],
+  opaque: [],
+};
+
+const BY_TYPE = new Map<string, OpPatternKind>(
+  (Object.entries(KINDS) as [OpPatternKind, readonly string[]][]).flatMap(([kind, types]) => types.map((t) => [t, kind] as const)),
+);
+
+/** The pattern kind of an ONNX-domain op type, undefined (opaque) when it has none. */
+export function onnxPatternKind(type: string): OpPatternKind | undefined {
+  return BY_TYPE.get(type);
+}
