@@ -1,7 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { ChromeTrace, DeviceTensor, Executor, Feed, LoadModelOptions, RunOptions, RunSyncOptions, TensorMetadata } from '@tsge/executor';
+import type {
+  ChromeTrace,
+  DeviceTensor,
+  Executor,
+  Feed,
+  LoadModelOptions,
+  RunOptions,
+  RunSyncOptions,
+  TensorMetadata,
+} from '@tsge/executor';
 import type { DataType, Dim, Graph, RuntimeValue } from '@tsge/metadef';
 import { TsgeError } from '@tsge/metadef';
 import { OM_FORMAT_VERSION, OM_MAGIC } from '@tsge/om';

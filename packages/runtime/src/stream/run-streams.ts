@@ -85,11 +85,7 @@ export function runStreamsBlocking<K>(
  * event loop waits until it returns). All streams are local, so a wait nobody can satisfy is a
  * deadlock and throws.
  */
-export function runStreamsHere<K>(
-  streams: readonly StreamCursor<K>[],
-  events: EventTable,
-  run: LaunchV1<K>,
-): void {
+export function runStreamsHere<K>(streams: readonly StreamCursor<K>[], events: EventTable, run: LaunchV1<K>): void {
   const positions = streams.map(() => 0);
   for (;;) {
     const { moved, blockedOn } = advance(streams, positions, events, run);
