@@ -3,6 +3,7 @@
 import type { OpDefinitionV1, OpRegistry } from '@tsge/metadef';
 import { createOpRegistry } from '@tsge/metadef';
 import { controlflowOps } from './controlflow/index.js';
+import { detectionOutputDefinition } from './detection/detection-output.js';
 import { fusedDefinitions, fusedElementwiseDefinition, quantizedAddDefinition, requantizedConvDefinition } from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
@@ -53,11 +54,19 @@ export {
   FUSED_ELEMENTWISE,
   fusedElementwiseDefinition,
 } from './fused/index.js';
+export { DETECTION_OUTPUT } from './detection/detection-output.js';
 
 /** Every op definition tsge ships: the ONNX op set plus the `tsge` fused ops. */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
   const onnx = [...mathOps, ...nnOps, ...tensorOps, ...transformerOps, ...controlflowOps, ...mlOps];
-  return [...onnx, ...fusedDefinitions(onnx), requantizedConvDefinition, quantizedAddDefinition, fusedElementwiseDefinition];
+  return [
+    ...onnx,
+    ...fusedDefinitions(onnx),
+    requantizedConvDefinition,
+    quantizedAddDefinition,
+    fusedElementwiseDefinition,
+    detectionOutputDefinition,
+  ];
 }
 /** A fresh registry holding every op definition. */
 export function createDefaultOpRegistry(): OpRegistry {

@@ -2,6 +2,7 @@ import type { KernelV1 } from '@tsge/metadef';
 import { centerCropPadKernels } from './center-crop-pad.js';
 import { col2imKernels } from './col2im.js';
 import { deformConvKernels } from './deform-conv.js';
+import { detectionOutputKernel } from './detection-output.js';
 import { dynamicQuantizeMatMulKernels } from './dynamic-quantize-matmul.js';
 import { gatherBlockQuantizedKernels } from './gather-block-quantized.js';
 import { matMulNBitsKernels } from './matmul-nbits.js';
@@ -38,6 +39,7 @@ export const nnKernels: readonly KernelV1[] = [
   ...quantizeKernels,
   requantizedConvKernel,
   quantizedAddKernel,
+  detectionOutputKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,

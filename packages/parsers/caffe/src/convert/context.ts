@@ -84,15 +84,21 @@ export class LayerContext {
     return this.nodeCount++ === 0 ? this.layer.name || this.layer.type : `${this.layer.name}/${this.nodeCount - 1}`;
   }
 
-  /** Adds one canonical op whose output has `shape` (float32 unless `dtype` says otherwise). */
+  /** Adds one canonical op whose output has `shape` (float32 unless `dtype` says otherwise; -1 for a dim known only at run time). */
   op(
     type: string,
     inputs: readonly (Value | undefined)[],
     shape: readonly number[],
     attrs: Attrs = {},
     dtype: 'float32' | 'int64' = 'float32',
+    domain?: string,
   ): Value {
-    return this.net.builder.op(type, inputs, { name: this.nodeName(), attrs, outputDescs: [createTensorDesc(dtype, shape)] });
+    return this.net.builder.op(type, inputs, {
+      name: this.nodeName(),
+      attrs,
+      outputDescs: [createTensorDesc(dtype, shape)],
+      ...(domain !== undefined ? { domain } : {}),
+    });
   }
 
   /** Adds an op with several outputs, each with its shape. */

@@ -15,6 +15,7 @@ import {
   thresholdLayer,
 } from './elementwise.js';
 import { batchNormLayer, biasLayer, lrnLayer, mvnLayer, normalizeLayer, scaleLayer } from './normalization.js';
+import { detectionOutputLayer } from './detection-output.js';
 import { priorBoxLayer } from './prior-box.js';
 import type { LayerConverter } from './shared.js';
 import {
@@ -69,6 +70,7 @@ export const LAYER_CONVERTERS: ReadonlyMap<string, LayerConverter> = new Map<str
   ['Crop', cropLayer],
   ['Normalize', normalizeLayer],
   ['PriorBox', priorBoxLayer],
+  ['DetectionOutput', detectionOutputLayer],
   ['Interp', interpLayer],
   ['Upsample', upsampleLayer],
   ['ArgMax', argMaxLayer],
