@@ -20,7 +20,8 @@ function detect(attrs: Record<string, AttrValue>, inputs = [LOC, CONF, PRIORS]) 
 
 function expectRows(actual: number[][], expected: number[][]) {
   expect(actual.length).toBe(expected.length);
-  actual.forEach((row, r) => row.forEach((v, k) => expect(v, `row ${r} column ${k}`).toBeCloseTo(expected[r]?.[k] as number, 6)));
+  for (const [r, row] of actual.entries())
+    for (const [k, v] of row.entries()) expect(v, `row ${r} column ${k}`).toBeCloseTo(expected[r]?.[k] as number, 6);
 }
 
 const BASE = {

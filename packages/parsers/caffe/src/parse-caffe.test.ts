@@ -11,6 +11,8 @@ const text = (s: string) => new TextEncoder().encode(s);
 const ops = (graph: Graph | undefined) => graph?.nodes.filter((n) => n.opDesc.type !== 'Const').map((n) => n.opDesc.type);
 const codes = (r: { diagnostics: readonly { code: string }[] }) => r.diagnostics.map((d) => d.code);
 
+const SSD_BOTTOMS = `input: "loc" input_shape { dim: 1 dim: 8 } input: "conf" input_shape { dim: 1 dim: 6 } input: "pb" input_shape { dim: 1 dim: 2 dim: 8 }`;
+
 describe('Caffe parser', () => {
   it('reads lenet (prototxt + caffemodel) into canonical ops with the trained weights', async () => {
     const result = await parseCaffe({ bytes: lenetPrototxt, path: 'lenet.prototxt' }, { extra: { weights: lenetWeights } });
@@ -171,6 +173,66 @@ describe('Caffe parser', () => {
     expect(bias?.kind === 'tensor' && bias.value.dims).toEqual([3]);
     expect(graph.findNode('b')?.opDesc.type).toBe('Reshape');
     expect(graph.findNode('b/1')?.inData[1]?.peer?.node.name).toBe('b');
+  });
+
+  it('maps DetectionOutput to tsge::DetectionOutput with every parameter, Caffe defaults for the unset ones', async () => {
+    const layer = (param: string) =>
+      `${SSD_BOTTOMS} layer { name: "det" type: "DetectionOutput" bottom: "loc" bottom: "conf" bottom: "pb" top: "det" detection_output_param { ${param} } }`;
+    const full = await parseCaffe({
+      bytes: text(
+        layer(
+          'num_classes: 3 share_location: true background_label_id: 1 nms_param { nms_threshold: 0.45 top_k: 400 eta: 0.9 } code_type: CENTER_SIZE variance_encoded_in_target: true keep_top_k: 200 confidence_threshold: 0.01',
+        ),
+      ),
+    });
+    expect(codes(full)).toEqual([]);
+    const node = full.graph?.findNode('det')?.opDesc;
+    expect(node?.domain).toBe('tsge');
+    expect(node?.type).toBe('DetectionOutput');
+    const attrs = Object.fromEntries([...(node?.attrs ?? [])].map(([k, v]) => [k, (v as { value: unknown }).value]));
+    expect(attrs).toEqual({
+      num_classes: 3,
+      share_location: 1,
+      background_label_id: 1,
+      nms_threshold: expect.closeTo(0.45, 6),
+      top_k: 400,
+      eta: expect.closeTo(0.9, 6),
+      keep_top_k: 200,
+      code_type: 'CENTER_SIZE',
+      variance_encoded_in_target: 1,
+      confidence_threshold: expect.closeTo(0.01, 6),
+    });
+    const defaults = await parseCaffe({ bytes: text(layer('num_classes: 3 code_type: CORNER_SIZE')) });
+    const d = defaults.graph?.findNode('det')?.opDesc.attrs;
+    expect([d?.get('top_k'), d?.get('keep_top_k'), d?.get('nms_threshold'), d?.get('code_type'), d?.has('confidence_threshold')]).toEqual([
+      { kind: 'int', value: -1 },
+      { kind: 'int', value: -1 },
+      { kind: 'float', value: expect.closeTo(0.3, 6) },
+      { kind: 'string', value: 'CORNER_SIZE' },
+      false,
+    ]);
+  });
+
+  it.each([
+    ['', /num_classes is required/],
+    ['num_classes: 3 normalized_bbox: false', /normalized_bbox: false/],
+    ['num_classes: 3 background_label_id: 3', /background_label_id 3/],
+    ['num_classes: 3 nms_param { nms_threshold: 1.5 }', /nms_threshold 1.5/],
+    ['num_classes: 3 nms_param { eta: 0 }', /eta 0/],
+    ['num_classes: 3 keep_top_k: -2', /keep_top_k must be/],
+  ])('refuses DetectionOutput with { %s }', async (param, message) => {
+    const net = `${SSD_BOTTOMS} layer { name: "det" type: "DetectionOutput" bottom: "loc" bottom: "conf" bottom: "pb" top: "det" detection_output_param { ${param} } }`;
+    const result = await parseCaffe({ bytes: text(net), path: 'ssd.prototxt' });
+    expect(result.graph).toBeUndefined();
+    expect(codes(result)).toEqual(['TSGE-E3205']);
+    expect(result.diagnostics[0]?.message).toMatch(/det/);
+    expect(result.diagnostics[0]?.message).toMatch(message);
+  });
+
+  it('refuses DetectionOutput without its three bottoms', async () => {
+    const net = `${SSD_BOTTOMS} layer { name: "det" type: "DetectionOutput" bottom: "loc" bottom: "conf" top: "det" detection_output_param { num_classes: 3 } }`;
+    const result = await parseCaffe({ bytes: text(net) });
+    expect(result.diagnostics[0]?.message).toMatch(/needs 3 bottoms/);
   });
 
   it('sniffs prototxt and caffemodel files and is found as framework 0', () => {
