@@ -11,6 +11,7 @@ import type { Rng } from '../rng.js';
 import { mutateBytes } from '../mutate/bytes.js';
 import { mutateWire, shrinkWire } from '../mutate/protobuf-wire.js';
 import { mutateText, shrinkText } from '../mutate/text.js';
+import { SSD_PROTOTXT } from './caffe-ssd-seed.js';
 import { type BundlePart, mutateBundle, readBundle, shrinkBundle, writeBundle } from './bundle.js';
 import { throwIfErrors } from './shared.js';
 
@@ -50,6 +51,18 @@ export const caffeCampaign: FuzzCampaignV1 = {
       bytes: writeBundle([
         { name: 'deploy.prototxt', bytes: await read(lenet) },
         { name: 'weights.caffemodel', bytes: await read(weights) },
+      ]),
+    });
+    // SSD: structure with filled weights, and the full parse with weights drawn once here
+    const ssd = new TextEncoder().encode(SSD_PROTOTXT);
+    seeds.push({ name: 'ssd (initialize)', bytes: writeBundle([{ name: 'initialize.prototxt', bytes: ssd }]) });
+    const ssdWeights = (await initializeCaffemodel(ssd, { seed: 1 })).caffemodel;
+    if (!ssdWeights) throw new Error('the SSD seed does not initialise');
+    seeds.push({
+      name: 'ssd + weights',
+      bytes: writeBundle([
+        { name: 'deploy.prototxt', bytes: ssd },
+        { name: 'weights.caffemodel', bytes: ssdWeights },
       ]),
     });
     return seeds;
