@@ -202,7 +202,10 @@ describe('Caffe parser', () => {
       variance_encoded_in_target: 1,
       confidence_threshold: expect.closeTo(0.01, 6),
     });
-    const defaults = await parseCaffe({ bytes: text(layer('num_classes: 3 code_type: CORNER_SIZE')) });
+    const defaults = await parseCaffe({
+      bytes: text(layer('num_classes: 3 code_type: CORNER_SIZE save_output_param { output_directory: "out" }')),
+    });
+    expect(codes(defaults)).toEqual(['TSGE-E3210']);
     const d = defaults.graph?.findNode('det')?.opDesc.attrs;
     expect([d?.get('top_k'), d?.get('keep_top_k'), d?.get('nms_threshold'), d?.get('code_type'), d?.has('confidence_threshold')]).toEqual([
       { kind: 'int', value: -1 },
