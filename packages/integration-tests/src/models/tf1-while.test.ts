@@ -271,6 +271,81 @@ function tensorListGraph(): NodeJson[] {
   ];
 }
 
+/** TensorArrayConcatV3 after an out-of-order scatter, TensorListLength: both run by TensorFlow.js. */
+function concatLengthGraph(): NodeJson[] {
+  const ta = (name: string, size: string): NodeJson => ({
+    name,
+    op: 'TensorArrayV3',
+    input: [size],
+    attr: {
+      dtype: { type: 'DT_FLOAT' },
+      element_shape: { shape: { unknownRank: true } },
+      dynamic_size: { b: false },
+      clear_after_read: { b: true },
+      identical_element_shapes: { b: false },
+      tensor_array_name: { s: '' },
+    },
+  });
+  const et = { element_dtype: { type: 'DT_FLOAT' } };
+  const concat = { dtype: { type: 'DT_FLOAT' }, element_shape_except0: { shape: { unknownRank: true } } };
+  return [
+    placeholder('x', [3, 2, 4]),
+    placeholder('y', [3, 4]),
+    scalarInt('three', 3),
+    constNode('order', [3], [2, 0, 1], 'DT_INT32'),
+    ta('a', 'three'),
+    { name: 'scatter', op: 'TensorArrayScatterV3', input: ['a', 'order', 'x', 'a:1'], attr: F },
+    { name: 'a_concat', op: 'TensorArrayConcatV3', input: ['a', 'scatter'], attr: concat },
+    constNode('element_shape', [1], [4], 'DT_INT32'),
+    { name: 'list', op: 'TensorListFromTensor', input: ['y', 'element_shape'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+    { name: 'length', op: 'TensorListLength', input: ['list'] },
+    { name: 'joined', op: 'Identity', input: ['a_concat'], attr: F },
+    { name: 'count', op: 'Identity', input: ['length'], attr: I },
+  ];
+}
+
+/**
+ * TensorListPopBack twice (the popped rows and what is left) and a TensorArray split into pieces of
+ * 1 and 2 rows, concatenated back. Hand-checked: TensorFlow.js returns the popped tensor as output 0
+ * and reshapes every split piece to one element shape.
+ */
+function popBackGraph(): NodeJson[] {
+  const et = { element_dtype: { type: 'DT_FLOAT' } };
+  const concat = { dtype: { type: 'DT_FLOAT' }, element_shape_except0: { shape: { unknownRank: true } } };
+  return [
+    placeholder('y', [3, 4]),
+    // int64 values live in int64_val (constNode writes int_val)
+    {
+      name: 'lengths',
+      op: 'Const',
+      attr: {
+        dtype: { type: 'DT_INT64' },
+        value: { tensor: { dtype: 'DT_INT64', tensorShape: { dim: [{ size: 2 }] }, int64Val: [1, 2] } },
+      },
+    },
+    scalarInt('two', 2),
+    {
+      name: 'b',
+      op: 'TensorArrayV3',
+      input: ['two'],
+      attr: { dtype: { type: 'DT_FLOAT' }, element_shape: { shape: { unknownRank: true } }, identical_element_shapes: { b: false } },
+    },
+    { name: 'split', op: 'TensorArraySplitV3', input: ['b', 'y', 'lengths', 'b:1'], attr: F },
+    { name: 'b_concat', op: 'TensorArrayConcatV3', input: ['b', 'split'], attr: concat },
+    { name: 'rejoined', op: 'Identity', input: ['b_concat'], attr: F },
+    constNode('element_shape', [1], [4], 'DT_INT32'),
+    { name: 'list', op: 'TensorListFromTensor', input: ['y', 'element_shape'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+    { name: 'pop1', op: 'TensorListPopBack', input: ['list', 'element_shape'], attr: et },
+    { name: 'pop2', op: 'TensorListPopBack', input: ['pop1', 'element_shape'], attr: et },
+    { name: 'rest', op: 'TensorListStack', input: ['pop2', 'element_shape'], attr: { ...et, num_elements: { i: -1 } } },
+    { name: 'left', op: 'TensorListLength', input: ['pop2'] },
+    { name: 'last', op: 'Identity', input: ['pop1:1'], attr: F },
+    { name: 'before_last', op: 'Identity', input: ['pop2:1'], attr: F },
+    { name: 'remaining', op: 'Identity', input: ['rest'], attr: F },
+    { name: 'count', op: 'Identity', input: ['left'], attr: I },
+  ];
+}
+
 /** The graph's Loop nodes, in it and in its subgraphs. */
 function loops(graph: Graph): number {
   const own = graph.nodes.filter((n) => n.type === 'Loop').length;
@@ -327,5 +402,36 @@ describe('a TF1 while loop', () => {
   it('with TensorList ops (EmptyTensorList, PushBack, Gather, Stack) matches TensorFlow.js', async () => {
     const random = createRandom(8);
     await check(tensorListGraph(), [{ x: randomTensor('float32', [3, 4], random) }], ['g', 'all'], 0);
+  }, 120_000);
+  it('with TensorArrayConcatV3 (after a scatter) and TensorListLength matches TensorFlow.js', async () => {
+    const random = createRandom(9);
+    const feeds = { x: randomTensor('float32', [3, 2, 4], random), y: randomTensor('float32', [3, 4], random) };
+    await check(concatLengthGraph(), [feeds], ['joined', 'count'], 0);
+  }, 120_000);
+
+  it('with TensorListPopBack and a split TensorArray concatenated back gives the hand-computed values', async () => {
+    const y = createTensor(
+      'float32',
+      [3, 4],
+      Float32Array.from({ length: 12 }, (_, i) => i),
+    );
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-pop-')), 'pop.pb');
+    writeFileSync(file, graphBytes(popBackGraph()));
+    const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+    try {
+      const got = await model.run({ y });
+      const read = (name: string) => {
+        const v = got[name];
+        if (!isHostTensor(v)) throw new Error(`${name} is not a tensor`);
+        return { dims: v.dims, data: Array.from(v.data, Number) };
+      };
+      expect(read('last')).toEqual({ dims: [4], data: [8, 9, 10, 11] });
+      expect(read('before_last')).toEqual({ dims: [4], data: [4, 5, 6, 7] });
+      expect(read('remaining')).toEqual({ dims: [1, 4], data: [0, 1, 2, 3] });
+      expect(read('count')).toEqual({ dims: [], data: [1] });
+      expect(read('rejoined')).toEqual({ dims: [3, 4], data: Array.from(y.data) });
+    } finally {
+      await model.release();
+    }
   }, 120_000);
 });

@@ -1,4 +1,5 @@
-// TF1 TensorArrays (`TensorArray*V3`) and TF2 TensorLists as ONNX sequences. A TensorArray's flow
+// TF1 TensorArrays (`TensorArray*V3`) and TF2 TensorLists as ONNX sequences. PopBack erases the
+// last element (SequenceErase's default position) and reads it; Concat joins the elements on axis 0. A TensorArray's flow
 // output is the sequence (it is what loops carry); its handle is the array's size, so
 // TensorArraySizeV3 of a fixed-size array is the handle. Writes and SetItems insert at their index:
 // arrays are written in index order (as tf.while_loop and tf.map_fn do); an index past the written
@@ -113,6 +114,11 @@ export const tensorListConverters: ConverterTable = {
     const seq = ctx.op1('SplitToSequence', [value, ctx.toInt64(ctx.input(2))], { axis: attr.int(0) });
     return [ctx.note(seq, { sequence: true, ...(dtype ? { dtype } : {}), ...(rank !== undefined ? { rank } : {}) })];
   },
+  // the lengths output (each element's first dimension) is not produced: a consumer of it is refused
+  TensorArrayConcatV3: (ctx) => {
+    const seq = sequenceInput(ctx, 1);
+    return [ctx.note(ctx.op1('ConcatFromSequence', [seq], { axis: attr.int(0), new_axis: attr.int(0) }), elementInfo(ctx, seq))];
+  },
   TensorArraySizeV3: (ctx) => {
     const handle = ctx.input(0);
     return [ctx.info(handle).fixedSizeArray ? handle : sizeOf(ctx, sequenceInput(ctx, 1))];
@@ -124,6 +130,17 @@ export const tensorListConverters: ConverterTable = {
   TensorListPushBack: (ctx) => {
     const seq = sequenceInput(ctx, 0);
     return [insert(ctx, seq, ctx.input(1), sizeOf(ctx, seq))];
+  },
+  TensorListLength: (ctx) => [sizeOf(ctx, sequenceInput(ctx, 0))],
+  TensorListPopBack: (ctx) => {
+    const seq = sequenceInput(ctx, 0);
+    const { dtype, rank } = ctx.info(seq);
+    const rest = ctx.note(ctx.op1('SequenceErase', [seq]), {
+      sequence: true,
+      ...(dtype ? { dtype } : {}),
+      ...(rank !== undefined ? { rank } : {}),
+    });
+    return [rest, ctx.note(ctx.op1('SequenceAt', [seq, ctx.int64s([-1], [])]), elementInfo(ctx, seq))];
   },
   TensorListGetItem: (ctx) => [ctx.note(ctx.op1('SequenceAt', [sequenceInput(ctx, 0), ctx.input(1)]), elementInfo(ctx, ctx.input(0)))],
   TensorListStack: (ctx) => [stack(ctx, sequenceInput(ctx, 0))],
