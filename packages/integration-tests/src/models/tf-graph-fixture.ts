@@ -26,6 +26,7 @@ export interface TensorJson {
   tensorShape: { dim: { size: number }[] };
   floatVal?: number[];
   intVal?: number[];
+  int64Val?: number[];
   tensorContent?: Uint8Array;
 }
 

@@ -287,7 +287,7 @@ function concatLengthGraph(): NodeJson[] {
     },
   });
   const et = { element_dtype: { type: 'DT_FLOAT' } };
-  const concat = { dtype: { type: 'DT_FLOAT' }, element_shape_except0: { shape: { unknownRank: true } } };
+  const concat = { dtype: { type: 'DT_FLOAT' }, element_shape_except0: { shape: { unknownRank: true as const } } };
   return [
     placeholder('x', [3, 2, 4]),
     placeholder('y', [3, 4]),
@@ -311,7 +311,7 @@ function concatLengthGraph(): NodeJson[] {
  */
 function popBackGraph(): NodeJson[] {
   const et = { element_dtype: { type: 'DT_FLOAT' } };
-  const concat = { dtype: { type: 'DT_FLOAT' }, element_shape_except0: { shape: { unknownRank: true } } };
+  const concat = { dtype: { type: 'DT_FLOAT' }, element_shape_except0: { shape: { unknownRank: true as const } } };
   return [
     placeholder('y', [3, 4]),
     // int64 values live in int64_val (constNode writes int_val)
@@ -429,7 +429,7 @@ describe('a TF1 while loop', () => {
       expect(read('before_last')).toEqual({ dims: [4], data: [4, 5, 6, 7] });
       expect(read('remaining')).toEqual({ dims: [1, 4], data: [0, 1, 2, 3] });
       expect(read('count')).toEqual({ dims: [], data: [1] });
-      expect(read('rejoined')).toEqual({ dims: [3, 4], data: Array.from(y.data) });
+      expect(read('rejoined')).toEqual({ dims: [3, 4], data: Array.from(y.data as Float32Array) });
     } finally {
       await model.release();
     }
