@@ -14,6 +14,7 @@ import { mutateWire, shrinkWire } from '../mutate/protobuf-wire.js';
 import { mutateText, shrinkText } from '../mutate/text.js';
 import { schema, toProtoText } from './pbtxt.js';
 import { compileAndRun, graphOf, seedsIn } from './shared.js';
+import { sequenceGraphDef } from './tensorflow-sequence-seed.js';
 
 /** The reader's own schema (the parser package's proto/), to take graphs out of SavedModels and print them as text. */
 const TF_PROTO = fileURLToPath(new URL('../../../../packages/parsers/tensorflow/proto/tensorflow.proto', import.meta.url));
@@ -76,7 +77,11 @@ export const tensorflowPbCampaign: FuzzCampaignV1 = {
   description:
     'binary GraphDefs (frozen graphs, SavedModel graphs), raw and protobuf-field mutations, through sniffGraphDef and parseTensorflow',
   extension: '.pb',
-  seeds: async ({ testdata }) => [...(await frozenSeeds(testdata)), ...(await savedModelGraphs(testdata))],
+  seeds: async ({ testdata }) => [
+    ...(await frozenSeeds(testdata)),
+    ...(await savedModelGraphs(testdata)),
+    { name: 'tensor-array-list-ops', bytes: sequenceGraphDef(schema(TF_PROTO).lookupType('tensorflow.GraphDef')) },
+  ],
   mutate: (bytes, rng) => (rng.chance(0.3) ? mutateBytes(bytes, rng) : mutateWire(bytes, rng)),
   shrink: shrinkWire,
   async run(bytes) {
@@ -111,7 +116,10 @@ export const tensorflowRunCampaign: FuzzCampaignV1 = {
     'binary GraphDef protobuf-field mutants of the frozen graphs that run on generated feeds: parse, compile, load (1 thread) and run',
   extension: '.pb',
   // the GRU/LSTM graphs need feeds of their own shapes and the SavedModel graphs variables: neither runs
-  seeds: async ({ testdata }) => (await frozenSeeds(testdata)).filter((s) => /(ae0|fc-layers)\.frozen\.pb$/.test(s.name)),
+  seeds: async ({ testdata }) => [
+    ...(await frozenSeeds(testdata)).filter((s) => /(ae0|fc-layers)\.frozen\.pb$/.test(s.name)),
+    { name: 'tensor-array-list-ops', bytes: sequenceGraphDef(schema(TF_PROTO).lookupType('tensorflow.GraphDef')) },
+  ],
   mutate: mutateWire,
   shrink: shrinkWire,
   async run(bytes) {
