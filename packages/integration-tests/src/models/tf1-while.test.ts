@@ -434,4 +434,20 @@ describe('a TF1 while loop', () => {
       await model.release();
     }
   }, 120_000);
+  it('refuses the length of a TensorListReserve list (TensorFlow counts the reserved elements)', async () => {
+    const et = { element_dtype: { type: 'DT_FLOAT' } };
+    const nodes: NodeJson[] = [
+      placeholder('y', [4]),
+      constNode('element_shape', [1], [4], 'DT_INT32'),
+      scalarInt('n', 3),
+      scalarInt('zero', 0),
+      { name: 'list', op: 'TensorListReserve', input: ['element_shape', 'n'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+      { name: 'set', op: 'TensorListSetItem', input: ['list', 'zero', 'y'], attr: et },
+      { name: 'length', op: 'TensorListLength', input: ['set'] },
+      { name: 'count', op: 'Identity', input: ['length'], attr: I },
+    ];
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-reserve-')), 'reserve.pb');
+    writeFileSync(file, graphBytes(nodes));
+    await expect(parseModel(file)).rejects.toThrow(/TSGE-E3103[\s\S]*length[\s\S]*TensorListReserve/);
+  }, 120_000);
 });

@@ -18,6 +18,11 @@ export interface ValueInfo {
   readonly fixedSizeArray?: boolean;
   /** A sequence that is known to be empty (a new TensorArray or TensorList). */
   readonly emptySequence?: boolean;
+  /**
+   * A TensorListReserve list or one written from it: TensorFlow's length is the reserved count, the
+   * sequence's is the written count, so its length and last element are refused.
+   */
+  readonly reservedList?: boolean;
 }
 
 /**

@@ -9,10 +9,24 @@ import { ONNX_DTYPE, type Value, attr } from '@tsge/metadef';
 import type { ConvertContext } from '../import/context.js';
 import type { ConverterTable, OpConverter } from './registry.js';
 
-function emptySequence(ctx: ConvertContext, dtypeAttr: string, elementRank: number | undefined): Value {
+function emptySequence(ctx: ConvertContext, dtypeAttr: string, elementRank: number | undefined, reservedList = false): Value {
   const dtype = ctx.attrs.dtype(dtypeAttr);
   const v = ctx.op1('SequenceEmpty', [], { dtype: attr.int(ONNX_DTYPE[dtype]) });
-  return ctx.note(v, { dtype, sequence: true, emptySequence: true, ...(elementRank !== undefined ? { rank: elementRank } : {}) });
+  return ctx.note(v, {
+    dtype,
+    sequence: true,
+    emptySequence: true,
+    ...(reservedList ? { reservedList } : {}),
+    ...(elementRank !== undefined ? { rank: elementRank } : {}),
+  });
+}
+
+/** A list whose TensorFlow length is not its written length (see ValueInfo.reservedList). */
+function unreservedList(ctx: ConvertContext, i: number): Value {
+  const seq = sequenceInput(ctx, i);
+  if (ctx.info(seq).reservedList)
+    throw ctx.problem('the length and last element of a TensorListReserve list are not supported (its elements are inserted as written)');
+  return seq;
 }
 
 function sequenceInput(ctx: ConvertContext, i: number): Value {
@@ -38,6 +52,7 @@ function insert(ctx: ConvertContext, seq: Value, item: Value, index: Value): Val
   const dtype = ctx.dtypeOf(item) ?? ctx.info(seq).dtype;
   return ctx.note(ctx.op1('SequenceInsert', [seq, item, index]), {
     sequence: true,
+    ...(ctx.info(seq).reservedList ? { reservedList: true } : {}),
     ...(dtype ? { dtype } : {}),
     ...(rank !== undefined ? { rank } : {}),
   });
@@ -123,7 +138,7 @@ export const tensorListConverters: ConverterTable = {
     const handle = ctx.input(0);
     return [ctx.info(handle).fixedSizeArray ? handle : sizeOf(ctx, sequenceInput(ctx, 1))];
   },
-  TensorListReserve: (ctx) => [emptySequence(ctx, 'element_dtype', shapeInputRank(ctx, 0))],
+  TensorListReserve: (ctx) => [emptySequence(ctx, 'element_dtype', shapeInputRank(ctx, 0), true)],
   EmptyTensorList: (ctx) => [emptySequence(ctx, 'element_dtype', shapeInputRank(ctx, 0))],
   TensorListFromTensor: (ctx) => [unstack(ctx, ctx.input(0))],
   TensorListSetItem: (ctx) => [insert(ctx, sequenceInput(ctx, 0), ctx.input(2), ctx.input(1))],
@@ -131,9 +146,9 @@ export const tensorListConverters: ConverterTable = {
     const seq = sequenceInput(ctx, 0);
     return [insert(ctx, seq, ctx.input(1), sizeOf(ctx, seq))];
   },
-  TensorListLength: (ctx) => [sizeOf(ctx, sequenceInput(ctx, 0))],
+  TensorListLength: (ctx) => [sizeOf(ctx, unreservedList(ctx, 0))],
   TensorListPopBack: (ctx) => {
-    const seq = sequenceInput(ctx, 0);
+    const seq = unreservedList(ctx, 0);
     const { dtype, rank } = ctx.info(seq);
     const rest = ctx.note(ctx.op1('SequenceErase', [seq]), {
       sequence: true,
