@@ -1,9 +1,9 @@
 // SSD (issue #17): PriorBox heads, Normalize, Permute/Flatten/Concat and DetectionOutput against
-// OpenCV's dnn module on the same prototxt, seeded caffemodel and input. The net is written here in
-// the layout of VGG-SSD's deploy prototxt (conv4_3_norm head, fc7-like and extra heads, mbox_*
-// concats, conf reshape → softmax → flatten) with tiny channels, and VGG-SSD 300 itself at 4 channels. OpenCV's caffe.proto has no CORNER_SIZE
-// and no nms eta, and it wants 1-channel priors with variance_encoded_in_target: those are covered by
-// hand-computed values in kernels-js (detection-output.test.ts).
+// OpenCV's dnn module on the same prototxt, seeded caffemodel and input: a small net in the layout
+// of VGG-SSD's deploy prototxt in four DetectionOutput settings, and VGG-SSD 300 itself at 4
+// channels. OpenCV's caffe.proto has no CORNER_SIZE and no nms eta, and it wants 1-channel priors
+// with variance_encoded_in_target: those are checked on hand-computed values in kernels-js
+// (detection-output.test.ts).
 import { describe, expect, it } from 'vitest';
 import { runTsge } from './caffe-run.fixture.js';
 import { randomCaffemodel } from './caffe-weights.fixture.js';
