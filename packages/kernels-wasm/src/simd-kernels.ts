@@ -1,5 +1,7 @@
 import type { KernelV1 } from '@tsge/metadef';
 import { fusedElementwiseKernel, nnKernels, mathKernels, tensorKernels } from '@tsge/kernels-js/kernel-support';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { simdAttentionKernel } from './simd-attention.js';
 import { simdBatchNormKernel } from './simd-batch-norm.js';
 import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
 import { simdConvTransposeKernel } from './simd-conv-transpose.js';
@@ -40,6 +42,8 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdSoftmaxKernel(referenceOf(all, 'Softmax')),
     simdLrnKernel(referenceOf(all, 'LRN')),
     simdLayerNormKernel(referenceOf(all, 'LayerNormalization')),
+    // ONNX Attention, not the com.microsoft one of the same name
+    simdAttentionKernel(referenceOf(jsKernelLibrary.kernels.filter((k) => k.domain === 'ai.onnx'), 'Attention')),
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
