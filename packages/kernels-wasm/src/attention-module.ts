@@ -63,7 +63,13 @@ function attentionRowsFunction(): FunctionDef {
   /** y row *= the f32 on the stack. */
   const scaleRow = (): void => {
     code.f32x4Splat().set(pv);
-    loop(c, () => code.i32(0), dvBytes, 16, () => code.get(y).get(c).i32Add().get(y).get(c).i32Add().v128Load().get(pv).f32x4Mul().v128Store());
+    loop(
+      c,
+      () => code.i32(0),
+      dvBytes,
+      16,
+      () => code.get(y).get(c).i32Add().get(y).get(c).i32Add().v128Load().get(pv).f32x4Mul().v128Store(),
+    );
   };
 
   code.get(d).i32(2).i32Shl().set(dBytes);
@@ -79,7 +85,13 @@ function attentionRowsFunction(): FunctionDef {
   code.end();
   code.f32(Number.NEGATIVE_INFINITY).set(m);
   code.f32(0).set(l);
-  loop(c, () => code.i32(0), dvBytes, 16, () => code.get(y).get(c).i32Add().f32x4Const(0).v128Store());
+  loop(
+    c,
+    () => code.i32(0),
+    dvBytes,
+    16,
+    () => code.get(y).get(c).i32Add().f32x4Const(0).v128Store(),
+  );
   loop(
     kb,
     () => code.i32(0),
@@ -98,9 +110,15 @@ function attentionRowsFunction(): FunctionDef {
         () => {
           code.get(kb).get(j).i32Add().get(kStride).i32Mul().get(k).i32Add().set(kRow);
           code.f32x4Const(0).set(acc);
-          loop(c, () => code.i32(0), dBytes, 16, () => {
-            code.get(acc).get(q).get(c).i32Add().v128Load().get(kRow).get(c).i32Add().v128Load().f32x4Mul().f32x4Add().set(acc);
-          });
+          loop(
+            c,
+            () => code.i32(0),
+            dBytes,
+            16,
+            () => {
+              code.get(acc).get(q).get(c).i32Add().v128Load().get(kRow).get(c).i32Add().v128Load().f32x4Mul().f32x4Add().set(acc);
+            },
+          );
           hsum(acc);
           code.get(scale).f32Mul().set(s);
           code.get(mask).i32(0).i32GeS().if();
@@ -131,25 +149,43 @@ function attentionRowsFunction(): FunctionDef {
       // exponentials, four at a time
       code.get(m).f32x4Splat().set(pv);
       code.f32x4Const(0).set(acc);
-      loop(j, () => code.i32(0), n, 4, () => {
-        code.get(scores).get(j).i32(2).i32Shl().i32Add().v128Load().get(pv).f32x4Sub().set(e);
-        emitExpNonPositive(code, env, e, e);
-        code.get(scores).get(j).i32(2).i32Shl().i32Add().get(e).v128Store();
-        code.get(acc).get(e).f32x4Add().set(acc);
-      });
+      loop(
+        j,
+        () => code.i32(0),
+        n,
+        4,
+        () => {
+          code.get(scores).get(j).i32(2).i32Shl().i32Add().v128Load().get(pv).f32x4Sub().set(e);
+          emitExpNonPositive(code, env, e, e);
+          code.get(scores).get(j).i32(2).i32Shl().i32Add().get(e).v128Store();
+          code.get(acc).get(e).f32x4Add().set(acc);
+        },
+      );
       code.get(l);
       hsum(acc);
       code.f32Add().set(l);
       // y += Σ p_j · v_j
-      loop(j, () => code.i32(0), n, 1, () => {
-        code.get(kb).get(j).i32Add().get(vStride).i32Mul().get(v).i32Add().set(vRow);
-        code.get(scores).get(j).i32(2).i32Shl().i32Add().f32Load().f32x4Splat().set(pv);
-        loop(c, () => code.i32(0), dvBytes, 16, () => {
-          code.get(y).get(c).i32Add();
-          code.get(y).get(c).i32Add().v128Load().get(vRow).get(c).i32Add().v128Load().get(pv).f32x4Mul().f32x4Add();
-          code.v128Store();
-        });
-      });
+      loop(
+        j,
+        () => code.i32(0),
+        n,
+        1,
+        () => {
+          code.get(kb).get(j).i32Add().get(vStride).i32Mul().get(v).i32Add().set(vRow);
+          code.get(scores).get(j).i32(2).i32Shl().i32Add().f32Load().f32x4Splat().set(pv);
+          loop(
+            c,
+            () => code.i32(0),
+            dvBytes,
+            16,
+            () => {
+              code.get(y).get(c).i32Add();
+              code.get(y).get(c).i32Add().v128Load().get(vRow).get(c).i32Add().v128Load().get(pv).f32x4Mul().f32x4Add();
+              code.v128Store();
+            },
+          );
+        },
+      );
       code.end();
     },
   );

@@ -43,7 +43,12 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdLrnKernel(referenceOf(all, 'LRN')),
     simdLayerNormKernel(referenceOf(all, 'LayerNormalization')),
     // ONNX Attention, not the com.microsoft one of the same name
-    simdAttentionKernel(referenceOf(jsKernelLibrary.kernels.filter((k) => k.domain === 'ai.onnx'), 'Attention')),
+    simdAttentionKernel(
+      referenceOf(
+        jsKernelLibrary.kernels.filter((k) => k.domain === 'ai.onnx'),
+        'Attention',
+      ),
+    ),
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),

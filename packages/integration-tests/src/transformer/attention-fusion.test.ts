@@ -150,6 +150,44 @@ describe('attention fusion', () => {
     expect(await fusedCount('head-split', bytes, feeds)).toBe(1);
   });
 
+  it('a long causal sequence (1 × 8 × 512 × 64) runs in the SIMD kernel, its tiles on both workers', { timeout: 300_000 }, async () => {
+    const dims = [1, 8, 512, 64];
+    const nodes = core({ scale: 'div', mask: 'input' });
+    const inputs = ['q', 'k', 'v'].map((n) => f32(n, dims));
+    const mask = randomFloats('float32', [512, 512], random);
+    // a causal additive mask as torch builds it, fed as data: 0 on and below the diagonal, −∞ above
+    const m = mask.data as Float32Array;
+    for (let i = 0; i < 512; i++) for (let j = 0; j < 512; j++) m[i * 512 + j] = j <= i ? 0 : Number.NEGATIVE_INFINITY;
+    const bytes = onnxModel(nodes, [...inputs, f32('mask', [512, 512])], [f32('y', dims)], 17);
+    const feeds: Record<string, HostTensor> = {
+      q: randomFloats('float32', dims, random),
+      k: randomFloats('float32', dims, random),
+      v: randomFloats('float32', dims, random),
+      mask,
+    };
+    const want = (await ortRun(bytes, feeds)).y as ort.Tensor;
+    const compiled = await compileModel(await parseModel(bytes, { fileName: 'long.onnx' }));
+    expect(compiled.summary.counters.attention).toBe(1);
+    const model = await loadModel(compiled.om, { threads: 2, profile: true, startWorkers: 'eager' });
+    try {
+      const got = (await model.run(feeds)).y as HostTensor;
+      const a = got.data as Float32Array;
+      const b = want.data as Float32Array;
+      let worst = 0;
+      for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
+      expect(worst).toBeLessThanOrEqual(1e-4);
+      const events = model.profile().traceEvents.filter((e) => e.ph === 'X');
+      const attention = events.filter((e) => e.cat === 'Attention');
+      expect(attention.map((e) => e.args.kernel)).toEqual(['wasm-simd']);
+      const tiles = events.filter((e) => e.cat === 'tile');
+      expect(tiles.length).toBeGreaterThan(0);
+      expect(tiles.every((t) => t.name === 'wasm.attentionRows')).toBe(true);
+      expect(new Set([...attention, ...tiles].map((e) => e.tid)).size).toBeGreaterThan(1);
+    } finally {
+      await model.release();
+    }
+  });
+
   describe('near misses are left alone', () => {
     it('softmax over the query axis', async () => {
       const bytes = onnxModel(core({ scale: 'mul', axis: 2 }), qkvOperands(), out, 17);
