@@ -50,7 +50,7 @@ function intsAttr(node: Node, name: string): readonly number[] | undefined {
 function scaleFactor(anchor: OutDataAnchor | undefined, divides: boolean): number | undefined {
   const t = constValueOf(anchor?.node);
   const v = constNumbers(anchor);
-  if (!t || t.type !== 'float32' || t.dims.length > 4 || v?.length !== 1) return undefined;
+  if (t?.type !== 'float32' || t.dims.length > 4 || v?.length !== 1) return undefined;
   const s = v[0] as number;
   if (!Number.isFinite(s) || s === 0) return undefined;
   return divides ? 1 / s : s;
@@ -97,7 +97,7 @@ function attentionScale(m: FusionMatch, v: Variant): number | undefined {
 /** An additive float mask that broadcasts to the scores [B, H, S, L] without widening them (last axis exactly L). */
 function maskFits(anchor: OutDataAnchor | undefined, scores: readonly Dim[]): boolean {
   const mask = descOf(anchor);
-  if (!mask || mask.dtype !== 'float32' || mask.shape.length < 1 || mask.shape.length > 4 || mask.shape[0] === -2) return false;
+  if (mask?.dtype !== 'float32' || mask.shape.length < 1 || mask.shape.length > 4 || mask.shape[0] === -2) return false;
   const offset = 4 - mask.shape.length;
   return mask.shape.every((dim, i) => {
     const target = scores[offset + i];
