@@ -18,6 +18,7 @@ import { simdLayerNormKernel } from './simd-layer-norm.js';
 import { simdLrnKernel } from './simd-lrn.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 import { simdSwishKernel } from './simd-swish.js';
+import { simdSwigluKernel } from './simd-swiglu.js';
 import { generatedElementwiseKernel } from './generated-elementwise.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
@@ -52,6 +53,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
+    simdSwigluKernel(referenceOf(all, 'SwiGLU')),
     generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
     ...simdIntConvKernels((opType) => referenceOf(all, opType)),

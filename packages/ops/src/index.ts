@@ -3,7 +3,13 @@
 import type { OpDefinitionV1, OpRegistry } from '@tsge/metadef';
 import { createOpRegistry } from '@tsge/metadef';
 import { controlflowOps } from './controlflow/index.js';
-import { fusedDefinitions, fusedElementwiseDefinition, quantizedAddDefinition, requantizedConvDefinition } from './fused/index.js';
+import {
+  fusedDefinitions,
+  fusedElementwiseDefinition,
+  quantizedAddDefinition,
+  requantizedConvDefinition,
+  swigluDefinition,
+} from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
 import { nnOps } from './nn/index.js';
@@ -50,6 +56,8 @@ export {
   fusedDefinitions,
   REQUANTIZED_CONV,
   QUANTIZED_ADD,
+  SWIGLU,
+  swigluDefinition,
   FUSED_ELEMENTWISE,
   fusedElementwiseDefinition,
 } from './fused/index.js';
@@ -57,7 +65,14 @@ export {
 /** Every op definition tsge ships: the ONNX op set plus the `tsge` fused ops. */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
   const onnx = [...mathOps, ...nnOps, ...tensorOps, ...transformerOps, ...controlflowOps, ...mlOps];
-  return [...onnx, ...fusedDefinitions(onnx), requantizedConvDefinition, quantizedAddDefinition, fusedElementwiseDefinition];
+  return [
+    ...onnx,
+    ...fusedDefinitions(onnx),
+    requantizedConvDefinition,
+    quantizedAddDefinition,
+    fusedElementwiseDefinition,
+    swigluDefinition,
+  ];
 }
 /** A fresh registry holding every op definition. */
 export function createDefaultOpRegistry(): OpRegistry {

@@ -19,6 +19,7 @@ export { EXTRA_BIAS, FUSED_BASE_OF, FUSED_CONV } from './fused/fused-ops.js';
 export { FUSED_ELEMENTWISE } from './fused/fused-elementwise.js';
 export { REQUANTIZED_CONV } from './fused/requantized-conv.js';
 export { QUANTIZED_ADD } from './fused/quantized-add.js';
+export { SWIGLU } from './fused/swiglu.js';
 export { IMPLS as bitwiseIMPLS } from './math/bitwise.js';
 export { readTargetType } from './math/cast.js';
 export { IMPLS as comparisonIMPLS } from './math/comparison.js';

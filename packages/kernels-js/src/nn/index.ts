@@ -20,6 +20,7 @@ import { preluKernels } from './prelu.js';
 import { quantizeKernels } from './quantize.js';
 import { recurrentKernels } from './recurrent.js';
 import { quantizedAddKernel } from './quantized-add.js';
+import { swigluKernel } from './swiglu.js';
 import { requantizedConvKernel } from './requantized-conv.js';
 import { resizeKernels } from './resize.js';
 import { softmaxKernels } from './softmax.js';
@@ -38,6 +39,7 @@ export const nnKernels: readonly KernelV1[] = [
   ...quantizeKernels,
   requantizedConvKernel,
   quantizedAddKernel,
+  swigluKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,
