@@ -87,7 +87,7 @@ export function swigluFusion(supported: (type: string, domain?: string) => boole
         { inputs: inputs.length, outputs: 1 },
       );
       replaceMatchWith(graph, m, node, inputs);
-      if (split && split.outData.every((o) => o.peers.length === 0)) graph.removeNode(split);
+      if (split?.outData.every((o) => o.peers.length === 0)) graph.removeNode(split);
       return [node];
     },
   };

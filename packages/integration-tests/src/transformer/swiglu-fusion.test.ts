@@ -19,6 +19,9 @@ const silu = (x: string, y: string) => [node('Sigmoid', [x], [`${x}_sig`]), node
 const random = lcg(23);
 const [B, S, E, F] = [2, 5, 16, 24];
 
+/** The op types (and their kernels) of the last fused run. */
+let lastOps: string[] = [];
+
 async function fusedCount(label: string, bytes: Uint8Array, feeds: Record<string, HostTensor>): Promise<number> {
   const session = await ort.InferenceSession.create(bytes);
   const ortFeeds = Object.fromEntries(
@@ -30,8 +33,13 @@ async function fusedCount(label: string, bytes: Uint8Array, feeds: Record<string
   for (const on of [true, false]) {
     const compiled = await compileModel(await parseModel(bytes, { fileName: `${label}.onnx` }), { optimizationSwitch: { swiglu: on } });
     if (on) count = compiled.summary.counters.swiglu ?? 0;
-    const model = await loadModel(compiled.om, { threads: 1 });
+    const model = await loadModel(compiled.om, { threads: 1, profile: true });
     const got = (await model.run(feeds)).y as HostTensor;
+    if (on)
+      lastOps = model
+        .profile()
+        .traceEvents.filter((e) => e.ph === 'X' && e.cat !== 'tile')
+        .map((e) => `${e.cat}/${e.args.kernel}`);
     await model.release();
     expect(got.dims, label).toEqual(want.dims);
     const a = got.data as Float32Array;
@@ -80,6 +88,9 @@ describe('SwiGLU fusion', () => {
       const nodes = [node('MatMul', ['x', 'w'], ['h']), ...split, ...silu('g', 'a'), node('Mul', ['a', 'u'], ['y'])];
       const bytes = onnxModel(nodes, [f32('x', [B, S, E]), f32('w', [E, 2 * F])], [f32('y', [B, S, F])], opset);
       expect(await fusedCount(`split-${opset}`, bytes, { x: x(), w: randomFloats('float32', [E, 2 * F], random) })).toBe(1);
+      // SwiGLU reads the projection itself: the Split is gone
+      expect(lastOps).toContain('SwiGLU/wasm-simd');
+      expect(lastOps.some((o) => o.startsWith('Split/'))).toBe(false);
     });
   }
 
