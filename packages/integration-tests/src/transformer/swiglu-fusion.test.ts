@@ -1,6 +1,7 @@
 // SwiGLU in the forms decoders are exported in becomes one tsge::SwiGLU at O3: compiled with and
 // without the `swiglu` pass, fused nodes counted, both runs against onnxruntime-node.
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
+import type { TraceEvent } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
@@ -38,8 +39,8 @@ async function fusedCount(label: string, bytes: Uint8Array, feeds: Record<string
     if (on)
       lastOps = model
         .profile()
-        .traceEvents.filter((e) => e.ph === 'X' && e.cat !== 'tile')
-        .map((e) => `${e.cat}/${e.args.kernel}`);
+        .traceEvents.filter((e): e is TraceEvent => e.ph === 'X' && e.cat !== 'tile')
+        .map((e) => `${e.cat}/${'kernel' in e.args ? e.args.kernel : ''}`);
     await model.release();
     expect(got.dims, label).toEqual(want.dims);
     const a = got.data as Float32Array;
