@@ -2,6 +2,7 @@ import type { LinearMemory } from '@tsge/metadef';
 import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
 import { emitExpNonPositive } from './elementwise-module.js';
 import { extraModule } from './extra-modules.js';
+import { hasRelaxedSimd } from './kernel-modules.js';
 
 /** Keys scored per block: the only scores that exist at once are one block of one query row. */
 export const ATTENTION_KEY_BLOCK = 64;
@@ -16,7 +17,7 @@ export const ATTENTION_KEY_BLOCK = 64;
  * `causal` ≥ 0, row r sees keys [0, r + causal]. A row whose keys are all masked gives NaN (0/0),
  * as the reference's softmax of −∞ does. d and dv are multiples of 4.
  */
-function attentionRowsFunction(): FunctionDef {
+function attentionRowsFunction(relaxed: boolean): FunctionDef {
   const [q, k, v, mask, y, scores, rows, keys, d, dv, scale, qStride, kStride, vStride, yStride, maskStride, causal] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
   ] as const;
@@ -29,7 +30,6 @@ function attentionRowsFunction(): FunctionDef {
   const c = code.local(I32);
   const dBytes = code.local(I32);
   const dvBytes = code.local(I32);
-  const kRow = code.local(I32);
   const vRow = code.local(I32);
   const s = code.local(F32);
   const m = code.local(F32);
@@ -72,6 +72,39 @@ function attentionRowsFunction(): FunctionDef {
     );
   };
 
+  const kRows = [code.local(I32), code.local(I32), code.local(I32), code.local(I32)];
+  const accs = [acc, code.local(V128), code.local(V128), code.local(V128)];
+  const qv = code.local(V128);
+  /** Scores of keys kb + j … kb + j + count − 1 into the scratch, and the block maximum. */
+  const scoreKeys = (count: number): void => {
+    code.get(kb).get(j).i32Add().get(kStride).i32Mul().get(k).i32Add().set(kRows[0] as number);
+    for (let i = 1; i < count; i++) code.get(kRows[i - 1] as number).get(kStride).i32Add().set(kRows[i] as number);
+    for (let i = 0; i < count; i++) code.f32x4Const(0).set(accs[i] as number);
+    loop(
+      c,
+      () => code.i32(0),
+      dBytes,
+      16,
+      () => {
+        code.get(q).get(c).i32Add().v128Load().set(qv);
+        for (let i = 0; i < count; i++) {
+          const a = accs[i] as number;
+          if (relaxed) code.get(qv).get(kRows[i] as number).get(c).i32Add().v128Load().get(a).f32x4RelaxedMadd().set(a);
+          else code.get(a).get(qv).get(kRows[i] as number).get(c).i32Add().v128Load().f32x4Mul().f32x4Add().set(a);
+        }
+      },
+    );
+    for (let i = 0; i < count; i++) {
+      hsum(accs[i] as number);
+      code.get(scale).f32Mul().set(s);
+      code.get(mask).i32(0).i32GeS().if();
+      code.get(s).get(mask).get(kb).get(j).i32Add().i32(i).i32Add().i32(2).i32Shl().i32Add().f32Load().f32Add().set(s);
+      code.end();
+      code.get(scores).get(j).i32(i).i32Add().i32(2).i32Shl().i32Add().get(s).f32Store();
+      code.get(bmax).get(s).f32Max().set(bmax);
+    }
+  };
+
   code.get(d).i32(2).i32Shl().set(dBytes);
   code.get(dv).i32(2).i32Shl().set(dvBytes);
   code.i32(0).set(row);
@@ -100,34 +133,19 @@ function attentionRowsFunction(): FunctionDef {
     () => {
       code.get(limit).get(kb).i32Sub().set(n);
       code.get(n).i32(ATTENTION_KEY_BLOCK).i32GtS().if().i32(ATTENTION_KEY_BLOCK).set(n).end();
-      // scores of the block and their maximum
+      // scores of the block and their maximum, four keys a step (q is loaded once for the four)
       code.f32(Number.NEGATIVE_INFINITY).set(bmax);
-      loop(
-        j,
-        () => code.i32(0),
-        n,
-        1,
-        () => {
-          code.get(kb).get(j).i32Add().get(kStride).i32Mul().get(k).i32Add().set(kRow);
-          code.f32x4Const(0).set(acc);
-          loop(
-            c,
-            () => code.i32(0),
-            dBytes,
-            16,
-            () => {
-              code.get(acc).get(q).get(c).i32Add().v128Load().get(kRow).get(c).i32Add().v128Load().f32x4Mul().f32x4Add().set(acc);
-            },
-          );
-          hsum(acc);
-          code.get(scale).f32Mul().set(s);
-          code.get(mask).i32(0).i32GeS().if();
-          code.get(s).get(mask).get(kb).get(j).i32Add().i32(2).i32Shl().i32Add().f32Load().f32Add().set(s);
-          code.end();
-          code.get(scores).get(j).i32(2).i32Shl().i32Add().get(s).f32Store();
-          code.get(bmax).get(s).f32Max().set(bmax);
-        },
-      );
+      code.i32(0).set(j);
+      code.block().loop();
+      code.get(j).i32(4).i32Add().get(n).i32GtS().brIf(1);
+      scoreKeys(4);
+      code.get(j).i32(4).i32Add().set(j);
+      code.br(0).end().end();
+      code.block().loop();
+      code.get(j).get(n).i32GeS().brIf(1);
+      scoreKeys(1);
+      code.get(j).i32(1).i32Add().set(j);
+      code.br(0).end().end();
       // a block of only masked keys changes nothing
       code.get(bmax).f32(Number.NEGATIVE_INFINITY).f32Gt().if();
       // lanes past the block's end score −∞, so their exponentials are 0
@@ -164,26 +182,28 @@ function attentionRowsFunction(): FunctionDef {
       code.get(l);
       hsum(acc);
       code.f32Add().set(l);
-      // y += Σ p_j · v_j
+      // y += Σ p_j · v_j, a 4-wide column of y held in a register across the block's keys
       loop(
-        j,
+        c,
         () => code.i32(0),
-        n,
-        1,
+        dvBytes,
+        16,
         () => {
-          code.get(kb).get(j).i32Add().get(vStride).i32Mul().get(v).i32Add().set(vRow);
-          code.get(scores).get(j).i32(2).i32Shl().i32Add().f32Load().f32x4Splat().set(pv);
+          code.get(y).get(c).i32Add().v128Load().set(acc);
+          code.get(kb).get(vStride).i32Mul().get(v).i32Add().get(c).i32Add().set(vRow);
           loop(
-            c,
+            j,
             () => code.i32(0),
-            dvBytes,
-            16,
+            n,
+            1,
             () => {
-              code.get(y).get(c).i32Add();
-              code.get(y).get(c).i32Add().v128Load().get(vRow).get(c).i32Add().v128Load().get(pv).f32x4Mul().f32x4Add();
-              code.v128Store();
+              code.get(scores).get(j).i32(2).i32Shl().i32Add().v128Load32Splat().get(vRow).v128Load();
+              if (relaxed) code.get(acc).f32x4RelaxedMadd().set(acc);
+              else code.f32x4Mul().get(acc).f32x4Add().set(acc);
+              code.get(vRow).get(vStride).i32Add().set(vRow);
             },
           );
+          code.get(y).get(c).i32Add().get(acc).v128Store();
         },
       );
       code.end();
@@ -202,7 +222,7 @@ function attentionRowsFunction(): FunctionDef {
 
 export type AttentionRows = (...args: number[]) => void;
 
-const attentionExports = extraModule(() => [attentionRowsFunction()]);
+const attentionExports = extraModule(() => [attentionRowsFunction(hasRelaxedSimd())]);
 
 /** The SIMD attention rows over `memory`; undefined without SIMD. */
 export function attentionRows(memory: LinearMemory): AttentionRows | undefined {
