@@ -15,7 +15,7 @@ export const ATTENTION_KEY_BLOCK = 64;
  * running maximum m and sum l are updated, the output row (used as the accumulator) is rescaled
  * by e^(m_old − m_new), and Σ e^(s − m)·v is added; the row is divided by l at the end. With
  * `causal` ≥ 0, row r sees keys [0, r + causal]. A row whose keys are all masked gives NaN (0/0),
- * as the reference's softmax of −∞ does. d and dv are multiples of 4.
+ * as the reference's softmax of −∞ does. Head sizes that are not multiples of 4 end in scalar steps.
  */
 function attentionRowsFunction(relaxed: boolean): FunctionDef {
   const [q, k, v, mask, y, scores, rows, keys, d, dv, scale, qStride, kStride, vStride, yStride, maskStride, causal] = [
@@ -30,6 +30,10 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
   const c = code.local(I32);
   const dBytes = code.local(I32);
   const dvBytes = code.local(I32);
+  // the vector part of a row (whole f32x4s); the rest goes one float at a time
+  const dVec = code.local(I32);
+  const dvVec = code.local(I32);
+  const fs = code.local(F32);
   const vRow = code.local(I32);
   const s = code.local(F32);
   const m = code.local(F32);
@@ -62,13 +66,20 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
   };
   /** y row *= the f32 on the stack. */
   const scaleRow = (): void => {
-    code.f32x4Splat().set(pv);
+    code.tee(fs).f32x4Splat().set(pv);
     loop(
       c,
       () => code.i32(0),
-      dvBytes,
+      dvVec,
       16,
       () => code.get(y).get(c).i32Add().get(y).get(c).i32Add().v128Load().get(pv).f32x4Mul().v128Store(),
+    );
+    loop(
+      c,
+      () => code.get(dvVec),
+      dvBytes,
+      4,
+      () => code.get(y).get(c).i32Add().get(y).get(c).i32Add().f32Load().get(fs).f32Mul().f32Store(),
     );
   };
 
@@ -77,26 +88,79 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
   const qv = code.local(V128);
   /** Scores of keys kb + j … kb + j + count − 1 into the scratch, and the block maximum. */
   const scoreKeys = (count: number): void => {
-    code.get(kb).get(j).i32Add().get(kStride).i32Mul().get(k).i32Add().set(kRows[0] as number);
-    for (let i = 1; i < count; i++) code.get(kRows[i - 1] as number).get(kStride).i32Add().set(kRows[i] as number);
+    code
+      .get(kb)
+      .get(j)
+      .i32Add()
+      .get(kStride)
+      .i32Mul()
+      .get(k)
+      .i32Add()
+      .set(kRows[0] as number);
+    for (let i = 1; i < count; i++)
+      code
+        .get(kRows[i - 1] as number)
+        .get(kStride)
+        .i32Add()
+        .set(kRows[i] as number);
     for (let i = 0; i < count; i++) code.f32x4Const(0).set(accs[i] as number);
     loop(
       c,
       () => code.i32(0),
-      dBytes,
+      dVec,
       16,
       () => {
         code.get(q).get(c).i32Add().v128Load().set(qv);
         for (let i = 0; i < count; i++) {
           const a = accs[i] as number;
-          if (relaxed) code.get(qv).get(kRows[i] as number).get(c).i32Add().v128Load().get(a).f32x4RelaxedMadd().set(a);
-          else code.get(a).get(qv).get(kRows[i] as number).get(c).i32Add().v128Load().f32x4Mul().f32x4Add().set(a);
+          if (relaxed)
+            code
+              .get(qv)
+              .get(kRows[i] as number)
+              .get(c)
+              .i32Add()
+              .v128Load()
+              .get(a)
+              .f32x4RelaxedMadd()
+              .set(a);
+          else
+            code
+              .get(a)
+              .get(qv)
+              .get(kRows[i] as number)
+              .get(c)
+              .i32Add()
+              .v128Load()
+              .f32x4Mul()
+              .f32x4Add()
+              .set(a);
         }
       },
     );
     for (let i = 0; i < count; i++) {
       hsum(accs[i] as number);
-      code.get(scale).f32Mul().set(s);
+      code.set(s);
+      loop(
+        c,
+        () => code.get(dVec),
+        dBytes,
+        4,
+        () =>
+          code
+            .get(s)
+            .get(q)
+            .get(c)
+            .i32Add()
+            .f32Load()
+            .get(kRows[i] as number)
+            .get(c)
+            .i32Add()
+            .f32Load()
+            .f32Mul()
+            .f32Add()
+            .set(s),
+      );
+      code.get(s).get(scale).f32Mul().set(s);
       code.get(mask).i32(0).i32GeS().if();
       code.get(s).get(mask).get(kb).get(j).i32Add().i32(i).i32Add().i32(2).i32Shl().i32Add().f32Load().f32Add().set(s);
       code.end();
@@ -107,6 +171,8 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
 
   code.get(d).i32(2).i32Shl().set(dBytes);
   code.get(dv).i32(2).i32Shl().set(dvBytes);
+  code.get(d).i32(-4).i32And().i32(2).i32Shl().set(dVec);
+  code.get(dv).i32(-4).i32And().i32(2).i32Shl().set(dvVec);
   code.i32(0).set(row);
   code.block().loop();
   code.get(row).get(rows).i32GeS().brIf(1);
@@ -118,12 +184,20 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
   code.end();
   code.f32(Number.NEGATIVE_INFINITY).set(m);
   code.f32(0).set(l);
+  // zeroed by stores: the output may hold anything (a NaN times 0 stays NaN)
   loop(
     c,
     () => code.i32(0),
-    dvBytes,
+    dvVec,
     16,
     () => code.get(y).get(c).i32Add().f32x4Const(0).v128Store(),
+  );
+  loop(
+    c,
+    () => code.get(dvVec),
+    dvBytes,
+    4,
+    () => code.get(y).get(c).i32Add().f32(0).f32Store(),
   );
   loop(
     kb,
@@ -186,7 +260,7 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
       loop(
         c,
         () => code.i32(0),
-        dvBytes,
+        dvVec,
         16,
         () => {
           code.get(y).get(c).i32Add().v128Load().set(acc);
@@ -204,6 +278,27 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
             },
           );
           code.get(y).get(c).i32Add().get(acc).v128Store();
+        },
+      );
+      loop(
+        c,
+        () => code.get(dvVec),
+        dvBytes,
+        4,
+        () => {
+          code.get(y).get(c).i32Add().f32Load().set(fs);
+          code.get(kb).get(vStride).i32Mul().get(v).i32Add().get(c).i32Add().set(vRow);
+          loop(
+            j,
+            () => code.i32(0),
+            n,
+            1,
+            () => {
+              code.get(fs).get(scores).get(j).i32(2).i32Shl().i32Add().f32Load().get(vRow).f32Load().f32Mul().f32Add().set(fs);
+              code.get(vRow).get(vStride).i32Add().set(vRow);
+            },
+          );
+          code.get(y).get(c).i32Add().get(fs).f32Store();
         },
       );
       code.end();

@@ -86,8 +86,16 @@ describe('streaming-softmax Attention kernel', () => {
     expect(compare([q, k, v], { q_num_heads: int(4), kv_num_heads: int(2) }).length).toBeGreaterThan(0);
   });
 
-  it('one thread runs whole heads in order; head sizes not a multiple of 4 go to the reference', () => {
+  it('head sizes that are not a multiple of 4 (15 as in PP-OCR, 6 with a v head of 3)', () => {
+    expect(compare(qkv([1, 8, 40, 15], [1, 8, 40, 15]), { scale: float(0.26) }).length).toBeGreaterThan(0);
+    const [q, k, v] = qkv([2, 2, 9, 6], [2, 2, 70, 6], 3);
+    expect(compare([q, k, v, operand([9, 70], 7, 1)], { is_causal: int(1) }).length).toBeGreaterThan(0);
+  });
+
+  it('one thread runs whole heads on the calling thread; a KV cache goes to the reference', () => {
     expect(compare(qkv([1, 3, 9, 8], [1, 3, 9, 8]), {}, 1)).toEqual([]);
-    expect(compare(qkv([1, 2, 9, 6], [1, 2, 9, 6]), {})).toEqual([]);
+    const [q, k, v] = qkv([1, 2, 3, 8], [1, 2, 3, 8]);
+    const past = [operand([1, 2, 5, 8], 11, 0.5), operand([1, 2, 5, 8], 12, 0.5)];
+    expect(compare([q, k, v, undefined, ...past], {})).toEqual([]);
   });
 });

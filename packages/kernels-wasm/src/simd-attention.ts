@@ -50,8 +50,8 @@ const given = (ctx: KernelContextV1, i: number) => i < ctx.inputCount && ctx.ten
  * ONNX Attention on float32 in device memory: a streaming-softmax kernel (attention-module.ts)
  * that never forms the score matrix, tiles of query rows of one (batch, head) split across threads;
  * kv heads shared by q_heads / kv_heads query heads, causal and additive float masks. A KV cache,
- * extra outputs, softcap, boolean or padded masks, nonpad lengths, head sizes that are not a
- * multiple of 4 and host memory go to the reference kernel.
+ * extra outputs, softcap, boolean or padded masks, nonpad lengths and host memory go to the
+ * reference kernel.
  */
 export function simdAttentionKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
@@ -81,7 +81,7 @@ export function simdAttentionKernel(reference: KernelV1): KernelV1 {
       // the reference reports malformed operands with its own messages
       if (problem || !q || !k || !v || k.heads === 0 || q.heads % k.heads !== 0) return reference.compute(ctx);
       const strides = mask ? maskStrides(mask, k.seq) : undefined;
-      if ((mask && !strides) || q.size % 4 !== 0 || v.size % 4 !== 0 || k.seq === 0) return reference.compute(ctx);
+      if ((mask && !strides) || k.seq === 0) return reference.compute(ctx);
       const threeD = qt.dims.length === 3;
       const yt = ctx.output(0, threeD ? [q.batch, q.seq, q.heads * v.size] : [q.batch, q.heads, q.seq, v.size], 'float32');
       if (!inMemory(memory, yt)) return reference.compute(ctx);

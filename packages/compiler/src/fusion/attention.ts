@@ -15,14 +15,20 @@ interface Variant {
   readonly pattern: FusionPattern;
   readonly scale: ScaleForm;
   readonly mask: boolean;
+  /**
+   * paddle2onnx's softmax for old opsets, Reshape(Softmax(Flatten(s, axis 3)), Shape(s)), once
+   * static shapes have folded the Shape to a constant.
+   */
+  readonly flattened: boolean;
 }
 
 const SCALE_OPS = { ScaleScores: ['Mul', 'Div'], ScaleQ: ['Mul', 'Div'] };
 
 // inputs: 0 Q, 1 K (before its transpose), 2 V, then the scale constants, then the mask
-function variant(scale: ScaleForm, mask: boolean): Variant {
+function variant(scale: ScaleForm, mask: boolean, flattened: boolean): Variant {
   const scales = scale === 'none' ? 0 : scale === 'both' ? 2 : 1;
-  const name = `attention-${scale}${mask ? '-mask' : ''}`;
+  const name = `attention-${scale}${mask ? '-mask' : ''}${flattened ? '-flattened' : ''}`;
+  const inputs = 3 + scales + (mask ? 1 : 0) + (flattened ? 1 : 0);
   const body = (op: Op, x: readonly Value[]) => {
     const [q0, k, v] = x as [Value, Value, Value];
     let kt = op('Transpose', [k], 'kt');
@@ -31,12 +37,17 @@ function variant(scale: ScaleForm, mask: boolean): Variant {
     let scores = op('MatMul', [q, kt], 'qk');
     if (scale === 'scores') scores = op('ScaleScores', [scores, x[3] as Value], 'scale_scores');
     if (mask) scores = op('Add', [scores, x[3 + scales] as Value], 'mask');
-    return [op('MatMul', [op('Softmax', [scores], 'softmax'), v], 'pv')];
+    const probs = flattened
+      ? op('Reshape', [op('Softmax', [op('Flatten', [scores], 'flatten')], 'softmax'), x[inputs - 1] as Value], 'restore')
+      : op('Softmax', [scores], 'softmax');
+    return [op('MatMul', [probs, v], 'pv')];
   };
-  return { pattern: pattern(name, 3 + scales + (mask ? 1 : 0), body, SCALE_OPS), scale, mask };
+  return { pattern: pattern(name, inputs, body, SCALE_OPS), scale, mask, flattened };
 }
 
-const VARIANTS: readonly Variant[] = (['scores', 'query', 'both', 'none'] as const).flatMap((s) => [variant(s, true), variant(s, false)]);
+const VARIANTS: readonly Variant[] = (['scores', 'query', 'both', 'none'] as const).flatMap((s) =>
+  [true, false].flatMap((mask) => [variant(s, mask, false), variant(s, mask, true)]),
+);
 
 const known = (d: Dim | undefined): d is Dim => d !== undefined && d !== -1 && d !== -2;
 const same = (a: Dim | undefined, b: Dim | undefined) => known(a) && a === b;
@@ -62,11 +73,23 @@ function keyLayout(m: FusionMatch): 'bhld' | 'blhd' | undefined {
   return perm === '0,1,3,2' ? 'bhld' : perm === '0,2,3,1' ? 'blhd' : undefined;
 }
 
-/** The softmax normalises the last axis (opset < 13 flattens at `axis`, the same for the last one). */
-function softmaxOverLastAxis(node: Node): boolean {
-  const a = node.opDesc.attrs.get('axis');
-  const axis = a?.kind === 'int' ? a.value : opsetOf(node) > 0 && opsetOf(node) < 13 ? 1 : -1;
-  return axis === -1 || axis === 3;
+const intAttr = (node: Node, name: string, fallback: number): number => {
+  const a = node.opDesc.attrs.get(name);
+  return a?.kind === 'int' ? a.value : fallback;
+};
+
+/** The softmax normalises the last axis of the scores (opset < 13 flattens at `axis`, the same for the last one). */
+function softmaxOverLastAxis(m: FusionMatch, v: Variant): boolean {
+  const softmax = m.nodes.get('softmax') as Node;
+  const axis = intAttr(softmax, 'axis', opsetOf(softmax) > 0 && opsetOf(softmax) < 13 ? 1 : -1);
+  if (!v.flattened) return axis === -1 || axis === 3;
+  // Flatten at the last axis makes [B·H·S, L]; the Reshape restores all four dims
+  const flatten = intAttr(m.nodes.get('flatten') as Node, 'axis', 1);
+  // the constant is the scores' own static shape (no 0 or −1 for Reshape to reinterpret)
+  const dims = constNumbers(m.inputs[m.inputs.length - 1]);
+  const scores = descOf((m.nodes.get('flatten') as Node).inData[0]?.peer)?.shape;
+  const whole = !!dims && !!scores && dims.length === 4 && dims.every((d, i) => d > 0 && d === scores[i]);
+  return (flatten === 3 || flatten === -1) && (axis === 1 || axis === -1) && whole;
 }
 
 /** The scale Attention gets, when the match is a float32 4-D attention whose every condition holds. */
@@ -76,7 +99,7 @@ function attentionScale(m: FusionMatch, v: Variant): number | undefined {
   const kt = descOf(node('kt').outData[0]);
   const val = descOf(m.inputs[2]);
   if (!q || !kt || !val || [q, kt, val].some((d) => d.dtype !== 'float32' || d.shape.length !== 4)) return undefined;
-  if (!keyLayout(m) || !softmaxOverLastAxis(node('softmax'))) return undefined;
+  if (!keyLayout(m) || !softmaxOverLastAxis(m, v)) return undefined;
   const [b, h, s, d] = q.shape;
   const [kb, kh, kd, l] = kt.shape;
   const [vb, vh, vl] = val.shape;

