@@ -1,4 +1,4 @@
-import type { Dim, FusionMatch, FusionPassV1, FusionPattern, Graph, Node, OutDataAnchor, Value } from '@tsge/metadef';
+import type { Dim, FusionMatch, FusionPassV1, FusionPattern, Graph, Node, OutDataAnchor, PassContext, Value } from '@tsge/metadef';
 import { attr, constValueOf, createOpDesc, createTensorDesc, opsetOf } from '@tsge/metadef';
 import { uniqueName } from '../graph-utils.js';
 import { replaceMatchWith } from './matcher.js';
@@ -129,7 +129,28 @@ function maskFits(anchor: OutDataAnchor | undefined, scores: readonly Dim[]): bo
   });
 }
 
-function replaceAttention(m: FusionMatch, graph: Graph, v: Variant): Node[] {
+/** Below this a mask value masks as −∞ does (torch writes finfo(float32).min), once a diagonal key is seen. */
+const MASKED = -1e30;
+
+/**
+ * A constant mask [S, L] (leading 1s allowed) with S = L that is 0 on and below the diagonal and
+ * masked above it: the causal mask torch builds from Trilu/Where/ConstantOfShape, once folded.
+ */
+function isCausalMask(anchor: OutDataAnchor | undefined): boolean {
+  const t = constValueOf(anchor?.node);
+  if (!t || t.type !== 'float32' || t.dims.length < 2) return false;
+  const [s, l] = t.dims.slice(-2) as [number, number];
+  if (s !== l || t.dims.slice(0, -2).some((d) => d !== 1)) return false;
+  const values = constNumbers(anchor) as number[];
+  for (let i = 0; i < s; i++)
+    for (let j = 0; j < l; j++) {
+      const x = values[i * l + j] as number;
+      if (j <= i ? x !== 0 : !(x <= MASKED)) return false;
+    }
+  return true;
+}
+
+function replaceAttention(m: FusionMatch, graph: Graph, ctx: PassContext, v: Variant): Node[] {
   const last = m.nodes.get('pv') as Node;
   const scale = attentionScale(m, v) as number;
   const created: Node[] = [];
@@ -152,12 +173,19 @@ function replaceAttention(m: FusionMatch, graph: Graph, v: Variant): Node[] {
     created.push(t);
   }
   const inputs = [m.inputs[0], key, m.inputs[2]];
-  if (v.mask) inputs.push(m.inputs[v.scale === 'none' ? 3 : v.scale === 'both' ? 5 : 4]);
+  const mask = v.mask ? m.inputs[v.scale === 'none' ? 3 : v.scale === 'both' ? 5 : 4] : undefined;
+  // a constant causal mask becomes is_causal: the kernel then skips the keys it would mask
+  const causal = isCausalMask(mask);
+  if (mask && !causal) inputs.push(mask);
+  if (causal) ctx.count('attention-causal');
   const node = graph.addNode(
     createOpDesc({
       name: uniqueName(graph, `${last.name}_attention`),
       type: 'Attention',
-      attrs: [['scale', attr.float(scale)]],
+      attrs: [
+        ['scale', attr.float(scale)],
+        ['is_causal', attr.int(causal ? 1 : 0)],
+      ],
       outputDescs: [...last.opDesc.outputDescs.slice(0, 1)],
       outputNames: [last.opDesc.outputNames[0] ?? last.name],
     }),
@@ -180,6 +208,6 @@ export function attentionFusion(supported: (type: string) => boolean): FusionPas
     level: 3,
     patterns: () => VARIANTS.map((v) => v.pattern),
     requirements: (m) => supported('Attention') && attentionScale(m, byName.get(m.pattern) as Variant) !== undefined,
-    replace: (m, graph) => replaceAttention(m, graph, byName.get(m.pattern) as Variant),
+    replace: (m, graph, ctx) => replaceAttention(m, graph, ctx, byName.get(m.pattern) as Variant),
   };
 }

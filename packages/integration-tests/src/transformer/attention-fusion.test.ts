@@ -83,6 +83,9 @@ async function ortRun(bytes: Uint8Array, feeds: Record<string, HostTensor>): Pro
   }
 }
 
+/** How many fused attentions of the last compile took a constant causal mask as is_causal. */
+let causalCount = 0;
+
 /** Compiles with and without the pass; returns how many Attention nodes it made; both runs must match ort. */
 async function fusedCount(label: string, bytes: Uint8Array, feeds: Record<string, HostTensor>): Promise<number> {
   const want = (await ortRun(bytes, feeds)).y as ort.Tensor;
@@ -90,8 +93,10 @@ async function fusedCount(label: string, bytes: Uint8Array, feeds: Record<string
   for (const on of [true, false]) {
     const graph = await parseModel(bytes, { fileName: `${label}.onnx` });
     const compiled = await compileModel(graph, { optimizationSwitch: { attention: on } });
-    if (on) count = compiled.summary.counters.attention ?? 0;
-    else expect(compiled.summary.counters.attention ?? 0).toBe(0);
+    if (on) {
+      count = compiled.summary.counters.attention ?? 0;
+      causalCount = compiled.summary.counters['attention-causal'] ?? 0;
+    } else expect(compiled.summary.counters.attention ?? 0).toBe(0);
     const model = await loadModel(compiled.om, { threads: 1 });
     const got = (await model.run(feeds)).y as HostTensor;
     await model.release();
@@ -130,6 +135,8 @@ describe('attention fusion', () => {
         };
         const bytes = onnxModel(core({ scale, ...(mask ? { mask } : {}) }), inputs, out, 17);
         expect(await fusedCount(`${scale}-${mask}`, bytes, feeds)).toBe(1);
+        // torch's folded causal mask runs as is_causal; a mask fed as data stays additive
+        expect(causalCount).toBe(mask === 'causal' ? 1 : 0);
       });
     }
 
