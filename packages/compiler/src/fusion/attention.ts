@@ -138,7 +138,7 @@ const MASKED = -1e30;
  */
 function isCausalMask(anchor: OutDataAnchor | undefined): boolean {
   const t = constValueOf(anchor?.node);
-  if (!t || t.type !== 'float32' || t.dims.length < 2) return false;
+  if (t?.type !== 'float32' || t.dims.length < 2) return false;
   const [s, l] = t.dims.slice(-2) as [number, number];
   if (s !== l || t.dims.slice(0, -2).some((d) => d !== 1)) return false;
   const values = constNumbers(anchor) as number[];
