@@ -95,6 +95,44 @@ describe('SwiGLU fusion', () => {
     });
   }
 
+  it('the reference kernel (js device) on both forms agrees with onnxruntime-node', async () => {
+    const nodes = [
+      node('MatMul', ['x', 'w'], ['h']),
+      node(
+        'Split',
+        ['h'],
+        ['g', 'u'],
+        [
+          { name: 'axis', int: -1 },
+          { name: 'num_outputs', int: 2 },
+        ],
+      ),
+      ...silu('g', 'a'),
+      node('Mul', ['a', 'u'], ['y']),
+      ...silu('y', 'b'),
+      node('Mul', ['b', 'x2'], ['z']),
+    ];
+    const bytes = onnxModel(nodes, [f32('x', [B, S, E]), f32('w', [E, 2 * F]), f32('x2', [B, S, F])], [f32('z', [B, S, F])], 18);
+    const feeds = { x: x(), w: randomFloats('float32', [E, 2 * F], random), x2: randomFloats('float32', [B, S, F], random) };
+    const session = await ort.InferenceSession.create(bytes);
+    const want = (
+      await session.run(
+        Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor('float32', t.data as Float32Array, t.dims)])),
+      )
+    ).z as ort.Tensor;
+    await session.release();
+    const compiled = await compileModel(await parseModel(bytes, { fileName: 'swiglu-js.onnx' }), { target: 'js' });
+    expect(compiled.summary.counters.swiglu).toBe(2);
+    const model = await loadModel(compiled.om, { device: 'js' });
+    const got = (await model.run(feeds)).z as HostTensor;
+    await model.release();
+    const a = got.data as Float32Array;
+    const b = want.data as Float32Array;
+    let worst = 0;
+    for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
+    expect(worst).toBeLessThanOrEqual(1e-4);
+  });
+
   describe('near misses are left alone', () => {
     it('an up that broadcasts', async () => {
       const nodes = [...silu('g', 'a'), node('Mul', ['a', 'u'], ['y'])];
