@@ -1,6 +1,7 @@
 import type { KernelLibraryV1 } from '@tsge/metadef';
 import { TSGE_DOMAIN } from '@tsge/metadef';
 import { fusedKernels } from '@tsge/kernels-js';
+import { attentionTile } from './simd-attention.js';
 import { transposeTile } from './blocked-transpose.js';
 import { convDirectTile } from './conv-direct-tiles.js';
 import { convGemmTile } from './conv-gemm-tiles.js';
@@ -32,6 +33,7 @@ export const WASM_TILE_FUNCTIONS = [
   matMulNBitsTile,
   ...INT_TILES,
   generatedElementwiseTile,
+  attentionTile,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {

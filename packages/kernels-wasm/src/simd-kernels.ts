@@ -1,5 +1,7 @@
 import type { KernelV1 } from '@tsge/metadef';
 import { fusedElementwiseKernel, nnKernels, mathKernels, tensorKernels } from '@tsge/kernels-js/kernel-support';
+import { jsKernelLibrary } from '@tsge/kernels-js';
+import { simdAttentionKernel } from './simd-attention.js';
 import { simdBatchNormKernel } from './simd-batch-norm.js';
 import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
 import { simdConvTransposeKernel } from './simd-conv-transpose.js';
@@ -16,6 +18,7 @@ import { simdLayerNormKernel } from './simd-layer-norm.js';
 import { simdLrnKernel } from './simd-lrn.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 import { simdSwishKernel } from './simd-swish.js';
+import { simdSwigluKernel } from './simd-swiglu.js';
 import { generatedElementwiseKernel } from './generated-elementwise.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
@@ -40,9 +43,17 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdSoftmaxKernel(referenceOf(all, 'Softmax')),
     simdLrnKernel(referenceOf(all, 'LRN')),
     simdLayerNormKernel(referenceOf(all, 'LayerNormalization')),
+    // ONNX Attention, not the com.microsoft one of the same name
+    simdAttentionKernel(
+      referenceOf(
+        jsKernelLibrary.kernels.filter((k) => k.domain === 'ai.onnx'),
+        'Attention',
+      ),
+    ),
     simdTransposeKernel(referenceOf(tensorKernels, 'Transpose')),
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
+    simdSwigluKernel(referenceOf(all, 'SwiGLU')),
     generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
     ...simdIntConvKernels((opType) => referenceOf(all, opType)),

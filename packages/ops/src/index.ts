@@ -4,7 +4,13 @@ import type { OpDefinitionV1, OpRegistry } from '@tsge/metadef';
 import { createOpRegistry } from '@tsge/metadef';
 import { controlflowOps } from './controlflow/index.js';
 import { detectionOutputDefinition } from './detection/detection-output.js';
-import { fusedDefinitions, fusedElementwiseDefinition, quantizedAddDefinition, requantizedConvDefinition } from './fused/index.js';
+import {
+  fusedDefinitions,
+  fusedElementwiseDefinition,
+  quantizedAddDefinition,
+  requantizedConvDefinition,
+  swigluDefinition,
+} from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
 import { nnOps } from './nn/index.js';
@@ -51,6 +57,8 @@ export {
   fusedDefinitions,
   REQUANTIZED_CONV,
   QUANTIZED_ADD,
+  SWIGLU,
+  swigluDefinition,
   FUSED_ELEMENTWISE,
   fusedElementwiseDefinition,
 } from './fused/index.js';
@@ -66,6 +74,7 @@ export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
     quantizedAddDefinition,
     fusedElementwiseDefinition,
     detectionOutputDefinition,
+    swigluDefinition,
   ];
 }
 /** A fresh registry holding every op definition. */

@@ -25,6 +25,7 @@ export {
   detectionOutputLayout,
   readDetectionOutputAttrs,
 } from './detection/detection-output.js';
+export { SWIGLU } from './fused/swiglu.js';
 export { IMPLS as bitwiseIMPLS } from './math/bitwise.js';
 export { readTargetType } from './math/cast.js';
 export { IMPLS as comparisonIMPLS } from './math/comparison.js';

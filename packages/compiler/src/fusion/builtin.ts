@@ -1,4 +1,6 @@
 import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
+import { attentionFusion } from './attention.js';
+import { swigluFusion } from './swiglu.js';
 import { affineBatchNormFusion } from './affine-batchnorm.js';
 import { affineConvFusion } from './affine-conv.js';
 import { convAffineFusion } from './conv-affine.js';
@@ -27,6 +29,8 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     geluFusion(supported),
     layerNormFusion(supported),
     rmsNormFusion(supported),
+    attentionFusion(supported),
+    swigluFusion(supported),
     hardSigmoidFusion(supported),
     hardSwishFusion(supported),
     // after the activation rewrites, so Clip(Conv + 3, 0, 6) / 6 stays a HardSigmoid of the Conv

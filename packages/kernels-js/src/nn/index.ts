@@ -21,6 +21,7 @@ import { preluKernels } from './prelu.js';
 import { quantizeKernels } from './quantize.js';
 import { recurrentKernels } from './recurrent.js';
 import { quantizedAddKernel } from './quantized-add.js';
+import { swigluKernel } from './swiglu.js';
 import { requantizedConvKernel } from './requantized-conv.js';
 import { resizeKernels } from './resize.js';
 import { softmaxKernels } from './softmax.js';
@@ -40,6 +41,7 @@ export const nnKernels: readonly KernelV1[] = [
   requantizedConvKernel,
   quantizedAddKernel,
   detectionOutputKernel,
+  swigluKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,

@@ -10,3 +10,4 @@ export {
 export { REQUANTIZED_CONV, requantizedConvDefinition } from './requantized-conv.js';
 export { QUANTIZED_ADD, QUANTIZED_ADD_MAX_MULTIPLIER, quantizedAddDefinition } from './quantized-add.js';
 export { FUSED_ELEMENTWISE, fusedElementwiseDefinition } from './fused-elementwise.js';
+export { SWIGLU, swigluDefinition } from './swiglu.js';
