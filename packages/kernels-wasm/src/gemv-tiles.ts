@@ -31,9 +31,9 @@ export const gemvColumnsTile = tileFunction(GEMV_COLUMNS, (memory, t) => {
 });
 
 /**
- * The column tiles of Y[m×n] = A[m×k]·B[k×n] (byte addresses, strides in elements): two per thread,
- * each a contiguous run of columns (multiples of 16), so every row of B is read in long sequential
- * runs and a thread slowed by the load leaves its second tile to the other.
+ * The column tiles of Y[m×n] = A[m×k]·B[k×n] (byte addresses, strides in elements): four per
+ * thread, each a contiguous run of columns (multiples of 16), so every row of B is read in runs of
+ * tens of KB and a thread slowed by other load leaves its later tiles to the others.
  */
 export function gemvTiles(
   m: number,
@@ -45,7 +45,7 @@ export function gemvTiles(
   threads: number,
 ): number[][] {
   // at least 256 K multiply-adds a tile, so a small GEMV is not scattered over the pool
-  const wanted = Math.max(1, Math.min(threads > 1 ? 2 * threads : 1, Math.floor((n * m * k) / (1 << 18)), Math.ceil(n / 16)));
+  const wanted = Math.max(1, Math.min(threads > 1 ? 4 * threads : 1, Math.floor((n * m * k) / (1 << 18)), Math.ceil(n / 16)));
   const size = Math.ceil(n / wanted / 16) * 16;
   const pieces: [number, number][] = [];
   for (let start = 0; start < n; start += size) pieces.push([start, Math.min(n, start + size)]);
