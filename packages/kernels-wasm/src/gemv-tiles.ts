@@ -1,4 +1,3 @@
-import type { LinearMemory } from '@tsge/metadef';
 import { simdKernels } from './kernel-modules.js';
 import { type NumberTuple, tileFunction } from './tiles.js';
 

@@ -174,7 +174,9 @@ function printProfile(events: ReturnType<Decoder['profile']>['traceEvents'], for
     wall += (Math.max(...of.map((e) => e.ts + e.dur)) - Math.min(...of.map((e) => e.ts))) / 1000;
   }
   const busy = decode.reduce((sum, e) => sum + e.dur / 1000, 0);
-  console.log(`tsge ${format} decode step profile (mean of ${steps} steps): first task start to last task end ${(wall / steps).toFixed(2)} ms, tasks ${(busy / steps).toFixed(2)} ms`);
+  console.log(
+    `tsge ${format} decode step profile (mean of ${steps} steps): first task start to last task end ${(wall / steps).toFixed(2)} ms, tasks ${(busy / steps).toFixed(2)} ms`,
+  );
   console.log('  op type                        ms/step  tasks/step  threads (0 = caller)  kernels');
   for (const [op, e] of [...byOp].sort((a, b) => b[1].ms - a[1].ms))
     console.log(
