@@ -28,7 +28,8 @@ const { values } = parseArgs({
     formats: { type: 'string', default: FORMATS.join(',') },
     // per op type: tsge's time in a decode step (the executor's profile) and the step's wall time
     profile: { type: 'boolean', default: false },
-    // the fp32 lm_head MatMul alone, tsge and onnxruntime-web, in GB/s of weights streamed
+    // only the fp32 lm_head MatMul, tsge and onnxruntime-web, in GB/s of weights streamed (on its
+    // own: onnxruntime-web's heap does not shrink after the 544 MB weight, so no decoder follows)
     'lm-head': { type: 'boolean', default: false },
   },
 });
@@ -224,6 +225,7 @@ async function runOrt(model: LoadedRuntime): Promise<Result> {
 if (values['lm-head']) {
   console.log(`fp32 lm_head alone: [1, ${config.hidden}] · [${config.hidden}, ${config.vocab}], best of 20 runs, ${threads} threads`);
   for (const row of await benchLmHead(config.hidden, config.vocab, threads)) console.log(row);
+  process.exit(0);
 }
 const weights = randomWeights();
 const dir = await mkdtemp(path.join(tmpdir(), 'tsge-bench-llm-'));
