@@ -111,6 +111,11 @@ export class Decoder {
     return (out.logits as HostTensor).data as Float32Array;
   }
 
+  /** The executor's per-task timings (a Chrome trace); needs `load: { profile: true }`. */
+  profile(): ReturnType<Executor['profile']> {
+    return this.model.profile();
+  }
+
   async release(): Promise<void> {
     await this.model.release();
   }

@@ -6,6 +6,7 @@ import { type ElementwiseExports, elementwiseFunctions } from './elementwise-mod
 import { gemmFunction } from './gemm-module.js';
 import { gemmTileFunction } from './gemm-tile-module.js';
 import { im2colFunction } from './im2col-module.js';
+import { type GemvColumnsExports, gemvColumnsFunction } from './gemv-columns-module.js';
 import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
 import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
@@ -15,7 +16,7 @@ import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 /** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi)` (see depthwise-fast-module.ts). */
 type DepthwiseFast = (...args: number[]) => void;
 
-export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports, ResizeExports, SoftmaxExports {
+export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports, GemvColumnsExports, ResizeExports, SoftmaxExports {
   readonly [specialised: `depthwise${number}s${number}`]: DepthwiseFast;
   /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
   padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
@@ -145,6 +146,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           ...elementwiseFunctions(),
           ...poolFunctions(),
           dotRowsFunction(),
+          gemvColumnsFunction(),
           doubleColumnsFunction(),
           softmaxRowsFunction(),
         ],

@@ -7,6 +7,7 @@ import { convDirectTile } from './conv-direct-tiles.js';
 import { convGemmTile } from './conv-gemm-tiles.js';
 import { convTransposeTile } from './conv-transpose-tiles.js';
 import { gemmPackedTile } from './gemm-packed-tiles.js';
+import { gemvColumnsTile } from './gemv-tiles.js';
 import { depthwiseTile } from './simd-conv.js';
 import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
@@ -26,6 +27,7 @@ export const WASM_TILE_FUNCTIONS = [
   convTransposeTile,
   gemmPackedTile,
   gemmRowsTile,
+  gemvColumnsTile,
   poolPlanesTile,
   lrnTile,
   layerNormTile,

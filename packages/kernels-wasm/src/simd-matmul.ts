@@ -1,6 +1,7 @@
 import type { HostTensor, KernelContextV1, KernelV1, LinearMemory, ParallelRunnerV1 } from '@tsge/metadef';
 import { defineKernel } from '@tsge/kernels-js/kernel-support';
 import { gemmPackedTile, packedGemmTiles, usePackedGemm } from './gemm-packed-tiles.js';
+import { gemvColumnsTile, gemvTiles, useGemv } from './gemv-tiles.js';
 import { simdKernels } from './kernel-modules.js';
 import { tileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
 
@@ -105,8 +106,12 @@ export function parallelGemm(
   c: MatrixRef,
 ): void {
   const threads = parallel?.threads ?? 1;
+  const at = (r: MatrixRef) => ({ byte: r.data.byteOffset + r.offset * 4, ld: r.ld });
+  if (useGemv(shape.m, shape.n, shape.k)) {
+    runTiles(memory, parallel, gemvColumnsTile, gemvTiles(shape.m, shape.n, shape.k, at(a), at(b), at(c), threads));
+    return;
+  }
   if (usePackedGemm(memory, shape.m, shape.n, shape.k)) {
-    const at = (r: MatrixRef) => ({ byte: r.data.byteOffset + r.offset * 4, ld: r.ld });
     runTiles(memory, parallel, gemmPackedTile, packedGemmTiles(shape.m, shape.n, shape.k, at(a), at(b), at(c), threads));
     return;
   }

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { type DecoderConfig, Decoder, type WeightSource, argmax, buildDecoderGraph } from '@tsge/example-llm';
 import { type HostTensor, TsgeError } from '@tsge/metadef';
 import { graphToOnnx } from './graph-to-onnx.js';
+import { benchLmHead } from './llm-lm-head.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
 const RUNTIMES = ['tsge', 'ort-node', 'ort-web'] as const;
@@ -25,6 +26,11 @@ const { values } = parseArgs({
     threads: { type: 'string', default: String(availableParallelism()) },
     runtimes: { type: 'string', default: RUNTIMES.join(',') },
     formats: { type: 'string', default: FORMATS.join(',') },
+    // per op type: tsge's time in a decode step (the executor's profile) and the step's wall time
+    profile: { type: 'boolean', default: false },
+    // only the fp32 lm_head MatMul, tsge and onnxruntime-web, in GB/s of weights streamed (on its
+    // own: onnxruntime-web's heap does not shrink after the 544 MB weight, so no decoder follows)
+    'lm-head': { type: 'boolean', default: false },
   },
 });
 
@@ -134,15 +140,49 @@ async function timed(step: (tokens: readonly number[]) => Promise<Float32Array>,
 }
 
 async function runTsge(weights: WeightSource, int4: boolean): Promise<Result> {
-  const decoder = await Decoder.create({ dir: 'random', config, weights }, { maxLength, int4, threads });
+  const load = values.profile ? { load: { profile: true } } : {};
+  const decoder = await Decoder.create({ dir: 'random', config, weights }, { maxLength, int4, threads, ...load });
   try {
-    return await timed(
+    const result = await timed(
       (tokens) => decoder.step(tokens),
       () => decoder.reset(),
     );
+    if (values.profile) printProfile(decoder.profile().traceEvents, int4 ? 'int4' : 'fp32');
+    return result;
   } finally {
     await decoder.release();
   }
+}
+
+/** The last `steps` runs (the decode steps) of a profile: per op type ms a step, and the wall time. */
+function printProfile(events: ReturnType<Decoder['profile']>['traceEvents'], format: string): void {
+  const tasks = events.flatMap((e) => (e.ph === 'X' ? [e] : []));
+  const last = Math.max(...tasks.map((e) => e.args.run));
+  const decode = tasks.filter((e) => e.args.run > last - steps);
+  const byOp = new Map<string, { ms: number; count: number; threads: Set<number>; kernels: Set<string> }>();
+  for (const e of decode) {
+    const key = e.args.opType;
+    const entry = byOp.get(key) ?? { ms: 0, count: 0, threads: new Set(), kernels: new Set() };
+    entry.ms += e.dur / 1000;
+    entry.count++;
+    entry.threads.add(e.tid);
+    entry.kernels.add(e.args.kernel);
+    byOp.set(key, entry);
+  }
+  let wall = 0;
+  for (let run = last - steps + 1; run <= last; run++) {
+    const of = decode.filter((e) => e.args.run === run);
+    wall += (Math.max(...of.map((e) => e.ts + e.dur)) - Math.min(...of.map((e) => e.ts))) / 1000;
+  }
+  const busy = decode.reduce((sum, e) => sum + e.dur / 1000, 0);
+  console.log(
+    `tsge ${format} decode step profile (mean of ${steps} steps): first task start to last task end ${(wall / steps).toFixed(2)} ms, tasks ${(busy / steps).toFixed(2)} ms`,
+  );
+  console.log('  op type                        ms/step  tasks/step  threads (0 = caller)  kernels');
+  for (const [op, e] of [...byOp].sort((a, b) => b[1].ms - a[1].ms))
+    console.log(
+      `  ${op.padEnd(28)} ${(e.ms / steps).toFixed(3).padStart(9)}  ${(e.count / steps).toFixed(0).padStart(10)}  ${[...e.threads].sort().join(',').padStart(20)}  ${[...e.kernels].join(',')}`,
+    );
 }
 
 async function runOrt(model: LoadedRuntime): Promise<Result> {
@@ -182,6 +222,11 @@ async function runOrt(model: LoadedRuntime): Promise<Result> {
   }
 }
 
+if (values['lm-head']) {
+  console.log(`fp32 lm_head alone: [1, ${config.hidden}] · [${config.hidden}, ${config.vocab}], best of 20 runs, ${threads} threads`);
+  for (const row of await benchLmHead(config.hidden, config.vocab, threads)) console.log(row);
+  process.exit(0);
+}
 const weights = randomWeights();
 const dir = await mkdtemp(path.join(tmpdir(), 'tsge-bench-llm-'));
 const rows: string[] = [];

@@ -117,7 +117,10 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
   graph.inputNodes().forEach((node, i) => {
     const value = inputs[i];
     const ref = plan.inputs[i];
-    if (value && isHostTensor(value) && ref && ref.region === 'arena' && !isDynamicRef(ref)) {
+    if (isDeviceTensor(value)) {
+      // device tensors are read where they are (a KV cache is neither copied nor moved)
+      values.set(key(node, 0), deviceView(value));
+    } else if (value && isHostTensor(value) && ref && ref.region === 'arena' && !isDynamicRef(ref)) {
       const place = tensorAt(ref, device, bases, value.dims);
       (place.data as Float32Array).set(value.data as Float32Array);
       values.set(key(node, 0), place);
@@ -137,8 +140,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
       (data as Float32Array).set(value.data as Float32Array);
       values.set(key(node, 0), { type: value.type, dims: [...value.dims], data });
     } else {
-      // device tensors are read where they are (a KV cache is not copied)
-      values.set(key(node, 0), isDeviceTensor(value) ? deviceView(value) : value && isHostTensor(value) ? copyTensor(value) : value);
+      values.set(key(node, 0), value && isHostTensor(value) ? copyTensor(value) : value);
     }
   });
 

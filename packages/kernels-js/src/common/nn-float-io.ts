@@ -52,7 +52,11 @@ export interface FloatOutput {
 
 /** A float output of `dtype`; call `commit()` after writing `data`. */
 export function floatOutput(ctx: KernelContextV1, index: number, dims: readonly number[], dtype: DataType): FloatOutput {
-  const tensor = ctx.output(index, dims, dtype);
+  return floatOutputOf(ctx.output(index, dims, dtype));
+}
+
+/** The FloatOutput of an output tensor already obtained from the context. */
+export function floatOutputOf(tensor: HostTensor): FloatOutput {
   const out = tensor.data;
   if (out instanceof Float32Array || out instanceof Float64Array) return { tensor, data: out, commit: () => {} };
   const work = new Float32Array(out.length);

@@ -2,10 +2,10 @@
  * GroupQueryAttention over a KV cache whose present outputs share the past's buffers
  * (onnxruntime-genai's past_present_share_buffer): only the new rows are written, at
  * seqlens_k + 1 - sequence, and attention reads the cache where it is with an online softmax, so a
- * step allocates nothing proportional to the context (scratch is one head wide).
+ * step allocates nothing proportional to the context (scratch is one head wide). A float16 or
+ * bfloat16 cache is encoded as its rows are written and decoded a row at a time as they are read.
  */
-import type { HostTensor, KernelContextV1 } from '@tsge/metadef';
-import type { FloatArray } from '@tsge/ops/kernel-support';
+import { type HostTensor, type KernelContextV1, bfloat16ToNumber, float16ToNumber, numberToBfloat16, numberToFloat16 } from '@tsge/metadef';
 import { kernelError } from '../common/kernel-inputs.js';
 import type { FloatOutput } from '../common/nn-float-io.js';
 
@@ -68,11 +68,61 @@ export interface GqaProblem {
   readonly vOff: number;
 }
 
+/** Rows of a shared cache buffer in its own dtype, moved through float64 scratch. */
+export interface CacheRows {
+  read(at: number, into: Float64Array): void;
+  write(at: number, from: Float64Array): void;
+}
+
+let halfTable: Float32Array | undefined;
+/** Every float16 bit pattern decoded once (256 KB), so reading a cache row is a table lookup. */
+function halves(): Float32Array {
+  if (!halfTable) {
+    halfTable = new Float32Array(65536);
+    for (let i = 0; i < 65536; i++) halfTable[i] = float16ToNumber(i);
+  }
+  return halfTable;
+}
+
+/** The rows view of a cache tensor, or undefined for a dtype a cache cannot have. */
+export function cacheRows(t: HostTensor): CacheRows | undefined {
+  const data = t.data;
+  if (data instanceof Float32Array || data instanceof Float64Array)
+    return {
+      read: (at, into) => {
+        for (let d = 0; d < into.length; d++) into[d] = data[at + d] as number;
+      },
+      write: (at, from) => data.set(from, at),
+    };
+  if (!(data instanceof Uint16Array)) return undefined;
+  if (t.type === 'float16') {
+    const table = halves();
+    return {
+      read: (at, into) => {
+        for (let d = 0; d < into.length; d++) into[d] = table[data[at + d] as number] as number;
+      },
+      write: (at, from) => {
+        for (let d = 0; d < from.length; d++) data[at + d] = numberToFloat16(from[d] as number);
+      },
+    };
+  }
+  if (t.type === 'bfloat16')
+    return {
+      read: (at, into) => {
+        for (let d = 0; d < into.length; d++) into[d] = bfloat16ToNumber(data[at + d] as number);
+      },
+      write: (at, from) => {
+        for (let d = 0; d < from.length; d++) data[at + d] = numberToBfloat16(from[d] as number);
+      },
+    };
+  return undefined;
+}
+
 export interface GqaInPlace {
   readonly seqlens: readonly number[];
   /** The shared cache buffers, [batch, kvHeads, P, H]. */
-  readonly keys: FloatArray;
-  readonly values: FloatArray;
+  readonly keys: CacheRows;
+  readonly values: CacheRows;
   readonly out: FloatOutput;
   readonly rotary?: Rotary;
   readonly positionIds?: readonly number[];
@@ -88,6 +138,7 @@ export function attendInPlace(ctx: KernelContextV1, p: GqaProblem, a: GqaInPlace
   const { keys, values, rotary } = a;
   const head = new Float64Array(H);
   const acc = new Float64Array(H);
+  const row = new Float64Array(H);
   const group = numHeads / kvHeads;
   const out = a.out.data;
   for (let b = 0; b < batch; b++) {
@@ -98,15 +149,14 @@ export function attendInPlace(ctx: KernelContextV1, p: GqaProblem, a: GqaInPlace
     // the new keys (rotated) and values go to their rows of the cache
     for (let s = 0; s < seq; s++) {
       const pos = a.positionIds ? (a.positionIds[b * seq + s] as number) : pastLen + s;
-      const row = (b * seq + s) * kStride;
+      const from = (b * seq + s) * kStride;
       for (let h = 0; h < kvHeads; h++) {
-        for (let d = 0; d < H; d++) head[d] = ks[row + kOff + h * H + d] as number;
+        for (let d = 0; d < H; d++) head[d] = ks[from + kOff + h * H + d] as number;
         if (rotary) rotate(head, rotary, pos, ctx);
         const at = ((b * kvHeads + h) * P + pastLen + s) * H;
-        for (let d = 0; d < H; d++) {
-          keys[at + d] = head[d] as number;
-          values[at + d] = vs[row + vOff + h * H + d] as number;
-        }
+        keys.write(at, head);
+        for (let d = 0; d < H; d++) head[d] = vs[from + vOff + h * H + d] as number;
+        values.write(at, head);
       }
     }
     for (let s = 0; s < seq; s++) {
@@ -125,8 +175,9 @@ export function attendInPlace(ctx: KernelContextV1, p: GqaProblem, a: GqaInPlace
         acc.fill(0);
         for (let j = lo; j < causal; j++) {
           const kAt = kvBase + j * H;
+          keys.read(kAt, row);
           let dot = 0;
-          for (let d = 0; d < H; d++) dot += (head[d] as number) * (keys[kAt + d] as number);
+          for (let d = 0; d < H; d++) dot += (head[d] as number) * (row[d] as number);
           let x = dot * a.scale;
           if (a.softcap > 0) x = a.softcap * Math.tanh(x / a.softcap);
           if (x > max) {
@@ -137,7 +188,8 @@ export function attendInPlace(ctx: KernelContextV1, p: GqaProblem, a: GqaInPlace
           }
           const e = Math.exp(x - max);
           sum += e;
-          for (let d = 0; d < H; d++) acc[d] = (acc[d] as number) + e * (values[kAt + d] as number);
+          values.read(kAt, row);
+          for (let d = 0; d < H; d++) acc[d] = (acc[d] as number) + e * (row[d] as number);
         }
         const o = ((b * seq + s) * numHeads + n) * H;
         for (let d = 0; d < H; d++) out[o + d] = (acc[d] as number) / sum;

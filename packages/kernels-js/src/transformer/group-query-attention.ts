@@ -6,9 +6,9 @@
  */
 import type { HostTensor, KernelContextV1, KernelV1 } from '@tsge/metadef';
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
-import { floatOutput, hasInput, readFloats } from '../common/nn-float-io.js';
+import { floatOutput, floatOutputOf, hasInput, readFloats } from '../common/nn-float-io.js';
 import { defineKernel } from '../define.js';
-import { type Rotary, attendInPlace, rotate, sameStorage } from './group-query-attention-in-place.js';
+import { type Rotary, attendInPlace, cacheRows, rotate, sameStorage } from './group-query-attention-in-place.js';
 
 function intsOf(t: HostTensor): number[] {
   return Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
@@ -61,8 +61,6 @@ function compute(ctx: KernelContextV1): void {
     if (pastK.dims.join() !== want || pastV.dims.join() !== want)
       throw kernelError(ctx, `past_key and past_value must be [${want}], got [${pastK.dims}] and [${pastV.dims}]`);
   }
-  const pk = pastK ? readFloats(pastK) : undefined;
-  const pv = pastV ? readFloats(pastV) : undefined;
   const firstPrompt = seq === total;
   const T = Math.max(total, P);
   const cacheType = pastK?.type ?? q.type;
@@ -95,15 +93,18 @@ function compute(ctx: KernelContextV1): void {
   const window = ctx.attrs.int('local_window_size', -1);
 
   // the present outputs first: bound to the past's own buffers (past_present_share_buffer), the
-  // step writes only the new rows and attends over the cache where it is
-  const outK = ctx.outputCount > 1 ? floatOutput(ctx, 1, [batch, kvHeads, T, H], cacheType) : undefined;
-  const outV = ctx.outputCount > 2 ? floatOutput(ctx, 2, [batch, kvHeads, T, H], cacheType) : undefined;
-  if (pastK && pastV && outK && outV && cacheType === 'float32' && sameStorage(outK.tensor, pastK) && sameStorage(outV.tensor, pastV)) {
+  // step writes only the new rows and attends over the cache where it is, in the cache's dtype
+  const presentDims = [batch, kvHeads, T, H];
+  const outKT = ctx.outputCount > 1 ? ctx.output(1, presentDims, cacheType) : undefined;
+  const outVT = ctx.outputCount > 2 ? ctx.output(2, presentDims, cacheType) : undefined;
+  const sharedKeys = pastK && outKT && sameStorage(outKT, pastK) ? cacheRows(outKT) : undefined;
+  const sharedValues = pastV && outVT && sameStorage(outVT, pastV) ? cacheRows(outVT) : undefined;
+  if (sharedKeys && sharedValues) {
     const problem = { batch, seq, numHeads, kvHeads, H, P, total, firstPrompt, qs, ks, vs, width, packed, kStride, kOff, vOff };
     attendInPlace(ctx, problem, {
       seqlens,
-      keys: outK.data,
-      values: outV.data,
+      keys: sharedKeys,
+      values: sharedValues,
       out: floatOutput(ctx, 0, [batch, seq, numHeads * H], q.type),
       ...(rotary ? { rotary } : {}),
       ...(positionIds ? { positionIds } : {}),
@@ -115,6 +116,11 @@ function compute(ctx: KernelContextV1): void {
     });
     return;
   }
+  // otherwise the present is assembled whole: the past decoded, the new rows appended
+  const pk = pastK ? readFloats(pastK) : undefined;
+  const pv = pastV ? readFloats(pastV) : undefined;
+  const outK = outKT ? floatOutputOf(outKT) : undefined;
+  const outV = outVT ? floatOutputOf(outVT) : undefined;
   const presentK = new Float64Array(batch * kvHeads * T * H);
   const presentV = new Float64Array(batch * kvHeads * T * H);
   const qRot = new Float64Array(batch * seq * numHeads * H);
