@@ -132,12 +132,20 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
     };
     const memory = wasmMemory(false, 4);
     const f32 = new Float32Array(memory.buffer);
-    f32.set(Array.from({ length: 30 }, (_, i) => i * i), 16);
+    f32.set(
+      Array.from({ length: 30 }, (_, i) => i * i),
+      16,
+    );
     f32.set([1, 2, 4], 64);
     const addresses = [64, 256, 512];
     const words = Array.from(encodeKernelDescription(d));
     // tiles of 4, 4 and 2 rows: the first ends inside the first run of 5 rows, the second crosses into the next
-    for (const [r0, r1] of [[0, 4], [4, 8], [8, 10]]) generatedElementwiseTile.run(memory, [r0, r1, 3, ...addresses, ...words]);
+    for (const [r0, r1] of [
+      [0, 4],
+      [4, 8],
+      [8, 10],
+    ])
+      generatedElementwiseTile.run(memory, [r0, r1, 3, ...addresses, ...words]);
     expect(Array.from(f32.subarray(128, 158))).toEqual(Array.from({ length: 30 }, (_, i) => i - [1, 2, 4][i % 3]!));
   });
 
