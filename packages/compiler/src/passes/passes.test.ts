@@ -124,6 +124,27 @@ describe('passes (golden IR)', () => {
     await expect(r.text).toMatchFileSnapshot('golden/transpose-sinking.txt');
   });
 
+  it('transpose-sinking through Pad', async () => {
+    // NHWC channel and spatial pads (TF residual blocks) between layout transposes: the pads move to the NCHW axes
+    const b = new GraphBuilder('sinking-pad', { ops });
+    const x = b.input('x', 'float32', [1, 2, 3, 4]);
+    const t = b.op('Transpose', [x], { name: 'to_nhwc', attrs: { perm: attr.ints([0, 2, 3, 1]) } });
+    const pads = b.constant('pads', i64([0, 1, 0, 0, 0, 0, 2, 3]));
+    const value = b.constant('value', createTensor('float32', [], Float32Array.of(0.5)));
+    const pad = b.op('Pad', [t, pads, value], { name: 'pad', attrs: { mode: attr.string('constant') } });
+    const edge = b.op('Pad', [b.op('Relu', [pad], { name: 'relu' }), b.constant('pads2', i64([0, 0, 1, 0, 0, 2, 0, 1]))], {
+      name: 'edge',
+      attrs: { mode: attr.string('edge') },
+    });
+    b.output(b.op('Transpose', [edge], { name: 'to_nchw', attrs: { perm: attr.ints([0, 3, 1, 2]) } }), 'y');
+    const r = apply(b.build(), [layoutChainsPass, deadCodePass], { x: f32([1, 2, 3, 4]) });
+    const after = r.text.split('--- after')[1] as string;
+    expect(after).not.toContain('Transpose');
+    // NHWC [H begin 1, W end 2, C end 3] → NCHW [C end 3, H begin 1, W end 2]: [1, 2+3, 3+1, 4+2]
+    expect(after).toContain('pad: Pad(x:0, pad_pads:0, value:0) {mode=constant} -> float32[1,5,4,6]');
+    await expect(r.text).toMatchFileSnapshot('golden/transpose-sinking-pad.txt');
+  });
+
   it('common-subexpression', async () => {
     const b = new GraphBuilder('cse', { ops });
     const x = b.input('x', 'float32', [4]);

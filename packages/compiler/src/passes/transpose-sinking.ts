@@ -231,7 +231,56 @@ function sinkThroughReduction(graph: Graph, t: Node, perm: readonly number[]): b
   return true;
 }
 
-/** Sinks one Transpose below its only consumer when that consumer is elementwise or a reduction. */
+/**
+ * Pad(T(a), pads) → T(Pad(a, pads')) with each axis's begin/end pads moved to the axis of `a` it
+ * reads (TF's channel pads of residual blocks would otherwise keep the stream in NHWC). Pads from
+ * a constant input or the pads attribute (opset < 11); an axes input stays unhandled.
+ */
+function sinkThroughPad(graph: Graph, t: Node, perm: readonly number[]): boolean {
+  const pad = t.outData[0]?.peers[0]?.node as Node;
+  if (pad.inData[0]?.peer?.node !== t || pad.outData.length !== 1 || pad.outControl.peers.length || pad.inData[3]?.peer) return false;
+  const rank = perm.length;
+  const fromInput = pad.inData[1]?.peer ? constTensor(pad.inData[1].peer) : undefined;
+  const padsAttr = pad.opDesc.attrs.get('pads');
+  if (pad.inData[1]?.peer && !fromInput) return false;
+  const pads = fromInput ? toNumberArray(fromInput) : padsAttr?.kind === 'ints' ? [...padsAttr.value] : undefined;
+  if (pads?.length !== 2 * rank) return false;
+  const moved = new Array<number>(2 * rank);
+  perm.forEach((p, k) => {
+    moved[p] = pads[k] as number;
+    moved[rank + p] = pads[rank + k] as number;
+  });
+  const source = t.inData[0]?.peer as OutDataAnchor;
+  graph.link(source, pad.inData[0] as Node['inData'][number]);
+  graph.removeNode(t);
+  if (fromInput) {
+    const node = addConst(
+      graph,
+      `${pad.name}_pads`,
+      createTensor(
+        'int64',
+        [moved.length],
+        BigInt64Array.from(moved, (v) => BigInt(v)),
+      ),
+    );
+    graph.link(node.outData[0] as OutDataAnchor, pad.inData[1] as Node['inData'][number]);
+  } else pad.opDesc.attrs.set('pads', attr.ints(moved));
+  const oldDesc = pad.opDesc.outputDescs[0];
+  const sunk = addTranspose(graph, t, `${pad.name}_transpose`, perm, oldDesc);
+  graph.replaceAllUses(pad.outData[0] as OutDataAnchor, sunk.outData[0] as OutDataAnchor);
+  graph.addEdge(pad, 0, sunk, 0);
+  if (oldDesc && oldDesc.shape.length === rank) {
+    const inverse: number[] = [];
+    perm.forEach((p, k) => {
+      inverse[p] = k;
+    });
+    const shape = inverse.map((k) => oldDesc.shape[k] as number);
+    pad.opDesc.outputDescs[0] = { ...oldDesc, shape, originShape: shape };
+  }
+  return true;
+}
+
+/** Sinks one Transpose below its only consumer when that consumer is elementwise, a reduction or a Pad. */
 export function sinkTranspose(graph: Graph, t: Node): boolean {
   if (t.type !== 'Transpose' || !hasSingleConsumer(t) || t.inControl.peers.length) return false;
   const desc = t.opDesc.outputDescs[0];
@@ -241,5 +290,6 @@ export function sinkTranspose(graph: Graph, t: Node): boolean {
   if (!consumer || consumer.graph !== graph) return false;
   if (ELEMENTWISE.has(consumer.type) && consumer.opDesc.domain === t.opDesc.domain) return sinkThroughElementwise(graph, t, perm);
   if (REDUCTIONS.has(consumer.type) && consumer.opDesc.domain === t.opDesc.domain) return sinkThroughReduction(graph, t, perm);
+  if (consumer.type === 'Pad' && consumer.opDesc.domain === t.opDesc.domain) return sinkThroughPad(graph, t, perm);
   return false;
 }
