@@ -57,6 +57,21 @@ export const resizeSeparableTile = tileFunction('resize-separable', (memory, arg
       const from = (p * H + (rowIndex[oh * cH + t] as number)) * WC;
       for (let i = 0; i < WC; i++) blend[i] = (blend[i] as number) + w * (X[from + i] as number);
     }
+    if (C === 1) {
+      // NCHW: one element per column, the taps unrolled for the common two
+      const at = r * OW;
+      for (let ow = 0, k = 0; ow < OW; ow++, k += cW) {
+        let sum = 0;
+        const w0 = colWeight[k] as number;
+        if (w0 !== 0) sum = w0 * (blend[colIndex[k] as number] as number);
+        for (let t = 1; t < cW; t++) {
+          const w = colWeight[k + t] as number;
+          if (w !== 0) sum += w * (blend[colIndex[k + t] as number] as number);
+        }
+        Y[at + ow] = sum;
+      }
+      continue;
+    }
     for (let ow = 0; ow < OW; ow++) {
       const at = (r * OW + ow) * C;
       const k = ow * cW;
