@@ -22,6 +22,7 @@ export { runKernelOnHost } from './host/run-on-host.js';
 export { mathKernels } from './math/index.js';
 export { convProblem, type ConvProblem } from './nn/conv.js';
 export { nnKernels } from './nn/index.js';
+export { type ResizePass, type ResizeTaps, resizePasses } from './nn/resize.js';
 export { requantize, requantizedRange } from './nn/requantized-conv.js';
 export { type QuantizedAddParams, quantizedAddParams, quantizedAddValue } from './nn/quantized-add.js';
 export { tensorKernels } from './tensor/index.js';

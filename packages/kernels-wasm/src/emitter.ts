@@ -100,6 +100,12 @@ export class Code {
   return(): this {
     return this.op(0x0f);
   }
+  /** Calls the module's function at `index` (its position in `assembleModule`'s list). */
+  call(index: number): this {
+    this.op(0x10);
+    uleb(this.bytes, index);
+    return this;
+  }
 
   // locals
   get(index: number): this {
@@ -274,6 +280,12 @@ export class Code {
   }
   f32x4Floor(): this {
     return this.simd(0x68);
+  }
+  f32x4Ceil(): this {
+    return this.simd(0x67);
+  }
+  f32x4Sqrt(): this {
+    return this.simd(0xe3);
   }
   f32x4Lt(): this {
     return this.simd(0x43);

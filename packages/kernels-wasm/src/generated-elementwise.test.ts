@@ -10,6 +10,8 @@ const SIMD_OPS = [
   KOp.relu,
   KOp.reciprocal,
   KOp.floor,
+  KOp.ceil,
+  KOp.sqrt,
   KOp.copy,
   KOp.sigmoid,
   KOp.add,
@@ -99,7 +101,7 @@ function expectClose(actual: Float32Array, expected: Float32Array): void {
 describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
   it.each(Array.from({ length: 30 }, (_, i) => i + 1))('random description %i: SIMD matches the interpreter', (seed) => {
     const rnd = random(seed * 13);
-    const rank = 1 + (Math.floor(Math.abs(rnd() * 100)) % 3);
+    const rank = 1 + (Math.floor(Math.abs(rnd() * 100)) % 4);
     // row lengths around the vector width: tails of 0..3 lanes
     const shape = Array.from({ length: rank }, () => 1 + (Math.floor(Math.abs(rnd() * 100)) % 11));
     const d = randomDescription(seed, shape, SIMD_OPS);
@@ -108,6 +110,43 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
       const { simd, interpreted } = runTile(d, shared, 1 + (seed % 3));
       expectClose(simd, interpreted);
     }
+  });
+
+  it('many short rows across several outer dims, split mid-run, match hand-computed values', () => {
+    // y = sqrt(x) − c over [2, 5, 3]: x contiguous, c a 3-vector broadcast over the two outer dims
+    const d: KernelDescription = {
+      kind: KernelKind.elementwise,
+      dtype: KernelDtype.float32,
+      shape: [2, 5, 3],
+      inputs: [
+        { size: 30, strides: [15, 3, 1] },
+        { size: 3, strides: [0, 0, 1] },
+      ],
+      constants: [],
+      instructions: [
+        { op: KOp.sqrt, a: 0, b: 0 },
+        { op: KOp.sub, a: 2, b: 1 },
+      ],
+      output: 3,
+      vectorWidth: 4,
+    };
+    const memory = wasmMemory(false, 4);
+    const f32 = new Float32Array(memory.buffer);
+    f32.set(
+      Array.from({ length: 30 }, (_, i) => i * i),
+      16,
+    );
+    f32.set([1, 2, 4], 64);
+    const addresses = [64, 256, 512];
+    const words = Array.from(encodeKernelDescription(d));
+    // tiles of 4, 4 and 2 rows: the first ends inside the first run of 5 rows, the second crosses into the next
+    for (const [r0, r1] of [
+      [0, 4],
+      [4, 8],
+      [8, 10],
+    ])
+      generatedElementwiseTile.run(memory, [r0, r1, 3, ...addresses, ...words]);
+    expect(Array.from(f32.subarray(128, 158))).toEqual(Array.from({ length: 30 }, (_, i) => i - [1, 2, 4][i % 3]!));
   });
 
   it('descriptions with ops the emitter lacks run on the interpreter inside the tile', () => {

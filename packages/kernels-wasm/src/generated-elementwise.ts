@@ -17,7 +17,7 @@ import {
   outputDims,
 } from '@tsge/kernels-js/kernel-support';
 import { FUSED_ELEMENTWISE } from '@tsge/ops/kernel-support';
-import { type Code, assembleModule } from './emitter.js';
+import { Code, type FunctionDef, I32, type ValType, assembleModule } from './emitter.js';
 import { emitExpNonPositive, streamFunction } from './elementwise-module.js';
 import { hasWasmSimd } from './kernel-modules.js';
 import { inMemory } from './simd-matmul.js';
@@ -29,8 +29,13 @@ interface WasmApi {
 }
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
-/** `row(in0, …, y, n)`: one run of n elements along the last dim (byte addresses). */
-type RowFunction = (...args: number[]) => void;
+/**
+ * `rows(in0, …, y, n, count, step0, …)`: count runs of n elements along the last dim (byte
+ * addresses); after each run input i moves on by step i bytes and y by n elements. One call per
+ * run of the next-to-last dim, so short last dims (3 coordinates, 17 keypoints) do not pay a
+ * JS→wasm call per row.
+ */
+type RowsFunction = (...args: number[]) => void;
 
 /** The op codes the emitter turns into SIMD; a description using others runs on the interpreter. */
 type Emit = (code: Code, a: number, b: number, temp: () => number) => void;
@@ -41,6 +46,9 @@ const EMIT: Readonly<Record<number, Emit>> = {
   [KOp.relu]: (c, a) => c.get(a).f32x4Const(0).f32x4Max(),
   [KOp.reciprocal]: (c, a) => c.f32x4Const(1).get(a).f32x4Div(),
   [KOp.floor]: (c, a) => c.get(a).f32x4Floor(),
+  [KOp.ceil]: (c, a) => c.get(a).f32x4Ceil(),
+  // correctly rounded, as Math.fround(Math.sqrt(x)) is
+  [KOp.sqrt]: (c, a) => c.get(a).f32x4Sqrt(),
   [KOp.copy]: (c, a) => c.get(a),
   [KOp.sigmoid]: (c, a, _b, temp) => {
     // e = exp(-|x|) never overflows; 1/(1+e) for x ≥ 0 and e/(1+e) below
@@ -88,16 +96,33 @@ export function emitDescription(d: KernelDescription, shared: boolean): Uint8Arr
     }
     code.get(regs[d.output] as number).set(env.out);
   });
-  return assembleModule([fn], { shared });
+  return assembleModule([fn, rowsLoop(kinds.length)], { shared });
+}
+
+/** `rows`: the outer loop over the next-to-last dim, calling `row` (function 0) once per run. */
+function rowsLoop(k: number): FunctionDef {
+  const [y, n, count] = [k, k + 1, k + 2];
+  const step = (i: number): number => k + 3 + i;
+  const code = new Code(2 * k + 3);
+  const r = code.local(I32);
+  code.block().loop();
+  code.get(r).get(count).i32GeS().brIf(1);
+  for (let i = 0; i <= k + 1; i++) code.get(i);
+  code.call(0);
+  for (let i = 0; i < k; i++) code.get(i).get(step(i)).i32Add().set(i);
+  code.get(y).get(n).i32(2).i32Shl().i32Add().set(y);
+  code.get(r).i32(1).i32Add().set(r);
+  code.br(0).end().end();
+  return { name: 'rows', params: new Array<ValType>(2 * k + 3).fill(I32), results: [], code };
 }
 
 const MAX_CACHED = 1024;
 /** Compiled modules per process, keyed by description words and memory kind; instances per memory. */
 const modules = new Map<string, object>();
-const instances = new WeakMap<LinearMemory, Map<string, RowFunction>>();
+const instances = new WeakMap<LinearMemory, Map<string, RowsFunction>>();
 const descriptions = new Map<string, KernelDescription>();
 
-function rowFunction(memory: LinearMemory, d: KernelDescription, key: string): RowFunction | undefined {
+function compiledRows(memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined {
   if (!wasm || !hasWasmSimd() || !emittable(d)) return undefined;
   let perMemory = instances.get(memory);
   if (!perMemory) {
@@ -114,7 +139,7 @@ function rowFunction(memory: LinearMemory, d: KernelDescription, key: string): R
     if (modules.size >= MAX_CACHED) modules.clear();
     modules.set(moduleKey, module);
   }
-  const run = new wasm.Instance(module, { env: { memory } }).exports.row as RowFunction;
+  const run = new wasm.Instance(module, { env: { memory } }).exports.rows as RowsFunction;
   perMemory.set(key, run);
   return run;
 }
@@ -123,7 +148,7 @@ function rowFunction(memory: LinearMemory, d: KernelDescription, key: string): R
 function runRows(memory: LinearMemory, d: KernelDescription, key: string, addresses: readonly number[], r0: number, r1: number): void {
   const k = d.inputs.length;
   const y = addresses[k] as number;
-  const row = rowFunction(memory, d, key);
+  const row = compiledRows(memory, d, key);
   if (!row) {
     const view = (address: number, n: number) => new Float32Array(memory.buffer, address, n);
     const ins = d.inputs.map((x, i) => view(addresses[i] as number, x.size));
@@ -132,25 +157,43 @@ function runRows(memory: LinearMemory, d: KernelDescription, key: string, addres
   }
   const rank = d.shape.length;
   const last = d.shape[rank - 1] as number;
+  const args = new Array<number>(2 * k + 3);
+  args[k + 1] = last;
+  if (rank === 1) {
+    // one run of the whole (single-row) tensor
+    for (let i = 0; i < k; i++) args[i] = addresses[i] as number;
+    args[k] = y;
+    args[k + 2] = r1 - r0;
+    for (let i = 0; i < k; i++) args[k + 3 + i] = 0;
+    row(...args);
+    return;
+  }
+  // rows [r0, r1) in runs along dim rank-2; the outer index (dims 0..rank-2) steps per run
+  const inner = rank - 2;
   const index = new Array<number>(rank - 1).fill(0);
   let rest = r0;
-  for (let dim = rank - 2; dim >= 0; dim--) {
+  for (let dim = inner; dim >= 0; dim--) {
     index[dim] = rest % (d.shape[dim] as number);
     rest = Math.floor(rest / (d.shape[dim] as number));
   }
   const base = d.inputs.map((x) => index.reduce((sum, v, dim) => sum + v * (x.strides[dim] as number), 0));
-  const args = new Array<number>(k + 2);
-  args[k + 1] = last;
-  for (let r = r0; r < r1; r++) {
+  for (let i = 0; i < k; i++) args[k + 3 + i] = (d.inputs[i]?.strides[inner] as number) * 4;
+  const innerSize = d.shape[inner] as number;
+  for (let r = r0; r < r1; ) {
+    const count = Math.min(r1 - r, innerSize - (index[inner] as number));
     for (let i = 0; i < k; i++) args[i] = (addresses[i] as number) + (base[i] as number) * 4;
     args[k] = y + r * last * 4;
+    args[k + 2] = count;
     row(...args);
-    for (let dim = rank - 2; dim >= 0; dim--) {
-      index[dim] = (index[dim] as number) + 1;
-      for (let i = 0; i < k; i++) base[i] = (base[i] as number) + (d.inputs[i]?.strides[dim] as number);
-      if ((index[dim] as number) < (d.shape[dim] as number)) break;
+    r += count;
+    for (let i = 0; i < k; i++) base[i] = (base[i] as number) + count * (d.inputs[i]?.strides[inner] as number);
+    index[inner] = (index[inner] as number) + count;
+    for (let dim = inner; dim >= 0 && (index[dim] as number) >= (d.shape[dim] as number); dim--) {
       for (let i = 0; i < k; i++) base[i] = (base[i] as number) - (index[dim] as number) * (d.inputs[i]?.strides[dim] as number);
       index[dim] = 0;
+      if (dim === 0) break;
+      index[dim - 1] = (index[dim - 1] as number) + 1;
+      for (let i = 0; i < k; i++) base[i] = (base[i] as number) + (d.inputs[i]?.strides[dim - 1] as number);
     }
   }
 }

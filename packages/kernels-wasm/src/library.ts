@@ -12,6 +12,7 @@ import { depthwiseTile } from './simd-conv.js';
 import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
 import { generatedElementwiseTile } from './generated-elementwise.js';
+import { resizeSeparableTile } from './resize-separable.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { lrnTile } from './simd-lrn.js';
 import { gemmRowsTile } from './simd-matmul.js';
@@ -36,6 +37,7 @@ export const WASM_TILE_FUNCTIONS = [
   ...INT_TILES,
   generatedElementwiseTile,
   attentionTile,
+  resizeSeparableTile,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {

@@ -12,6 +12,7 @@ import { simdQuantizeKernels } from './simd-quantize.js';
 import { simdMatMulKernel } from './simd-matmul.js';
 import { simdMatMulNBitsKernel } from './simd-matmul-nbits.js';
 import { simdPoolKernels } from './simd-pool.js';
+import { padConstantKernel } from './pad-constant.js';
 import { simdResizeKernel } from './simd-resize.js';
 import { simdSoftmaxKernel } from './simd-softmax.js';
 import { simdLayerNormKernel } from './simd-layer-norm.js';
@@ -40,6 +41,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdBatchNormKernel(referenceOf(all, 'BatchNormalization')),
     simdConvTransposeKernel(referenceOf(all, 'ConvTranspose')),
     simdResizeKernel(referenceOf(all, 'Resize')),
+    padConstantKernel(referenceOf(tensorKernels, 'Pad')),
     simdSoftmaxKernel(referenceOf(all, 'Softmax')),
     simdLrnKernel(referenceOf(all, 'LRN')),
     simdLayerNormKernel(referenceOf(all, 'LayerNormalization')),

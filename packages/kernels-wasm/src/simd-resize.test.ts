@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { nnKernels } from '@tsge/kernels-js/kernel-support';
 import { hasWasmSimd } from './kernel-modules.js';
 import { simdResizeKernel } from './simd-resize.js';
-import { type Operand, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
+import { type Operand, maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
 
 const reference = nnKernels.find((k) => k.opType === 'Resize' && k.name === 'reference') as KernelV1;
 const kernel = simdResizeKernel(reference);
@@ -44,8 +44,83 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Resize (nearest)', () => {
         compare([operand(dims, 3), ...rest], { mode: str('nearest'), ...attrs }, shared));
     }
   }
-  it('falls back to the reference kernel for linear mode and channel scaling', () => {
-    compare([operand([1, 2, 4, 4], 1), empty, scales([1, 1, 2, 2])], { mode: str('linear') }, false);
+  it('falls back to the reference kernel for channel scaling', () => {
     compare([operand([1, 2, 4, 4], 1), empty, scales([1, 2, 2, 2])], { mode: str('nearest') }, false);
+  });
+});
+
+describe.skipIf(!hasWasmSimd())('wasm Resize (linear and cubic, separable row tiles)', () => {
+  it('×2 half_pixel bilinear of an NHWC image matches the hand-computed values', () => {
+    // channel 0 [[1, 2], [3, 4]], channel 1 ten times it; 1-D half_pixel ×2 of [a, b] is [a, .75a+.25b, .25a+.75b, b]
+    const x: Operand = { dims: [1, 2, 2, 2], values: Float32Array.of(1, 10, 2, 20, 3, 30, 4, 40) };
+    const plane = [1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4];
+    for (const threads of [undefined, 2]) {
+      const y = runKernel(kernel, {
+        opType: 'Resize',
+        inputs: [x, empty, scales([2, 2])],
+        attrs: { mode: str('linear'), axes: ints([1, 2]) },
+        memory: wasmMemory(false),
+        ...(threads ? { threads } : {}),
+      });
+      expect(y.dims).toEqual([1, 4, 4, 2]);
+      expect([...y.values]).toEqual(plane.flatMap((v) => [v, 10 * v]));
+    }
+  });
+
+  const sizes = (values: readonly number[]): Operand => ({ dims: [values.length], values: Float32Array.from(values) });
+  const cases: readonly (readonly [string, number[], readonly (Operand | undefined)[], Record<string, AttrValue>])[] = [
+    ['NCHW ×2 half_pixel', [1, 3, 5, 9], [empty, scales([1, 1, 2, 2])], {}],
+    [
+      'NHWC sizes, align_corners',
+      [2, 6, 7, 5],
+      [empty, empty, sizes([13, 11])],
+      { axes: ints([1, 2]), coordinate_transformation_mode: str('align_corners') },
+    ],
+    ['NHWC ×2 asymmetric, width only', [1, 4, 6, 3], [empty, scales([1, 1, 2, 1])], { coordinate_transformation_mode: str('asymmetric') }],
+    [
+      'rank 3, last axis only, pytorch_half_pixel',
+      [3, 4, 10],
+      [empty, scales([1, 1, 0.7])],
+      { coordinate_transformation_mode: str('pytorch_half_pixel') },
+    ],
+    [
+      'cubic NCHW ×1.5, exclude_outside',
+      [1, 2, 6, 6],
+      [empty, scales([1, 1, 1.5, 1.5])],
+      { mode: str('cubic'), exclude_outside: { kind: 'int', value: 1 } },
+    ],
+    ['linear antialias down 0.4', [1, 2, 20, 15], [empty, scales([1, 1, 0.4, 0.4])], { antialias: { kind: 'int', value: 1 } }],
+    [
+      'tf_crop_and_resize (reference)',
+      [1, 1, 4, 4],
+      [{ dims: [8], values: Float32Array.of(0, 0, 0.2, -0.5, 1, 1, 0.9, 1.5) }, scales([1, 1, 2, 2])],
+      { coordinate_transformation_mode: str('tf_crop_and_resize') },
+    ],
+  ];
+  for (const [label, dims, rest, attrs] of cases) {
+    it(`${label} on [${dims}] matches the reference kernel`, () => {
+      const inputs = [operand(dims, 5), ...rest];
+      const all = { mode: str('linear'), ...attrs };
+      const expected = runKernel(reference, { opType: 'Resize', inputs, attrs: all });
+      for (const threads of [undefined, 3]) {
+        const actual = runKernel(kernel, {
+          opType: 'Resize',
+          inputs,
+          attrs: all,
+          memory: wasmMemory(true),
+          ...(threads ? { threads } : {}),
+        });
+        expect(actual.dims).toEqual(expected.dims);
+        expect(maxRelativeError(actual.values, expected.values)).toBeLessThan(1e-6);
+      }
+    });
+  }
+
+  it('splits a large NHWC image into several row tiles across threads', () => {
+    const inputs = [operand([1, 64, 64, 8], 9), empty, scales([1, 2, 2, 1])];
+    const attrs = { mode: str('linear') };
+    const expected = runKernel(reference, { opType: 'Resize', inputs, attrs });
+    const actual = runKernel(kernel, { opType: 'Resize', inputs, attrs, memory: wasmMemory(true), threads: 2 });
+    expect(maxRelativeError(actual.values, expected.values)).toBeLessThan(1e-6);
   });
 });

@@ -1,6 +1,7 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, createTensor, toNumberArray } from '@tsge/metadef';
 import { defineKernel } from '@tsge/kernels-js/kernel-support';
 import { simdKernels } from './kernel-modules.js';
+import { resizeSeparable } from './resize-separable.js';
 import { inMemory } from './simd-matmul.js';
 
 /** Where each output row and column of a nearest-neighbour Resize reads from. */
@@ -71,16 +72,23 @@ function probeMaps(
 /**
  * Resize, mode nearest, of float32 [N, C, H, W] in device memory when only H and W change: each
  * output row is a gather of one input row (a SIMD row doubler for ×2 columns), and an output row
- * that repeats the previous one is copied. Other modes, ranks and policies go to the reference.
+ * that repeats the previous one is copied. Linear and cubic modes run the reference's taps as
+ * separable row tiles when only the last two axes change (resize-separable.ts). Other modes,
+ * ranks and policies go to the reference.
  */
 export function simdResizeKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
     opType: 'Resize',
     name: 'wasm-simd',
     dtypes: ['float32'],
+    parallel: true,
     compute: (ctx: KernelContextV1) => {
       const memory = ctx.memory;
       const x = ctx.tensor(0);
+      if (memory && x?.type === 'float32' && inMemory(memory, x) && ctx.attrs.string('mode', 'nearest') !== 'nearest') {
+        if (!resizeSeparable(ctx, memory, x, ctx.parallel)) reference.compute(ctx);
+        return;
+      }
       if (!memory || x?.type !== 'float32' || x.dims.length !== 4 || ctx.inputCount < 3 || !inMemory(memory, x))
         return reference.compute(ctx);
       const mode = ctx.attrs.string('mode', 'nearest');

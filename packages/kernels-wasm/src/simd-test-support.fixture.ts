@@ -35,6 +35,8 @@ export function random(seed: number): () => number {
 export interface Operand {
   readonly dims: readonly number[];
   readonly values: Float32Array;
+  /** An int64 host tensor (pads, sizes) instead of float32 in the memory. */
+  readonly int64?: boolean;
 }
 
 export function operand(dims: readonly number[], seed: number, scale = 1): Operand {
@@ -69,6 +71,12 @@ export function runKernel(kernel: KernelV1, options: RunOptions): { dims: readon
   };
   const tensors: (HostTensor | undefined)[] = options.inputs.map((input) => {
     if (!input) return undefined;
+    if (input.int64)
+      return createTensor(
+        'int64',
+        input.dims,
+        BigInt64Array.from(input.values, (v) => BigInt(v)),
+      );
     const data = place(input.values.length);
     data.set(input.values);
     return { type: 'float32', dims: [...input.dims], data };

@@ -2,7 +2,7 @@ import type { Graph, Node } from '@tsge/metadef';
 import { attr, createTensor, isStaticShape } from '@tsge/metadef';
 import { addConst, hasSingleConsumer } from '../graph-utils.js';
 import { definePass } from '../pass-manager.js';
-import { sinkTranspose } from './transpose-sinking.js';
+import { sinkTranspose, splitTranspose } from './transpose-sinking.js';
 
 const RESHAPE_LIKE = new Set(['Reshape', 'Flatten', 'Squeeze', 'Unsqueeze']);
 
@@ -21,7 +21,8 @@ export const layoutChainsPass = definePass({
       moved = 0;
       for (const node of graph.nodes) {
         if (node.graph !== graph) continue;
-        if (node.type === 'Transpose' && (mergeTransposes(graph, node) || sinkTranspose(graph, node))) moved++;
+        if (node.type === 'Transpose' && (mergeTransposes(graph, node) || sinkTranspose(graph, node) || splitTranspose(graph, node)))
+          moved++;
         else if (node.type === 'Reshape' && skipReshapeSource(graph, node)) moved++;
       }
       changed += moved;

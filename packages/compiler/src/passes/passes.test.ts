@@ -124,6 +124,60 @@ describe('passes (golden IR)', () => {
     await expect(r.text).toMatchFileSnapshot('golden/transpose-sinking.txt');
   });
 
+  it('transpose-sinking through Pad', async () => {
+    // NHWC channel and spatial pads (TF residual blocks) between layout transposes: the pads move to the NCHW axes
+    const b = new GraphBuilder('sinking-pad', { ops });
+    const x = b.input('x', 'float32', [1, 2, 3, 4]);
+    const t = b.op('Transpose', [x], { name: 'to_nhwc', attrs: { perm: attr.ints([0, 2, 3, 1]) } });
+    const pads = b.constant('pads', i64([0, 1, 0, 0, 0, 0, 2, 3]));
+    const value = b.constant('value', createTensor('float32', [], Float32Array.of(0.5)));
+    const pad = b.op('Pad', [t, pads, value], { name: 'pad', attrs: { mode: attr.string('constant') } });
+    const edge = b.op('Pad', [b.op('Relu', [pad], { name: 'relu' }), b.constant('pads2', i64([0, 0, 1, 0, 0, 2, 0, 1]))], {
+      name: 'edge',
+      attrs: { mode: attr.string('edge') },
+    });
+    b.output(b.op('Transpose', [edge], { name: 'to_nchw', attrs: { perm: attr.ints([0, 3, 1, 2]) } }), 'y');
+    const r = apply(b.build(), [layoutChainsPass, deadCodePass], { x: f32([1, 2, 3, 4]) });
+    const after = r.text.split('--- after')[1] as string;
+    expect(after).not.toContain('Transpose');
+    // NHWC [H begin 1, W end 2, C end 3] → NCHW [C end 3, H begin 1, W end 2]: [1, 2+3, 3+1, 4+2]
+    expect(after).toContain('pad: Pad(x:0, pad_pads:0, value:0) {mode=constant} -> float32[1,5,4,6]');
+    await expect(r.text).toMatchFileSnapshot('golden/transpose-sinking-pad.txt');
+  });
+
+  it('transpose-sinking through Resize and a Transpose read twice (hard-swish)', async () => {
+    // NHWC: y = h · relu6(h + 3) / 6 with h = T(x), then a bilinear ×2 resize of H, W (scales per axis) and back to NCHW
+    const b = new GraphBuilder('sinking-resize', { ops });
+    const x = b.input('x', 'float32', [1, 2, 3, 4]);
+    const h = b.op('Transpose', [x], { name: 'to_nhwc', attrs: { perm: attr.ints([0, 2, 3, 1]) } });
+    const scalar = (name: string, v: number) => b.constant(name, createTensor('float32', [], Float32Array.of(v)));
+    const relu6 = b.op('Clip', [b.op('Add', [h, scalar('three', 3)], { name: 'add3' }), scalar('lo', 0), scalar('hi', 6)], {
+      name: 'relu6',
+    });
+    const swish = b.op('Div', [b.op('Mul', [h, relu6], { name: 'mul' }), scalar('six', 6)], { name: 'div' });
+    const scales = b.constant('scales', createTensor('float32', [4], Float32Array.of(1, 2, 1.5, 1)));
+    const resize = b.op('Resize', [swish, b.constant('roi', createTensor('float32', [0])), scales], {
+      name: 'resize',
+      attrs: { mode: attr.string('linear') },
+    });
+    b.output(b.op('Transpose', [resize], { name: 'to_nchw', attrs: { perm: attr.ints([0, 3, 1, 2]) } }), 'y');
+    const r = apply(b.build(), [layoutChainsPass, commonSubexpressionPass, deadCodePass], { x: f32([1, 2, 3, 4]) });
+    const after = r.text.split('--- after')[1] as string;
+    expect(after).not.toContain('Transpose');
+    // NHWC scales [1, 2, 1.5, 1] → NCHW [1, 1, 2, 1.5]: [1, 2, 3·2, 4·1.5]
+    expect(after).toMatch(/resize: Resize\(div:0, roi:0, resize_in2_relayout:0\) \{mode=linear\} -> float32\[1,2,6,6\]/);
+    await expect(r.text).toMatchFileSnapshot('golden/transpose-sinking-resize.txt');
+  });
+
+  it('a Transpose that is also a graph output is not split', () => {
+    const b = new GraphBuilder('no-split', { ops });
+    const t = b.op('Transpose', [b.input('x', 'float32', [1, 2, 3])], { name: 't', attrs: { perm: attr.ints([0, 2, 1]) } });
+    b.output(t, 'y');
+    b.output(b.op('Relu', [t], { name: 'relu' }), 'z');
+    const r = apply(b.build(), [layoutChainsPass, deadCodePass], { x: f32([1, 2, 3]) });
+    expect((r.text.split('--- after')[1] as string).match(/Transpose/g)).toHaveLength(1);
+  });
+
   it('common-subexpression', async () => {
     const b = new GraphBuilder('cse', { ops });
     const x = b.input('x', 'float32', [4]);

@@ -231,7 +231,152 @@ function sinkThroughReduction(graph: Graph, t: Node, perm: readonly number[]): b
   return true;
 }
 
-/** Sinks one Transpose below its only consumer when that consumer is elementwise or a reduction. */
+/**
+ * Pad(T(a), pads) → T(Pad(a, pads')) with each axis's begin/end pads moved to the axis of `a` it
+ * reads (TF's channel pads of residual blocks would otherwise keep the stream in NHWC). Pads from
+ * a constant input or the pads attribute (opset < 11); an axes input stays unhandled.
+ */
+function sinkThroughPad(graph: Graph, t: Node, perm: readonly number[]): boolean {
+  const pad = t.outData[0]?.peers[0]?.node as Node;
+  if (pad.inData[0]?.peer?.node !== t || pad.outData.length !== 1 || pad.outControl.peers.length || pad.inData[3]?.peer) return false;
+  const rank = perm.length;
+  const fromInput = pad.inData[1]?.peer ? constTensor(pad.inData[1].peer) : undefined;
+  const padsAttr = pad.opDesc.attrs.get('pads');
+  if (pad.inData[1]?.peer && !fromInput) return false;
+  const pads = fromInput ? toNumberArray(fromInput) : padsAttr?.kind === 'ints' ? [...padsAttr.value] : undefined;
+  if (pads?.length !== 2 * rank) return false;
+  const moved = new Array<number>(2 * rank);
+  perm.forEach((p, k) => {
+    moved[p] = pads[k] as number;
+    moved[rank + p] = pads[rank + k] as number;
+  });
+  const source = t.inData[0]?.peer as OutDataAnchor;
+  graph.link(source, pad.inData[0] as Node['inData'][number]);
+  graph.removeNode(t);
+  if (fromInput) {
+    const node = addConst(
+      graph,
+      `${pad.name}_pads`,
+      createTensor(
+        'int64',
+        [moved.length],
+        BigInt64Array.from(moved, (v) => BigInt(v)),
+      ),
+    );
+    graph.link(node.outData[0] as OutDataAnchor, pad.inData[1] as Node['inData'][number]);
+  } else pad.opDesc.attrs.set('pads', attr.ints(moved));
+  const oldDesc = pad.opDesc.outputDescs[0];
+  const sunk = addTranspose(graph, t, `${pad.name}_transpose`, perm, oldDesc);
+  graph.replaceAllUses(pad.outData[0] as OutDataAnchor, sunk.outData[0] as OutDataAnchor);
+  graph.addEdge(pad, 0, sunk, 0);
+  if (oldDesc && oldDesc.shape.length === rank) {
+    const inverse: number[] = [];
+    perm.forEach((p, k) => {
+      inverse[p] = k;
+    });
+    const shape = inverse.map((k) => oldDesc.shape[k] as number);
+    pad.opDesc.outputDescs[0] = { ...oldDesc, shape, originShape: shape };
+  }
+  return true;
+}
+
+/** `values` (one per axis of the transposed tensor, `blocks` blocks of rank) moved to the axes of the source. */
+function permuteBlocks(values: readonly number[], perm: readonly number[], blocks: number): number[] {
+  const rank = perm.length;
+  const out = new Array<number>(values.length);
+  for (let b = 0; b < blocks; b++) perm.forEach((p, k) => void (out[b * rank + p] = values[b * rank + k] as number));
+  return out;
+}
+
+/**
+ * Resize(T(a), roi, scales, sizes) → T(Resize(a, …)) with per-axis scales, sizes and roi (or the
+ * axes attribute) moved to the axes of `a`: every axis is resized on its own, so the order does
+ * not matter (keep_aspect_ratio_policy takes a min/max over the axes).
+ */
+function sinkThroughResize(graph: Graph, t: Node, perm: readonly number[]): boolean {
+  const r = t.outData[0]?.peers[0]?.node as Node;
+  if (r.inData[0]?.peer?.node !== t || r.outData.length !== 1 || r.outControl.peers.length) return false;
+  const rank = perm.length;
+  const axesAttr = r.opDesc.attrs.get('axes');
+  if (axesAttr && axesAttr.kind !== 'ints') return false;
+  const inputs: (HostTensor | undefined)[] = [];
+  for (let i = 1; i < r.inData.length; i++) {
+    const peer = r.inData[i]?.peer;
+    const c = peer ? constTensor(peer) : undefined;
+    if (peer && !c) return false;
+    inputs[i] = c;
+  }
+  // with axes, the inputs follow the axes list and only the list moves; else they are per axis (roi: starts, ends)
+  const moved = inputs.map((c, i) => {
+    if (!c || c.data.length === 0 || axesAttr) return c;
+    const values = toNumberArray(c);
+    const blocks = i === 1 ? 2 : 1;
+    if (values.length !== blocks * rank) return null;
+    const permuted = permuteBlocks(values, perm, blocks);
+    return c.type === 'int64'
+      ? createTensor(
+          'int64',
+          [permuted.length],
+          BigInt64Array.from(permuted, (v) => BigInt(v)),
+        )
+      : createTensor(c.type, [permuted.length], Float32Array.from(permuted));
+  });
+  if (moved.some((c) => c === null)) return false;
+  if (moved.some((c) => c && c.type !== 'int64' && c.type !== 'float32')) return false;
+  const axes = axesAttr?.kind === 'ints' ? axesAttr.value.map((a) => (a < 0 ? a + rank : a)) : undefined;
+  if (axes?.some((a) => a < 0 || a >= rank)) return false;
+  const source = t.inData[0]?.peer as OutDataAnchor;
+  graph.link(source, r.inData[0] as Node['inData'][number]);
+  graph.removeNode(t);
+  moved.forEach((c, i) => {
+    if (!c || c === inputs[i]) return;
+    const node = addConst(graph, `${r.name}_in${i}_relayout`, c);
+    graph.link(node.outData[0] as OutDataAnchor, r.inData[i] as Node['inData'][number]);
+  });
+  if (axes) r.opDesc.attrs.set('axes', attr.ints(axes.map((a) => perm[a] as number)));
+  const oldDesc = r.opDesc.outputDescs[0];
+  const sunk = addTranspose(graph, t, `${r.name}_transpose`, perm, oldDesc);
+  graph.replaceAllUses(r.outData[0] as OutDataAnchor, sunk.outData[0] as OutDataAnchor);
+  graph.addEdge(r, 0, sunk, 0);
+  if (oldDesc && oldDesc.shape.length === rank) {
+    const inverse: number[] = [];
+    perm.forEach((p, k) => {
+      inverse[p] = k;
+    });
+    const shape = inverse.map((k) => oldDesc.shape[k] as number);
+    r.opDesc.outputDescs[0] = { ...oldDesc, shape, originShape: shape };
+  }
+  return true;
+}
+
+/** Whether a consumer of a Transpose is one it can sink through (or merge into). */
+function sinkable(t: Node, consumer: Node): boolean {
+  if (consumer.graph !== t.graph || consumer.opDesc.domain !== t.opDesc.domain) return false;
+  return ELEMENTWISE.has(consumer.type) || REDUCTIONS.has(consumer.type) || ['Pad', 'Resize', 'Transpose'].includes(consumer.type);
+}
+
+/**
+ * A Transpose read by several sinkable ops (x in hard-swish's x · relu6(x + 3), a residual input)
+ * gets one copy per consumer, so each copy sinks on its own and the copies meet again below
+ * (CSE merges copies that did not move). Graph outputs and other consumers keep it whole.
+ */
+export function splitTranspose(graph: Graph, t: Node): boolean {
+  if (t.type !== 'Transpose' || t.outData.length !== 1 || t.outControl.peers.length || t.inControl.peers.length) return false;
+  const peers = [...(t.outData[0]?.peers ?? [])];
+  const source = t.inData[0]?.peer;
+  const desc = t.opDesc.outputDescs[0];
+  const perm = permOf(t);
+  if (peers.length < 2 || !source || !perm || !desc || !isStaticShape(desc.shape)) return false;
+  if (!peers.every((p) => sinkable(t, p.node))) return false;
+  for (const peer of peers.slice(1)) {
+    const copy = addTranspose(graph, t, `${t.name}_copy`, perm, desc);
+    graph.link(source, copy.inData[0] as Node['inData'][number]);
+    graph.link(copy.outData[0] as OutDataAnchor, peer);
+  }
+  return true;
+}
+
+/** Sinks one Transpose below its only consumer when that consumer is elementwise, a reduction or a Pad. */
 export function sinkTranspose(graph: Graph, t: Node): boolean {
   if (t.type !== 'Transpose' || !hasSingleConsumer(t) || t.inControl.peers.length) return false;
   const desc = t.opDesc.outputDescs[0];
@@ -241,5 +386,7 @@ export function sinkTranspose(graph: Graph, t: Node): boolean {
   if (!consumer || consumer.graph !== graph) return false;
   if (ELEMENTWISE.has(consumer.type) && consumer.opDesc.domain === t.opDesc.domain) return sinkThroughElementwise(graph, t, perm);
   if (REDUCTIONS.has(consumer.type) && consumer.opDesc.domain === t.opDesc.domain) return sinkThroughReduction(graph, t, perm);
+  if (consumer.type === 'Pad' && consumer.opDesc.domain === t.opDesc.domain) return sinkThroughPad(graph, t, perm);
+  if (consumer.type === 'Resize' && consumer.opDesc.domain === t.opDesc.domain) return sinkThroughResize(graph, t, perm);
   return false;
 }

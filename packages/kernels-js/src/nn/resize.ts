@@ -10,7 +10,8 @@ import { hasInput, readFloats, writeFloatsInto } from '../common/nn-float-io.js'
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 
-interface Taps {
+/** Per output position o: `count` source indices (clamped) and weights, or `extrapolate[o]` (tf_crop_and_resize outside the input). */
+export interface ResizeTaps {
   readonly count: number;
   readonly index: Int32Array;
   readonly weight: Float64Array;
@@ -33,7 +34,7 @@ interface ResizeAttrs {
   readonly antialias: boolean;
 }
 
-function computeTaps(attrs: ResizeAttrs, inLen: number, outLen: number, scale: number, roiStart: number, roiEnd: number): Taps {
+function computeTaps(attrs: ResizeAttrs, inLen: number, outLen: number, scale: number, roiStart: number, roiEnd: number): ResizeTaps {
   const { mode, coordinateMode } = attrs;
   const aaScale = attrs.antialias && mode !== 'nearest' ? Math.min(scale, 1) : 1;
   let start: number;
@@ -122,7 +123,7 @@ function resizeAxis(
   dims: readonly number[],
   axis: number,
   outLen: number,
-  taps: Taps,
+  taps: ResizeTaps,
   extrapolation: number,
 ): Float64Array {
   const outer = dimProduct(dims, 0, axis);
@@ -164,8 +165,21 @@ function optionalNumbers(t: HostTensor | undefined): number[] | undefined {
   return t ? toNumberArray(t) : undefined;
 }
 
-function runResize(ctx: KernelContextV1): void {
-  const x = requireTensor(ctx, 0);
+/** One 1-D pass of a Resize: axis `axis` goes to `outLen` through `taps`. */
+export interface ResizePass {
+  readonly axis: number;
+  readonly outLen: number;
+  readonly taps: ResizeTaps;
+}
+
+/**
+ * The output dims and the separable passes (last axis first) of a Resize node on input `x`:
+ * what the reference runs, for kernels that run the same taps faster.
+ */
+export function resizePasses(
+  ctx: KernelContextV1,
+  x: HostTensor,
+): { outDims: readonly number[]; passes: ResizePass[]; extrapolation: number } {
   const rank = x.dims.length;
   const axes = normalizeAxes(ctx.attrs.ints('axes', [...Array(rank).keys()]), rank);
   if (axes.some((a) => a < 0 || a >= rank)) throw kernelError(ctx, `axes out of range for rank ${rank}`);
@@ -181,21 +195,28 @@ function runResize(ctx: KernelContextV1): void {
   if (typeof plan === 'string') throw kernelError(ctx, plan);
   const attrs = readResizeAttrs(ctx);
   if (!['nearest', 'linear', 'cubic'].includes(attrs.mode)) throw kernelError(ctx, `unknown mode ${attrs.mode}`);
-  const extrapolation = ctx.attrs.float('extrapolation_value', 0);
-  let data: Float64Array = Float64Array.from(readFloats(x));
-  let dims = [...x.dims];
+  const passes: ResizePass[] = [];
   for (let a = rank - 1; a >= 0; a--) {
-    const inLen = dims[a] as number;
+    const inLen = x.dims[a] as number;
     const outLen = plan.outDims[a] as number;
     const scale = plan.scales[a] as number;
     if (inLen === outLen && scale === 1 && attrs.coordinateMode !== 'tf_crop_and_resize') continue;
     if (inLen === 0 && outLen > 0) throw kernelError(ctx, `cannot resize an empty axis ${a} to ${outLen}`);
-    const taps = computeTaps(attrs, inLen, outLen, scale, plan.roi?.[a] ?? 0, plan.roi?.[rank + a] ?? 1);
-    data = resizeAxis(data, dims, a, outLen, taps, extrapolation);
-    dims[a] = outLen;
+    passes.push({ axis: a, outLen, taps: computeTaps(attrs, inLen, outLen, scale, plan.roi?.[a] ?? 0, plan.roi?.[rank + a] ?? 1) });
   }
-  dims = plan.outDims;
-  const y = ctx.output(0, dims, x.type);
+  return { outDims: plan.outDims, passes, extrapolation: ctx.attrs.float('extrapolation_value', 0) };
+}
+
+function runResize(ctx: KernelContextV1): void {
+  const x = requireTensor(ctx, 0);
+  const { outDims, passes, extrapolation } = resizePasses(ctx, x);
+  let data: Float64Array = Float64Array.from(readFloats(x));
+  const dims = [...x.dims];
+  for (const { axis, outLen, taps } of passes) {
+    data = resizeAxis(data, dims, axis, outLen, taps, extrapolation);
+    dims[axis] = outLen;
+  }
+  const y = ctx.output(0, outDims, x.type);
   writeFloatsInto(y, data);
 }
 
