@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { assembleModule } from './emitter.js';
+import { extraModule } from './extra-modules.js';
+import { hasWasmSimd } from './kernel-modules.js';
+import { wasmMemory } from './simd-test-support.fixture.js';
 import { GEMM_ACCUMULATE, GEMM_BIAS, GEMM_CLAMP, gemmTileFunction } from './gemm-tile-module.js';
 
 type GemmTile = (...args: number[]) => void;
-/** The host's WebAssembly API (the package's lib config has no DOM/WebAssembly typings). */
-const wasm = (
-  globalThis as unknown as {
-    WebAssembly: {
-      Memory: new (d: { initial: number }) => { buffer: ArrayBuffer };
-      Module: new (bytes: Uint8Array) => object;
-      Instance: new (m: object, imports: object) => { exports: unknown };
-    };
-  }
-).WebAssembly;
 
 /** Packs row-major B[K×N] into panels of 8 columns (K rows of 8 floats each, zero-padded). */
 function pack(b: Float32Array, K: number, N: number): Float32Array {
@@ -29,7 +21,7 @@ function random(n: number, seed: number): Float32Array {
   });
 }
 
-describe('gemmTile register-tile rows', () => {
+describe.skipIf(!hasWasmSimd())('gemmTile register-tile rows', () => {
   // every row block generates the same GEMM: odd M (row-block tails, single rows), partial panels,
   // accumulate + bias + clamp, and no write outside C[M×N] (ldc > N, guard values around)
   for (const rows of [4, 5, 6])
@@ -40,9 +32,8 @@ describe('gemmTile register-tile rows', () => {
       [23, 41, 64],
     ] as const)
       it(`${rows}×8 tiles, ${M}×${N}×${K}`, () => {
-        const memory = new wasm.Memory({ initial: 4 });
-        const module = new wasm.Module(assembleModule([gemmTileFunction(false, false, rows)], { shared: false }));
-        const gemm = (new wasm.Instance(module, { env: { memory } }).exports as { gemmTile: GemmTile }).gemmTile;
+        const memory = wasmMemory(false, 4);
+        const gemm = extraModule(() => [gemmTileFunction(false, false, rows)])(memory)?.gemmTile as GemmTile;
         const f32 = new Float32Array(memory.buffer);
         const a = random(M * K, 1);
         const b = random(K * N, 2);

@@ -1,20 +1,11 @@
 // A/B of gemmTile's register-tile rows (4×8, 5×8, 6×8) in one process, alternating, on one thread:
 // the evidence behind GEMM_ROW_BLOCK. Usage: tsx gemm-tile-blocks.ts [M N K]
-import { GEMM_ROW_BLOCK, assembleModule, gemmTileFunction } from '@tsge/kernels-wasm/kernel-support';
+import { GEMM_ROW_BLOCK, extraModule, gemmTileFunction } from '@tsge/kernels-wasm/kernel-support';
+import { wasmMemory } from './peak.js';
 
 type GemmTile = (...args: number[]) => void;
-/** The host's WebAssembly API (this package's lib config has no WebAssembly typings). */
-const wasm = (
-  globalThis as unknown as {
-    WebAssembly: {
-      Memory: new (d: { initial: number }) => { buffer: ArrayBuffer };
-      Module: new (bytes: Uint8Array) => object;
-      Instance: new (m: object, imports: object) => { exports: unknown };
-    };
-  }
-).WebAssembly;
 const [M, N, K] = [Number(process.argv[2] ?? 96), Number(process.argv[3] ?? 512), Number(process.argv[4] ?? 512)];
-const memory = new wasm.Memory({ initial: Math.ceil((4096 * 3 + (M * K + N * K + M * N) * 4) / 65536) + 16 });
+const memory = wasmMemory(Math.ceil((4096 * 3 + (M * K + N * K + M * N) * 4) / 65536) + 16);
 const A = 4096;
 const B = A + M * K * 4 + 4096;
 const C = B + Math.ceil(N / 8) * 8 * K * 4 + 4096;
@@ -22,8 +13,7 @@ const f32 = new Float32Array(memory.buffer);
 for (let i = A / 4; i < C / 4 + M * N; i++) f32[i] = (i % 7) * 0.01;
 
 function instantiate(rows: number): GemmTile {
-  const module = new wasm.Module(assembleModule([gemmTileFunction(false, false, rows)], { shared: false }));
-  return (new wasm.Instance(module, { env: { memory } }).exports as { gemmTile: GemmTile }).gemmTile;
+  return extraModule(() => [gemmTileFunction(false, false, rows)])(memory)?.gemmTile as GemmTile;
 }
 
 function gflops(gemm: GemmTile): number {
