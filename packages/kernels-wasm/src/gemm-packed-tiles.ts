@@ -11,6 +11,10 @@ const KC = 256;
 const MC = 128;
 /** Columns of B packed at a time (a KC × 512 block, 512 KiB, stays in L2). */
 const NC = 512;
+/** Columns from which a block of A is copied to contiguous rows before gemmTile re-reads it per panel. */
+const PACK_A_MIN_COLS = 64;
+/** Workspace bytes for one contiguous MC×KC block of A. */
+const A_BLOCK_BYTES = MC * KC * 4;
 /** A tile carries at least this many multiply-adds (about 0.1 ms of one thread). */
 const MIN_TILE_WORK = 1 << 22;
 
@@ -22,7 +26,7 @@ export const GEMM_PACKED = 'simd.gemmPacked';
  */
 export function usePackedGemm(memory: LinearMemory, m: number, n: number, k: number): boolean {
   const workspace = threadWorkspace(memory);
-  return workspace !== undefined && m >= 64 && n >= 16 && k >= 16 && WORKSPACE_HEADER + KC * 8 * 32 <= workspace.bytes;
+  return workspace !== undefined && m >= 64 && n >= 16 && k >= 16 && WORKSPACE_HEADER + A_BLOCK_BYTES + KC * 8 * 32 <= workspace.bytes;
 }
 
 /**
@@ -55,7 +59,11 @@ export function packedGemmTiles(
 /**
  * Tile: rows [m0, m1) × columns [n0, n1) of C, Goto-style: a KC×NC block of B is packed into 8-column
  * panels in this thread's workspace (the im2col kernel of a 1×1 convolution over B's rows does
- * exactly that), then every MC×KC block of A streams past it through `gemmTile`.
+ * exactly that), then every MC×KC block of A streams past it through `gemmTile`. With many columns
+ * the A block is first copied to contiguous rows in the workspace: read in place with a row stride
+ * of a power of two (lda 1024: 4 KiB), its rows fall on the same cache sets and the block thrashes
+ * L2 depending on which physical pages it got, which made 1024³ swing between ~45% and ~80% of peak
+ * from one process to the next.
  */
 export const gemmPackedTile = tileFunction(GEMM_PACKED, (memory, t) => {
   const [a, lda, b, ldb, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
@@ -64,8 +72,10 @@ export const gemmPackedTile = tileFunction(GEMM_PACKED, (memory, t) => {
   if (!kernels || !workspace) throw new Error(`${GEMM_PACKED} needs WebAssembly SIMD and a thread workspace`);
   const tmp = workspace.offset;
   const table = workspace.offset + 128;
-  const panels = workspace.offset + WORKSPACE_HEADER;
-  const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER) / (KC * 32)) * 8);
+  const aBlock = workspace.offset + WORKSPACE_HEADER;
+  const panels = aBlock + A_BLOCK_BYTES;
+  const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER - A_BLOCK_BYTES) / (KC * 32)) * 8);
+  const all = new Float32Array(memory.buffer);
   for (let nn = n0; nn < n1; nn += nc) {
     const cols = Math.min(nc, n1 - nn);
     for (let pc = 0; pc < K; pc += KC) {
@@ -75,7 +85,11 @@ export const gemmPackedTile = tileFunction(GEMM_PACKED, (memory, t) => {
       const flags = pc > 0 ? GEMM_ACCUMULATE : 0;
       for (let mc = m0; mc < m1; mc += MC) {
         const rows = Math.min(MC, m1 - mc);
-        kernels.gemmTile(rows, cols, kc, a + (mc * lda + pc) * 4, lda, panels, kc * 32, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
+        const at = a + (mc * lda + pc) * 4;
+        if (cols >= PACK_A_MIN_COLS) {
+          for (let r = 0; r < rows; r++) all.copyWithin(aBlock / 4 + r * kc, at / 4 + r * lda, at / 4 + r * lda + kc);
+          kernels.gemmTile(rows, cols, kc, aBlock, kc, panels, kc * 32, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
+        } else kernels.gemmTile(rows, cols, kc, at, lda, panels, kc * 32, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
       }
     }
   }

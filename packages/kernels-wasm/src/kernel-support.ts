@@ -3,6 +3,8 @@
  * benchmarks (tools/bench) and other kernel libraries. Not part of the user-facing API.
  */
 export { assembleModule, Code, F32, I32, V128 } from './emitter.js';
+export { GEMM_ROW_BLOCK, gemmTileFunction } from './gemm-tile-module.js';
+export { extraModule } from './extra-modules.js';
 export { simdKernels, type SimdKernelExports } from './kernel-modules.js';
 export { simdGemm, simdMatMulKernel, inMemory } from './simd-matmul.js';
 export { simdConvKernel } from './simd-conv.js';

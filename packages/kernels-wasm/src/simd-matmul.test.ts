@@ -77,6 +77,8 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD MatMul', () => {
     // 64 rows or more: B packed into panels in the workspace (K blocks past 256, partial panels)
     [1, 70, 300, 45, false],
     [2, 64, 33, 130, true],
+    // blocks of A copied to contiguous rows (64+ columns): rows past one 128-row block, K past 256
+    [1, 150, 520, 97, false],
   ] as const) {
     for (const shared of [false, true]) {
       it(`${batch}×${m}×${k} · ${k}×${n}${bBatched ? ' (batched B)' : ''}, ${shared ? 'shared' : 'plain'} memory`, () => {

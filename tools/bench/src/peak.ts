@@ -15,6 +15,11 @@ interface WasmApi {
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
+/** A plain (unshared) WebAssembly memory of `pages` 64 KiB pages. */
+export function wasmMemory(pages: number): LinearMemory {
+  return new wasm.Memory({ initial: pages });
+}
+
 /**
  * The machine's SIMD128 peak for GEMM's instruction mix: 12 independent f32x4 multiply-add chains
  * in registers (no memory traffic, unrolled 4×), in GFLOP/s on the calling thread.
