@@ -3,6 +3,7 @@ import type { TfliteTensor } from '../../schema/model.js';
 import { type ImportContext, type Layout, TO_NCHW, permuteShape } from '../context.js';
 import { activate, agnosticLayout, options, permuteData } from '../helpers.js';
 import { quantizedAdd } from './quantized-add.js';
+import { quantizedMul } from './quantized-mul.js';
 
 /**
  * Elementwise ops run on float values (quantized inputs are dequantized in the graph and the
@@ -54,6 +55,7 @@ export function binary(type: string, activationSlot?: number) {
     }
     const activation = activationSlot === undefined ? 0 : options(ctx).int8(activationSlot);
     if (type === 'Add' && quantizedAdd(ctx, a, b, out, useLayout, shape, activation)) return;
+    if (type === 'Mul' && quantizedMul(ctx, a, b, out, useLayout, shape, activation)) return;
     const x = operand(ctx, a, useLayout);
     const y = operand(ctx, b, useLayout);
     let r: Value;
