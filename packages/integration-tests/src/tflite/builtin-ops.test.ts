@@ -347,12 +347,12 @@ const cases: Record<string, ModelSpec> = {
     ),
   ),
   // quantized SUB is XNNPACK's fixed-point add with the second input's multiplier negated
-  'SUB uint8 (MobileNetV2-like scales, 28×28×32)': single(
+  'SUB uint8 (MobileNetV2 residual scales, 56×56×24)': single(
     41,
     {
-      x: q8([1, 28, 28, 32], 0.4014929533004761, 136),
-      y: q8([1, 28, 28, 32], 0.2758343517780304, 119),
-      z: q8([1, 28, 28, 32], 0.43216896057128906, 133),
+      x: q8([1, 56, 56, 24], 0.4014929533004761, 136),
+      y: q8([1, 56, 56, 24], 0.2758343517780304, 119),
+      z: q8([1, 56, 56, 24], 0.43216896057128906, 133),
     },
     ['x', 'y'],
     ['z'],

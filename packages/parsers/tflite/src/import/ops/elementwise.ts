@@ -54,7 +54,7 @@ export function binary(type: string, activationSlot?: number) {
       return;
     }
     const activation = activationSlot === undefined ? 0 : options(ctx).int8(activationSlot);
-    if (type === 'Add' && quantizedAdd(ctx, a, b, out, useLayout, shape, activation)) return;
+    if ((type === 'Add' || type === 'Sub') && quantizedAdd(ctx, a, b, out, useLayout, shape, activation, type === 'Sub')) return;
     if (type === 'Mul' && quantizedMul(ctx, a, b, out, useLayout, shape, activation)) return;
     const x = operand(ctx, a, useLayout);
     const y = operand(ctx, b, useLayout);
