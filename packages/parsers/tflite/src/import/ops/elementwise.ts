@@ -7,7 +7,8 @@ import { quantizedMul } from './quantized-mul.js';
 
 /**
  * Elementwise ops run on float values (quantized inputs are dequantized in the graph and the
- * result quantized to the output's parameters), in whichever layout their inputs already have.
+ * result quantized to the output's parameters), in whichever layout their inputs already have;
+ * quantized ADD, SUB and MUL are integer as in LiteRT (quantized-add.ts, quantized-mul.ts).
  */
 
 function shapeIn(ctx: ImportContext, t: TfliteTensor, layout: Layout): number[] {
