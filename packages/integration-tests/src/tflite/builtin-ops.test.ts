@@ -346,6 +346,58 @@ const cases: Record<string, ModelSpec> = {
       { type: 11, fields: [[0, 'int8', 0]] },
     ),
   ),
+  // quantized SUB is XNNPACK's fixed-point add with the second input's multiplier negated
+  'SUB uint8 (MobileNetV2 residual scales, 56×56×24)': single(
+    41,
+    {
+      x: q8([1, 56, 56, 24], 0.4014929533004761, 136),
+      y: q8([1, 56, 56, 24], 0.2758343517780304, 119),
+      z: q8([1, 56, 56, 24], 0.43216896057128906, 133),
+    },
+    ['x', 'y'],
+    ['z'],
+    { type: 28, fields: [[0, 'int8', 0]] },
+  ),
+  'SUB uint8 with fused RELU (broadcast)': single(
+    41,
+    { x: q8([1, 6, 6, 8], 0.05, 120), y: q8([8], 0.09, 30), z: q8([1, 6, 6, 8], 0.03, 10) },
+    ['x', 'y'],
+    ['z'],
+    { type: 28, fields: [[0, 'int8', 1]] },
+  ),
+  'SUB int8 (different scales)': int8Edges(
+    single(
+      41,
+      {
+        x: { shape: [1, 9, 9, 5], type: 'int8', quantization: { scale: [0.07], zeroPoint: [-5] } },
+        y: { shape: [1, 9, 9, 5], type: 'int8', quantization: { scale: [0.11], zeroPoint: [9] } },
+        z: { shape: [1, 9, 9, 5], type: 'int8', quantization: { scale: [0.13], zeroPoint: [-2] } },
+      },
+      ['x', 'y'],
+      ['z'],
+      { type: 28, fields: [[0, 'int8', 0]] },
+    ),
+  ),
+  'MUL uint8 (28×28×32)': single(
+    18,
+    { x: q8([1, 28, 28, 32], 0.05, 120), y: q8([1, 28, 28, 32], 0.03, 100), z: q8([1, 28, 28, 32], 0.07, 110) },
+    ['x', 'y'],
+    ['z'],
+    { type: 21, fields: [[0, 'int8', 0]] },
+  ),
+  'MUL int8 with fused RELU6 (broadcast)': int8Edges(
+    single(
+      18,
+      {
+        x: { shape: [1, 6, 6, 8], type: 'int8', quantization: { scale: [0.07], zeroPoint: [-5] } },
+        y: { shape: [8], type: 'int8', quantization: { scale: [0.11], zeroPoint: [9] } },
+        z: { shape: [1, 6, 6, 8], type: 'int8', quantization: { scale: [0.13], zeroPoint: [-2] } },
+      },
+      ['x', 'y'],
+      ['z'],
+      { type: 21, fields: [[0, 'int8', 3]] },
+    ),
+  ),
   'CONCATENATION uint8 (equal scales)': single(
     2,
     { x: q8([1, 2, 2, 3], 0.05, 120), y: q8([1, 2, 2, 2], 0.05, 120), z: q8([1, 2, 2, 5], 0.05, 120) },

@@ -3,10 +3,12 @@ import type { TfliteTensor } from '../../schema/model.js';
 import { type ImportContext, type Layout, TO_NCHW, permuteShape } from '../context.js';
 import { activate, agnosticLayout, options, permuteData } from '../helpers.js';
 import { quantizedAdd } from './quantized-add.js';
+import { quantizedMul } from './quantized-mul.js';
 
 /**
  * Elementwise ops run on float values (quantized inputs are dequantized in the graph and the
- * result quantized to the output's parameters), in whichever layout their inputs already have.
+ * result quantized to the output's parameters), in whichever layout their inputs already have;
+ * quantized ADD, SUB and MUL are integer as in LiteRT (quantized-add.ts, quantized-mul.ts).
  */
 
 function shapeIn(ctx: ImportContext, t: TfliteTensor, layout: Layout): number[] {
@@ -53,7 +55,8 @@ export function binary(type: string, activationSlot?: number) {
       return;
     }
     const activation = activationSlot === undefined ? 0 : options(ctx).int8(activationSlot);
-    if (type === 'Add' && quantizedAdd(ctx, a, b, out, useLayout, shape, activation)) return;
+    if ((type === 'Add' || type === 'Sub') && quantizedAdd(ctx, a, b, out, useLayout, shape, activation, type === 'Sub')) return;
+    if (type === 'Mul' && quantizedMul(ctx, a, b, out, useLayout, shape, activation)) return;
     const x = operand(ctx, a, useLayout);
     const y = operand(ctx, b, useLayout);
     let r: Value;

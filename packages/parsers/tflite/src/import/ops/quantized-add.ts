@@ -4,10 +4,11 @@ import type { ImportContext, Layout } from '../context.js';
 import { clampQuantized } from '../helpers.js';
 
 /**
- * A quantized ADD as LiteRT computes it: its wasm CPU path hands quantized ADD to XNNPACK, whose
+ * A quantized ADD or SUB as LiteRT computes it: its wasm CPU path hands both to XNNPACK, whose
  * qu8/qs8 add is fixed-point (multipliers of 20-21 bits, one rounding shift), not the float
- * DequantizeLinear → Add → QuantizeLinear, which rounds differently for some inputs. The node is
- * tsge::QuantizedAdd (defined in @tsge/ops, which parsers do not import).
+ * DequantizeLinear → Add → QuantizeLinear, which rounds differently for some inputs; its subtract
+ * is the same add with the second input's multiplier negated. The node is tsge::QuantizedAdd
+ * (defined in @tsge/ops, which parsers do not import).
  */
 const QUANTIZED_ADD = 'QuantizedAdd';
 
@@ -28,23 +29,32 @@ function lrint(x: number): number {
 
 /**
  * XNNPACK's parameters (xnn_init_qu8_add_minmax_scalar_params) for inputs a, b and output y
- * (float32 scales, integer zero points), or undefined where XNNPACK does not take the op (an input
- * to output scale ratio outside [2^-10, 2^8): TFLite's delegate leaves it to its own kernel).
+ * (float32 scales, integer zero points) of a + b, or of a − b when `subtract` (b's ratio negated),
+ * or undefined where XNNPACK does not take the op (an input to output scale ratio outside
+ * [2^-10, 2^8): TFLite's delegate leaves it to its own kernel).
  */
-export function fixedPointAdd(aScale: number, aZero: number, bScale: number, bZero: number, yScale: number): FixedPointAdd | undefined {
+export function fixedPointAdd(
+  aScale: number,
+  aZero: number,
+  bScale: number,
+  bZero: number,
+  yScale: number,
+  subtract = false,
+): FixedPointAdd | undefined {
   const aRatio = Math.fround(aScale / yScale);
   const bRatio = Math.fround(bScale / yScale);
   for (const r of [aRatio, bRatio]) if (!(r >= 2 ** -10 && r < 2 ** 8)) return undefined;
+  // the shift comes from the larger magnitude; lrint is odd, so negating before or after is one
   bits.setFloat32(0, Math.max(aRatio, bRatio));
   const shift = 20 - ((bits.getUint32(0) >>> 23) - 127);
   const aMultiplier = lrint(aRatio * 2 ** shift);
-  const bMultiplier = lrint(bRatio * 2 ** shift);
+  const bMultiplier = (subtract ? -1 : 1) * lrint(bRatio * 2 ** shift);
   return { aMultiplier, bMultiplier, bias: 2 ** (shift - 1) - aMultiplier * aZero - bMultiplier * bZero, shift };
 }
 
 /**
- * Sets `out` to a ⊕ b through tsge::QuantizedAdd when all three are per-tensor quantized bytes of
- * one type and XNNPACK would take them; false (nothing added) otherwise.
+ * Sets `out` to a ⊕ b (a ⊖ b when `subtract`) through tsge::QuantizedAdd when all three are
+ * per-tensor quantized bytes of one type and XNNPACK would take them; false (nothing added) otherwise.
  */
 export function quantizedAdd(
   ctx: ImportContext,
@@ -54,6 +64,7 @@ export function quantizedAdd(
   layout: Layout,
   shape: readonly number[],
   activation: number,
+  subtract = false,
 ): boolean {
   const dtype = ctx.dtypeOf(out);
   // NONE, RELU, RELU_N1_TO_1, RELU6: a clamp of the integer result
@@ -64,7 +75,14 @@ export function quantizedAdd(
   // a lower-rank constant has no NCHW form of its own
   if (layout === 'nchw' && [a, b].some((t) => t.shape.length !== 4)) return false;
   const yZero = qy.zeroPoint[0] ?? 0;
-  const p = fixedPointAdd(qa.scale[0] as number, qa.zeroPoint[0] ?? 0, qb.scale[0] as number, qb.zeroPoint[0] ?? 0, qy.scale[0] as number);
+  const p = fixedPointAdd(
+    qa.scale[0] as number,
+    qa.zeroPoint[0] ?? 0,
+    qb.scale[0] as number,
+    qb.zeroPoint[0] ?? 0,
+    qy.scale[0] as number,
+    subtract,
+  );
   if (!p) return false;
   const sum: Value = ctx.b.op(QUANTIZED_ADD, [ctx.raw(a, layout), ctx.raw(b, layout)], {
     name: ctx.name(QUANTIZED_ADD),
