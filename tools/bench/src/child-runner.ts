@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { loadModel } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
+import { probeEventLoop } from './event-loop-probe.js';
 import { settle, timeIt, untilQuiet } from './quiet.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb, preloadRuntime } from './runtimes.js';
 
@@ -24,7 +25,8 @@ export type ChildRequest =
 
 export type ChildReply =
   | { readonly kind: 'loaded'; readonly loadMs: number; readonly firstRunMs: number }
-  | { readonly kind: 'round'; readonly samples: number[] }
+  /** `loopGapMs`: the longest gap between this process's event-loop ticks during the round's runs. */
+  | { readonly kind: 'round'; readonly samples: number[]; readonly loopGapMs: number }
   | { readonly kind: 'outputs'; readonly outputs: Record<string, HostTensor>; readonly peakRssMB: number }
   | { readonly kind: 'error'; readonly message: string };
 
@@ -57,13 +59,17 @@ async function handle(req: ChildRequest): Promise<ChildReply | undefined> {
   if (!rt) throw new Error('bench child: no runtime loaded');
   if (req.kind === 'round') {
     const samples: number[] = [];
+    let loopGapMs = 0;
     for (let i = 0; i < req.runs; i++) {
       await settle(req.gapMs);
+      // probed only while a run is in flight; this process holds no other runtime, so every gap is its own
+      const probe = probeEventLoop();
       const [out, ms] = await timeIt(() => (rt as LoadedRuntime).run(feeds));
+      loopGapMs = Math.max(loopGapMs, probe.stop());
       last = out;
       samples.push(ms);
     }
-    return { kind: 'round', samples };
+    return { kind: 'round', samples, loopGapMs };
   }
   if (req.kind === 'outputs') return { kind: 'outputs', outputs: last ?? {}, peakRssMB: process.resourceUsage().maxRSS / 1024 };
   await rt.release();

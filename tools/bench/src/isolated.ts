@@ -52,6 +52,8 @@ export interface IsolatedResult {
   /** Per-round medians, by runtime. */
   readonly roundMedians: Record<string, number[]>;
   readonly outputs: Map<string, Record<string, HostTensor>>;
+  /** The longest event-loop gap of each runtime's process during its timed runs (ms; warm-up excluded). */
+  readonly loopGapMs: Record<string, number>;
   /** Peak RSS of each runtime's process. */
   readonly peakRssMB: Record<string, number>;
 }
@@ -88,11 +90,13 @@ export async function benchIsolated(
     for (const c of live) await c.request({ kind: 'round', runs: options.warmup, gapMs: options.gapMs }, 'round');
     const roundMedians: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
     const all: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
+    const loopGapMs: Record<string, number> = Object.fromEntries(live.map((c) => [c.name, 0]));
     for (let r = 0; r < options.rounds; r++) {
       // rotate who goes first, so no runtime always follows the same neighbour
       for (let k = 0; k < live.length; k++) {
         const c = live[(r + k) % live.length] as Child;
-        const { samples } = await c.request({ kind: 'round', runs: options.runs, gapMs: options.gapMs }, 'round');
+        const { samples, loopGapMs: gap } = await c.request({ kind: 'round', runs: options.runs, gapMs: options.gapMs }, 'round');
+        loopGapMs[c.name] = Math.max(loopGapMs[c.name] ?? 0, gap);
         roundMedians[c.name]?.push(median(samples));
         all[c.name]?.push(...samples);
       }
@@ -108,7 +112,7 @@ export async function benchIsolated(
       outputs.set(c.name, r.outputs);
       peakRssMB[c.name] = r.peakRssMB;
     }
-    return { load, firstRun, latency, roundMedians, outputs, peakRssMB };
+    return { load, firstRun, latency, roundMedians, outputs, loopGapMs, peakRssMB };
   } finally {
     for (const c of children) c.exit();
   }

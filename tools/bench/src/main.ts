@@ -107,7 +107,12 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
       tsgeOverNode: ratioSpread(iso.roundMedians.tsge, iso.roundMedians['ort-node']),
     };
     // the RSS that means something is tsge's own process, not this coordinating one
-    return toResult(model, compiled, compileMs, { ...iso, ratioSpread: spread, peakRssMB: iso.peakRssMB.tsge });
+    return toResult(model, compiled, compileMs, {
+      ...iso,
+      ratioSpread: spread,
+      peakRssMB: iso.peakRssMB.tsge,
+      tsgeLoopGapMs: iso.loopGapMs.tsge,
+    });
   }
   const load: Record<string, number> = {};
   const firstRun: Record<string, number> = {};
@@ -196,7 +201,7 @@ interface Measured {
   readonly outputs: ReadonlyMap<string, Record<string, HostTensor>>;
   readonly ratioSpread?: ModelResult['ratioSpread'];
   readonly peakRssMB?: number | undefined;
-  /** The longest event-loop gap during tsge's in-process runs (not measured with --rounds). */
+  /** The longest event-loop gap during tsge's timed runs (with --rounds: in tsge's own process). */
   readonly tsgeLoopGapMs?: number | undefined;
 }
 
