@@ -1,6 +1,6 @@
 import { TSGE_DOMAIN, type Value, attr, createTensorDesc } from '@tsge/metadef';
 import type { TfliteTensor } from '../../schema/model.js';
-import type { ImportContext, Layout } from '../context.js';
+import type { ImportContext, Layout, QuantParams } from '../context.js';
 import { clampQuantized } from '../helpers.js';
 
 /**
@@ -66,14 +66,9 @@ export function quantizedAdd(
   activation: number,
   subtract = false,
 ): boolean {
-  const dtype = ctx.dtypeOf(out);
-  // NONE, RELU, RELU_N1_TO_1, RELU6: a clamp of the integer result
-  if (activation < 0 || activation > 3) return false;
-  if ((dtype !== 'uint8' && dtype !== 'int8') || ctx.dtypeOf(a) !== dtype || ctx.dtypeOf(b) !== dtype) return false;
-  const [qa, qb, qy] = [ctx.quant(a), ctx.quant(b), ctx.quant(out)];
-  if (!qa || !qb || !qy || qa.axis !== undefined || qb.axis !== undefined || qy.axis !== undefined) return false;
-  // a lower-rank constant has no NCHW form of its own
-  if (layout === 'nchw' && [a, b].some((t) => t.shape.length !== 4)) return false;
+  const operands = perTensorBytes(ctx, a, b, out, layout, activation);
+  if (!operands) return false;
+  const { dtype, qa, qb, qy } = operands;
   const yZero = qy.zeroPoint[0] ?? 0;
   const p = fixedPointAdd(
     qa.scale[0] as number,
@@ -98,4 +93,26 @@ export function quantizedAdd(
   });
   ctx.set(out.index, clampQuantized(ctx, sum, activation, dtype, qy.scale[0] as number, yZero, shape), layout);
   return true;
+}
+
+/**
+ * The operands of a quantized binary op XNNPACK takes in integers: per-tensor quantized bytes of
+ * one type, a clamp-only fused activation (NONE, RELU, RELU_N1_TO_1, RELU6) and, in NCHW, 4-D
+ * inputs (a lower-rank constant has no NCHW form of its own); undefined otherwise.
+ */
+export function perTensorBytes(
+  ctx: ImportContext,
+  a: TfliteTensor,
+  b: TfliteTensor,
+  out: TfliteTensor,
+  layout: Layout,
+  activation: number,
+): { dtype: 'uint8' | 'int8'; qa: QuantParams; qb: QuantParams; qy: QuantParams } | undefined {
+  const dtype = ctx.dtypeOf(out);
+  if (activation < 0 || activation > 3) return undefined;
+  if ((dtype !== 'uint8' && dtype !== 'int8') || ctx.dtypeOf(a) !== dtype || ctx.dtypeOf(b) !== dtype) return undefined;
+  const [qa, qb, qy] = [ctx.quant(a), ctx.quant(b), ctx.quant(out)];
+  if (!qa || !qb || !qy || qa.axis !== undefined || qb.axis !== undefined || qy.axis !== undefined) return undefined;
+  if (layout === 'nchw' && [a, b].some((t) => t.shape.length !== 4)) return undefined;
+  return { dtype, qa, qb, qy };
 }

@@ -2,6 +2,7 @@ import { type Value, attr } from '@tsge/metadef';
 import type { TfliteTensor } from '../../schema/model.js';
 import { type ImportContext, type Layout, TO_NCHW, permuteShape } from '../context.js';
 import { clampQuantized } from '../helpers.js';
+import { perTensorBytes } from './quantized-add.js';
 
 /**
  * A quantized MUL as LiteRT computes it: its wasm CPU path hands quantized MUL to XNNPACK, whose
@@ -31,14 +32,9 @@ export function quantizedMul(
   shape: readonly number[],
   activation: number,
 ): boolean {
-  const dtype = ctx.dtypeOf(out);
-  // NONE, RELU, RELU_N1_TO_1, RELU6: a clamp of the integer result
-  if (activation < 0 || activation > 3) return false;
-  if ((dtype !== 'uint8' && dtype !== 'int8') || ctx.dtypeOf(a) !== dtype || ctx.dtypeOf(b) !== dtype) return false;
-  const [qa, qb, qy] = [ctx.quant(a), ctx.quant(b), ctx.quant(out)];
-  if (!qa || !qb || !qy || qa.axis !== undefined || qb.axis !== undefined || qy.axis !== undefined) return false;
-  // a lower-rank constant has no NCHW form of its own
-  if (layout === 'nchw' && [a, b].some((t) => t.shape.length !== 4)) return false;
+  const operands = perTensorBytes(ctx, a, b, out, layout, activation);
+  if (!operands) return false;
+  const { dtype, qa, qb, qy } = operands;
   const scale = productScale(qa.scale[0] as number, qb.scale[0] as number, qy.scale[0] as number);
   if (scale === undefined) return false;
   const centred = (t: TfliteTensor, zero: number): Value => {
