@@ -100,8 +100,9 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
   const log = options.log ?? (() => {});
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const codes: Record<string, number> = {};
-  const failures = new Map<string, FailureRecord>();
-  const pendingWrites: Promise<void>[] = [];
+  // per signature, the lowest-index case that failed that way: cases finish in any order, and the
+  // reproducer's name and note must not depend on which one the pool happened to finish first
+  const failures = new Map<string, { record: FailureRecord; found: FoundCase }>();
   const started = performance.now();
   let next = 0;
   let done = 0;
@@ -128,12 +129,12 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
       if (FAILURES.has(result.outcome)) {
         const signature = signatureOf(result);
         const known = failures.get(signature);
-        if (known) known.count++;
+        if (known && known.record.caseIndex < index) known.record.count++;
         else {
           const record: FailureRecord = {
             outcome: result.outcome,
             signature,
-            count: 1,
+            count: (known?.record.count ?? 0) + 1,
             caseIndex: index,
             seedFile: seedFile.name,
             message: result.message ?? '',
@@ -144,11 +145,11 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
             ),
             bytes: bytes.length,
           };
-          failures.set(signature, record);
-          log(
-            `  ${campaign.name} case ${index}: ${result.outcome} ${result.errorName ?? ''} ${result.code ?? ''} ${result.message?.slice(0, 300) ?? ''}`,
-          );
-          pendingWrites.push(writeReproducer(options, record, { seedFile, caseSeed, steps, bytes, result }));
+          failures.set(signature, { record, found: { seedFile, caseSeed, steps, bytes, result } });
+          if (!known)
+            log(
+              `  ${campaign.name} case ${index}: ${result.outcome} ${result.errorName ?? ''} ${result.code ?? ''} ${result.message?.slice(0, 300) ?? ''}`,
+            );
         }
       }
       done++;
@@ -157,7 +158,8 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
   };
   // as many cases in flight as the pool has processes, plus one queued each so none idles
   await Promise.all(Array.from({ length: Math.max(1, options.pool.size * 2) }, worker));
-  await Promise.all(pendingWrites);
+  const found = [...failures.values()];
+  for (const { record, found: found1 } of found) await writeReproducer(options, record, found1);
   return {
     campaign: campaign.name,
     cases,
@@ -165,7 +167,7 @@ export async function runCampaign(options: CampaignRunOptions): Promise<Campaign
     seed: options.seed,
     ms: performance.now() - started,
     counts,
-    failures: [...failures.values()],
+    failures: found.map((f) => f.record),
     codes,
     slow,
   };
