@@ -237,7 +237,7 @@ function toResult(model: BenchModel, compiled: { summary: unknown }, compileMs: 
 
 const geomean = (xs: number[]): number => (xs.length ? Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length) : Number.NaN);
 
-function table(results: ModelResult[], options: Options): string {
+function table(results: ModelResult[]): string {
   const f = (x: number | undefined, d = 1): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
   const rows = [
     '| model | tsge ms | tsge 1st ms | ort-web ms | web 1st ms | ort-node ms | node 1st ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | out std / distinct | peak RSS MB | tsge event-loop gap ms |',
@@ -260,7 +260,11 @@ function table(results: ModelResult[], options: Options): string {
   rows.push(
     `| **geomean** | | | | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | | | max ${f(Math.max(0, ...ok.map((r) => r.tsgeEventLoopMaxGapMs ?? 0)), 1)} |`,
   );
-  return `machine: ${os.cpus()[0]?.model ?? 'unknown'} (${os.availableParallelism()} hardware threads), ${options.threads} thread(s) per runtime, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n\n${rows.join('\n')}`;
+  return rows.join('\n');
+}
+
+function machineLine(options: Options): string {
+  return `machine: ${os.cpus()[0]?.model ?? 'unknown'} (${os.availableParallelism()} hardware threads), ${options.threads} thread(s) per runtime, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
 }
 
 async function main(): Promise<void> {
@@ -308,7 +312,9 @@ async function main(): Promise<void> {
         error: String(e).split('\n')[0] ?? '',
       })),
     );
-  console.log(table(results, options));
+  console.log(machineLine(options));
+  // a run of only TFLite or TF.js models has no ONNX rows: no empty table with a geomean of nothing
+  if (results.length) console.log(`\n${table(results)}`);
   if (tfliteResults.length)
     console.log(
       `\nLiteRT runs its single-threaded wasm build (XNNPACK); tsge uses ${options.threads} thread(s).\n\n${tfliteTable(tfliteResults)}`,
