@@ -1,5 +1,7 @@
 import type { HostTensor, KernelContextV1, LinearMemory, ParallelRunnerV1 } from '@tsge/metadef';
 import { type ResizeTaps, resizePasses } from '@tsge/kernels-js/kernel-support';
+import { resizeRowsKernel } from './resize-separable-module.js';
+import { threadWorkspace } from './thread-workspace.js';
 import { runTiles, splitRange, tileFunction } from './tiles.js';
 
 /** Taps of an axis that keeps its length: each output reads its own index. */
@@ -42,6 +44,7 @@ export const resizeSeparableTile = tileFunction('resize-separable', (memory, arg
   const colWeight = Float64Array.from(args.slice(columns + OW * cW, columns + 2 * OW * cW));
   if (colIndex.some((i) => i < 0 || i >= W) || rowIndex.some((i) => i < 0 || i >= H))
     throw new RangeError('resize-separable tile: a tap outside the input');
+  if (resizeInWasm(memory, args, head)) return;
   const planes = r1 > r0 ? Math.floor((r1 - 1) / OH) + 1 : 0;
   const X = new Float32Array(memory.buffer, xAt, planes * H * W * C);
   const Y = new Float32Array(memory.buffer, yAt, planes * OH * OW * C);
@@ -94,6 +97,39 @@ export const resizeSeparableTile = tileFunction('resize-separable', (memory, arg
     }
   }
 });
+
+/**
+ * The tile's rows in WebAssembly (float32 lanes), its tap tables and the blended row in this
+ * thread's workspace. False (the caller runs the JS loops) without SIMD or when they do not fit.
+ */
+function resizeInWasm(memory: LinearMemory, args: ArrayLike<number>, head: number): boolean {
+  const [r0, r1, xAt, yAt, H, W, C, OH, OW, cH, cW] = Array.from({ length: head }, (_, i) => args[i] as number);
+  const kernel = resizeRowsKernel(memory);
+  const workspace = threadWorkspace(memory);
+  const align = (bytes: number): number => Math.ceil(bytes / 64) * 64;
+  const blendBytes = align(W * C * 4);
+  const rowTaps = OH * cH;
+  const columnTaps = OW * cW;
+  if (!kernel || !workspace || blendBytes + align(rowTaps * 8) + align(columnTaps * 8) > workspace.bytes) return false;
+  const blend = workspace.offset;
+  const rowIndex = blend + blendBytes;
+  const rowWeight = rowIndex + rowTaps * 4;
+  const columnOffset = rowIndex + align(rowTaps * 8);
+  const columnWeight = columnOffset + columnTaps * 4;
+  const ints = new Int32Array(memory.buffer);
+  const floats = new Float32Array(memory.buffer);
+  for (let i = 0; i < rowTaps; i++) {
+    ints[rowIndex / 4 + i] = args[head + i] as number;
+    floats[rowWeight / 4 + i] = args[head + rowTaps + i] as number;
+  }
+  const columns = head + 2 * rowTaps;
+  for (let i = 0; i < columnTaps; i++) {
+    ints[columnOffset / 4 + i] = (args[columns + i] as number) * C * 4;
+    floats[columnWeight / 4 + i] = args[columns + columnTaps + i] as number;
+  }
+  kernel(xAt, yAt, r0, r1, H, W * C, C, OH, OW, cH, cW, rowIndex, rowWeight, columnOffset, columnWeight, blend);
+  return true;
+}
 
 /**
  * Linear/cubic Resize (every coordinate mode but tf_crop_and_resize's extrapolation, antialias,

@@ -116,6 +116,36 @@ describe.skipIf(!hasWasmSimd())('wasm Resize (linear and cubic, separable row ti
     });
   }
 
+  it('skips taps of weight 0 as the reference does: an infinity spreads only where it is weighed', () => {
+    // align_corners 3 → 5: every other output sits on an input, its second tap weighs 0 (0·∞ would be NaN)
+    for (const [dims, axes, size] of [
+      [
+        [1, 2, 3, 3],
+        [2, 3],
+        [5, 5],
+      ],
+      [
+        [1, 3, 3, 4],
+        [1, 2],
+        [5, 5],
+      ],
+    ] as const) {
+      const values = operand([...dims], 3).values as Float32Array;
+      values[4 * (dims[3] === 4 ? 4 : 1)] = Number.POSITIVE_INFINITY;
+      const inputs = [{ dims: [...dims], values }, empty, empty, sizes(size)];
+      const attrs = { mode: str('linear'), axes: ints(axes), coordinate_transformation_mode: str('align_corners') };
+      const expected = runKernel(reference, { opType: 'Resize', inputs, attrs });
+      const actual = runKernel(kernel, { opType: 'Resize', inputs, attrs, memory: wasmMemory(true), threads: 2 });
+      const e = [...expected.values] as number[];
+      const a = [...actual.values] as number[];
+      expect(a.map(Number.isFinite)).toEqual(e.map(Number.isFinite));
+      expect(a.map(Number.isNaN)).toEqual(e.map(Number.isNaN));
+      expect(e.some((v) => v === Number.POSITIVE_INFINITY) && e.some(Number.isFinite)).toBe(true);
+      const finite = (v: readonly number[]): Float32Array => Float32Array.from(v, (x) => (Number.isFinite(x) ? x : 0));
+      expect(maxRelativeError(finite(a), finite(e))).toBeLessThan(1e-6);
+    }
+  });
+
   it('splits a large NHWC image into several row tiles across threads', () => {
     const inputs = [operand([1, 64, 64, 8], 9), empty, scales([1, 2, 2, 1])];
     const attrs = { mode: str('linear') };
