@@ -30,6 +30,7 @@ import {
   KV_BUCKET,
   OBJECT_BUCKET,
   isKeyedJoin,
+  joinedMarks,
   nodeInputEdge,
   statsSubject,
   subjectFor,
@@ -214,7 +215,7 @@ class NodeRunner {
   private readonly keyed: boolean;
   private readonly batching: boolean;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
-  /** Keyed join with a finite alignment timeout: sweeps partner inputs whose input 0 never came. */
+  /** Keyed join: sweeps partner inputs of settled transactions and, with a finite alignment timeout, those whose input 0 never came. */
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private sweeping = false;
   /** When a sweep first saw a transaction's partner inputs waiting (`<transaction>.<segment>` → ms). */
@@ -289,8 +290,11 @@ class NodeRunner {
     );
     this.heartbeat.unref?.();
     const timeoutMs = this.alignSpec.timeoutMs;
-    if (this.keyed && Number.isFinite(timeoutMs)) {
-      this.sweeper = setInterval(() => void this.sweep(), Math.min(5000, Math.max(50, Math.floor(timeoutMs / 2))));
+    if (this.keyed) {
+      this.sweeper = setInterval(
+        () => void this.sweep(),
+        Number.isFinite(timeoutMs) ? Math.min(1000, Math.max(50, Math.floor(timeoutMs / 2))) : 1000,
+      );
       this.sweeper.unref?.();
     }
     const read = this.keyed ? 1 : this.node.inputs.length;
@@ -382,6 +386,18 @@ class NodeRunner {
     const byInput: (FlowMessage | undefined)[] = [first];
     const deadline = performance.now() + this.alignSpec.timeoutMs;
     try {
+      if (await this.isMarked(`${transactionId}.${segment}`)) {
+        // joined before by an instance that died before acknowledging input 0: its output went out
+        this.release(processor);
+        const origin = this.origins.get(first);
+        if (origin?.kind === 'delivered') {
+          this.holding.delete(origin.m);
+          origin.m.ack();
+          dropBlob(origin.blob, this.ctx.blobs);
+        }
+        await this.clearPartners(`${transactionId}.${segment}`);
+        return;
+      }
       for (let i = 1; i < this.node.inputs.length; i++) {
         const edge = this.edge(i);
         const subject = subjectFor(edge, transactionId, segment);
@@ -480,8 +496,20 @@ class NodeRunner {
         }
       }
       for (const key of this.waitingSince.keys()) if (!waiting.has(key)) this.waitingSince.delete(key);
+      const marks = joinedMarks(this.ctx.deployment.name, this.index);
+      const marked =
+        waiting.size === 0
+          ? {}
+          : ((await this.ctx.jsm.streams.info(marks.stream, { subjects_filter: `${marks.subject}.>` })).state.subjects ?? {});
       const first = this.edge(0);
       for (const [key, partners] of waiting) {
+        if (`${marks.subject}.${key}` in marked) {
+          // settled, but the instance that joined it died before deleting its partners
+          if (!this.joining.has(key)) await this.deletePartners(partners);
+          this.waitingSince.delete(key);
+          continue;
+        }
+        if (!Number.isFinite(this.alignSpec.timeoutMs)) continue;
         const since = this.waitingSince.get(key);
         if (since === undefined) this.waitingSince.set(key, now);
         if (since === undefined || now - since < this.alignSpec.timeoutMs || this.joining.has(key)) continue;
@@ -503,6 +531,29 @@ class NodeRunner {
       if (/no message found|10037|404/i.test(String(e))) return null;
       throw e;
     });
+  }
+
+  private async isMarked(key: string): Promise<boolean> {
+    const marks = joinedMarks(this.ctx.deployment.name, this.index);
+    return (await this.storedBySubject(marks.stream, `${marks.subject}.${key}`)) !== null;
+  }
+
+  /** Deletes the partner inputs (1..n) of transaction `key` still stored, without counting a drop. */
+  private async clearPartners(key: string): Promise<void> {
+    const partners: { edge: EdgeStream; subject: string }[] = [];
+    for (let i = 1; i < this.node.inputs.length; i++) {
+      const edge = this.edge(i);
+      partners.push({ edge, subject: `${edge.subject}.${key}` });
+    }
+    await this.deletePartners(partners);
+  }
+
+  private async deletePartners(partners: readonly { edge: EdgeStream; subject: string }[]): Promise<void> {
+    for (const p of partners) {
+      const stored = await this.storedBySubject(p.edge.stream, p.subject);
+      if (stored && (await this.ctx.jsm.streams.deleteMessage(p.edge.stream, stored.seq, false).catch(() => false)))
+        dropBlob(stored.header?.get('Tsge-Blob') || undefined, this.ctx.blobs);
+    }
   }
 
   private async dropPartners(partners: readonly { edge: EdgeStream; subject: string }[]): Promise<void> {
@@ -591,6 +642,15 @@ class NodeRunner {
   private async settle(messages: readonly FlowMessage[]): Promise<void> {
     const origins = messages.map((m) => this.origins.get(m)).filter((o): o is Origin => o !== undefined);
     const stored = origins.filter((o) => o.kind === 'stored');
+    const header = messages[0]?.header;
+    if (this.keyed && stored.length > 0 && header) {
+      // the mark goes first: whoever sees input 0 or a partner after a crash here knows it was joined
+      const marks = joinedMarks(this.ctx.deployment.name, this.index);
+      const marked = await this.ctx.js
+        .publish(`${marks.subject}.${header.transactionId}.${header.segment}`, new Uint8Array(0))
+        .catch(() => undefined);
+      if (!marked) return; // not settled: input 0 is redelivered and joined again (its output is a duplicate, dropped)
+    }
     for (const o of origins) {
       if (o.kind !== 'delivered') continue;
       this.holding.delete(o.m);

@@ -3,13 +3,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { HostTensor } from '@tsge/metadef';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CountBatch, FlowData, FlowGraph, FlowNode, FunctionPp, deployFlow, saveFlowModel } from '../index.js';
 import { type Agent, type NatsServer, startAgent, startNatsServer } from '../testing/nats.js';
 import type { NodeReport } from './agent.js';
-import { statsSubject } from './topology.js';
+import { joinedMarks, nodeInputEdge, statsSubject } from './topology.js';
 
 const fixtures = new URL('../../test/functions.fixture.ts', import.meta.url).href;
 const f32 = (...values: number[]): HostTensor => ({ type: 'float32', dims: [values.length], data: Float32Array.from(values) });
@@ -150,6 +151,44 @@ describe('agent faults over NATS JetStream', () => {
       expect([...counts.values()].every((c) => c === 1)).toBe(true);
       await expect(session.fetch(undefined, { timeoutMs: 3000 })).rejects.toMatchObject({ code: 'TSGE-E8106' });
     } finally {
+      await session.close();
+    }
+  }, 60000);
+  it('settles what a host killed between acknowledging input 0 and deleting the partners left behind', async () => {
+    // A crash in that window leaves the transaction's settled mark: the partner it left is swept,
+    // and a redelivered input 0 is acknowledged without joining (and emitting) again.
+    const [a, b] = [new FlowData(), new FlowData()];
+    const graph = new FlowGraph(fn('join', 'add', 2).call(a, b));
+    const file = await writeDeployment('marks', graph, [{ node: 'join', host: 'd', instances: 2 }], { ackWaitMs: 1500 });
+    const session = await deployFlow({ servers: server.url, deployment: file, fetchTimeoutMs: 10000 });
+    const nc = await connect({ servers: server.url });
+    try {
+      const js = jetstream(nc);
+      const { spec } = graph.compile();
+      const marks = joinedMarks('marks', 0);
+      const partner = nodeInputEdge(spec, 'marks', 0, 1);
+      // transaction 7: joined and acknowledged, partner not yet deleted
+      await js.publish(`${marks.subject}.7.0`, new Uint8Array(0));
+      await js.publish(`${partner.subject}.7.0`, new Uint8Array(0), { msgID: '7.0' });
+      // transaction 8: joined, input 0 not acknowledged: it comes again with its partner
+      await js.publish(`${marks.subject}.8.0`, new Uint8Array(0));
+      await session.feed([f32(1), f32(2)], { transactionId: 8 });
+      // transaction 9: an ordinary one still joins
+      await session.feed([f32(3), f32(4)], { transactionId: 9 });
+      const [m] = await session.fetch();
+      expect(m!.header.transactionId).toBe(9);
+      expect(((m!.value as HostTensor).data as Float32Array)[0]).toBe(7);
+      await expect(session.fetch(undefined, { timeoutMs: 1500 })).rejects.toMatchObject({ code: 'TSGE-E8106' });
+      let stats = await session.refreshStats();
+      for (let i = 0; i < 50 && stats.join?.queued?.some((q) => q !== 0); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        stats = await session.refreshStats();
+      }
+      expect(stats.join?.queued).toEqual([0, 0]);
+      expect(stats.join?.processed).toBe(1);
+      expect(stats.join?.dropped).toBe(0);
+    } finally {
+      await nc.close();
       await session.close();
     }
   }, 60000);

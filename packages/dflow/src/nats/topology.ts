@@ -68,6 +68,16 @@ export const outputEdge = (deployment: string, output: number): EdgeStream => ({
   keyed: false,
   bySubject: false,
 });
+/**
+ * A keyed join's settled marks: one empty message on `<subject>.<transaction>.<segment>` per joined
+ * transaction, written before input 0 is acknowledged. A host killed between that ack and deleting
+ * the partner inputs leaves partners whose mark tells every other instance's sweep to delete them;
+ * a redelivered input 0 whose mark exists is acknowledged without running the join again.
+ */
+export const joinedMarks = (deployment: string, node: number): { stream: string; subject: string } => ({
+  stream: `DFLOW_${deployment}_n${node}_joined`,
+  subject: `dflow.${deployment}.n${node}.joined`,
+});
 /** The subject agents answer `stats` requests on. */
 export const statsSubject = (deployment: string): string => `dflow.${deployment}.stats`;
 
@@ -131,12 +141,29 @@ export async function createTopology(jsm: JetStreamManager, spec: FlowSpecV1, de
       max_ack_pending: Math.max(1000, depth * 2),
     });
   }
+  // marks outlive every redelivery of input 0 (ack_wait × max_deliver), so a late one still sees its mark
+  const markAge = Math.max(600_000, 2 * (deployment.ackWaitMs ?? 30_000) * (deployment.maxDeliver ?? 20));
+  for (const [n, node] of spec.nodes.entries()) {
+    if (!isKeyedJoin(node)) continue;
+    const marks = joinedMarks(deployment.name, n);
+    await jsm.streams.delete(marks.stream).catch(() => false);
+    await jsm.streams.add({
+      name: marks.stream,
+      subjects: [`${marks.subject}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_msgs_per_subject: 1,
+      max_age: nanos(markAge),
+      discard: DiscardPolicy.Old,
+    });
+  }
 }
 
 export async function deleteTopology(jsm: JetStreamManager, spec: FlowSpecV1, deployment: string): Promise<void> {
   const names = [
     ...spec.nodes.flatMap((node, n) => node.inputs.map((_, i) => nodeInputEdge(spec, deployment, n, i).stream)),
     ...spec.outputs.map((_, o) => outputEdge(deployment, o).stream),
+    ...spec.nodes.flatMap((node, n) => (isKeyedJoin(node) ? [joinedMarks(deployment, n).stream] : [])),
   ];
   for (const name of names) await jsm.streams.delete(name).catch(() => false);
 }
