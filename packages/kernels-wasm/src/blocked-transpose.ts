@@ -98,7 +98,7 @@ export function blockedTranspose(
       ? splitRange(firstAxis, threads.parallel?.threads ?? 1, 1, from.length / firstAxis, PARALLEL_WORDS / 2)
       : [];
   if (!threads || pieces.length < 2) {
-    const plane = inMemory && width === 4 ? wordMovers(threads.memory) : undefined;
+    const plane = inMemory ? wordMovers(threads.memory) : undefined;
     permuteWords(from, to, reduced.dims, reduced.perm, 0, firstAxis, plane);
     return true;
   }
@@ -126,13 +126,13 @@ export const transposeTile = tileFunction(TRANSPOSE_TILE, (memory: LinearMemory,
       : width === 2
         ? new Uint16Array(memory.buffer, at, words)
         : new Int32Array(memory.buffer, at, words);
-  permuteWords(view(source), view(target), dims, perm, first, last, width === 4 ? wordMovers(memory) : undefined);
+  permuteWords(view(source), view(target), dims, perm, first, last, wordMovers(memory));
 });
 
 /**
  * Permutes words with a reduced permutation (no size-1 axes, no mergeable neighbours), only the
- * output coordinates whose first index is in [first, last). 4-byte words in device memory move
- * their rows and 2-D planes with `movers` (WebAssembly SIMD) when given.
+ * output coordinates whose first index is in [first, last). Words in device memory move their
+ * 2-D planes (and 4-byte words their rows) with `movers` (WebAssembly) when given.
  */
 function permuteWords(
   source: Words,
@@ -157,7 +157,7 @@ function permuteWords(
   if (perm[rank - 1] === rank - 1) {
     // the last axis stays last: contiguous rows of `row` words
     const row = dims[rank - 1] as number;
-    if (movers) {
+    if (movers && source.BYTES_PER_ELEMENT === 4) {
       // one WebAssembly call per run of output axis rank-2
       const count = outDims[rank - 2] as number;
       const step = inStrides[perm[rank - 2] as number] as number;
@@ -192,14 +192,16 @@ function permuteWords(
   const sa = inStrides[a] as number;
   const sq = outStrides[q] as number;
   const others = outDims.map((_, d) => d).filter((d) => d !== q && d !== rank - 1);
+  const width = source.BYTES_PER_ELEMENT;
+  const plane = movers && (width === 4 ? movers.transpose32 : width === 2 ? movers.transpose16 : movers.transpose8);
   forEachOuter(
     others.map((d) => outDims[d] as number),
     others.map((d) => inStrides[perm[d] as number] as number),
     others.map((d) => outStrides[d] as number),
     s0,
     o0,
-    movers
-      ? (s, o) => movers.transpose32(source.byteOffset + s * 4, target.byteOffset + o * 4, rows, columns, sa * 4, sq * 4)
+    plane
+      ? (s, o) => plane(source.byteOffset + s * width, target.byteOffset + o * width, rows, columns, sa * width, sq * width)
       : (s, o) => transposePlane(source, target, s, o, rows, columns, sa, sq),
   );
 }

@@ -164,6 +164,53 @@ describe('blocked Transpose', () => {
     for (let r = 0; r < rows; r++) for (let c = 0; c < columns; c++) expect(moved[c * rows + r]).toBe(bits[r * columns + c]);
   });
 
+  it('moves 1- and 2-byte words in device memory through the WebAssembly planes, threaded or not', () => {
+    // NHWC → NCHW of an odd-sized image (large enough to split into tiles), a blocked plane with
+    // edges, and a 4-D permutation
+    const cases: [number[], number[]][] = [
+      [
+        [1, 601, 599, 3],
+        [0, 3, 1, 2],
+      ],
+      [
+        [45, 70],
+        [1, 0],
+      ],
+      [
+        [3, 5, 2, 7],
+        [3, 1, 0, 2],
+      ],
+    ];
+    for (const [dims, perm] of cases)
+      for (const Words of [Uint8Array, Int16Array] as (new (
+        buffer: ArrayBufferLike,
+        offset?: number,
+        length?: number,
+      ) => Uint8Array | Int16Array)[]) {
+        const count = dims.reduce((a, b) => a * b, 1);
+        const memory = wasmMemory(true, 80);
+        const source = new Words(memory.buffer, 64, count);
+        for (let k = 0; k < count; k++) source[k] = (k * 7919) % 65536;
+        const expected = new Words(new ArrayBuffer(count * 2), 0, count);
+        transposeInto(source, expected, dims, perm);
+        const target = new Words(memory.buffer, 64 + ((count * 2 + 63) & ~63), count);
+        expect(blockedTranspose(source, target, dims, perm, { memory, parallel: undefined })).toBe(true);
+        expect(target.findIndex((v, k) => v !== expected[k])).toBe(-1);
+        target.fill(0);
+        let split = 0;
+        const tiles = {
+          threads: 3,
+          run: (name: string, t: readonly (readonly number[])[]) => {
+            split = t.length;
+            for (const x of t) runTile(memory, name, x);
+          },
+        };
+        expect(blockedTranspose(source, target, dims, perm, { memory, parallel: tiles })).toBe(true);
+        expect(target.findIndex((v, k) => v !== expected[k])).toBe(-1);
+        if (count >= 1 << 20) expect(split).toBeGreaterThan(1);
+      }
+  });
+
   it('leaves strings to the general copy', () => {
     expect(blockedTranspose(['a', 'b'], ['', ''], [2], [0])).toBe(false);
   });

@@ -12,6 +12,19 @@ describe('Cast', () => {
     expect(values(run('Cast', [x], { to: attr.int(7) })[0]!)).toEqual([1, -1, 0, 0]);
     expect(run('Cast', [x], { to: attr.string('DOUBLE') })[0]!.type).toBe('float64');
   });
+  it('widens integers and rounds int32 to float32 to nearest-even', () => {
+    const u8 = tensor('uint8', [3], [0, 128, 255]);
+    expect(values(run('Cast', [u8], { to: attr.dtype('float32') })[0]!)).toEqual([0, 128, 255]);
+    expect(values(run('Cast', [u8], { to: attr.dtype('int16') })[0]!)).toEqual([0, 128, 255]);
+    const i8 = tensor('int8', [3], [-128, -1, 127]);
+    expect(values(run('Cast', [i8], { to: attr.dtype('int32') })[0]!)).toEqual([-128, -1, 127]);
+    expect(values(run('Cast', [i8], { to: attr.dtype('float64') })[0]!)).toEqual([-128, -1, 127]);
+    // 2^24 + 1 and 2^24 + 3 are halfway cases: ties go to the even neighbour
+    const i32 = tensor('int32', [3], [16777217, 16777219, -2147483648]);
+    expect(values(run('Cast', [i32], { to: attr.dtype('float32') })[0]!)).toEqual([16777216, 16777220, -2147483648]);
+    const u32 = tensor('uint32', [1], [4294967295]);
+    expect(values(run('Cast', [u32], { to: attr.dtype('float64') })[0]!)).toEqual([4294967295]);
+  });
   it('rounds to float16 and bfloat16', () => {
     const x = tensor('float32', [2], [1.0009765625, 3.3]);
     const h = run('Cast', [x], { to: attr.dtype('float16') })[0]!;

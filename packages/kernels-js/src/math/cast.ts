@@ -43,6 +43,16 @@ function parseNumber(text: string): number {
   return t === '' ? Number.NaN : Number(t);
 }
 
+/** Casts a typed-array copy does exactly, by target type: integers into wider ones, any of them into floats. */
+const WIDENING: Partial<Record<DataType, readonly DataType[]>> = {
+  float64: ['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'float32'],
+  float32: ['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32'],
+  int32: ['uint8', 'int8', 'uint16', 'int16'],
+  uint32: ['uint8', 'uint16'],
+  int16: ['uint8', 'int8'],
+  uint16: ['uint8'],
+};
+
 /** Converts `x` into a fresh or given output tensor of `to`. */
 export function castInto(x: HostTensor, out: HostTensor, saturate: boolean): void {
   const to = out.type;
@@ -82,6 +92,11 @@ export function castInto(x: HostTensor, out: HostTensor, saturate: boolean): voi
     const src = x.data as BigInt64Array;
     const dst = out.data as BigInt64Array;
     for (let i = 0; i < n; i++) dst[i] = to === 'int64' ? BigInt.asIntN(64, src[i]!) : BigInt.asUintN(64, src[i]!);
+    return;
+  }
+  if (WIDENING[to]?.includes(from)) {
+    // every value of `from` is exact in `to` (or, to float32, rounds to nearest-even as a store does): the typed-array copy converts natively
+    (out.data as Float32Array).set(x.data as Float32Array);
     return;
   }
   const src = numbersOf(x);
