@@ -76,6 +76,7 @@ const cases: Case[] = [
   },
   { name: 'large 3×3 (many row tiles)', x: [1, 16, 40, 40], w: [32, 16, 3, 3], bias: true, attrs: { pads: attr.ints([1, 1, 1, 1]) } },
   { name: 'large pointwise (many channel tiles)', x: [1, 64, 32, 32], w: [64, 64, 1, 1], bias: true, attrs: {} },
+  { name: 'small-K pointwise over several column blocks', x: [1, 16, 40, 40], w: [13, 16, 1, 1], bias: true, attrs: {} },
   {
     name: 'large depthwise (channel tiles)',
     x: [1, 64, 40, 40],
