@@ -218,3 +218,91 @@ describe.skipIf(!hasWasmSimd())('MatMulInteger SIMD kernel equals the reference'
     }
   }
 });
+
+describe.skipIf(!hasWasmSimd())('QLinearMatMul SIMD kernel equals the reference', () => {
+  const qlinearMatMul = simdIntConvKernels(counted)[3] as KernelV1;
+  const f32 = (v: number): HostTensor => ({ type: 'float32', dims: [], data: Float32Array.of(v) });
+  for (const c of [
+    {
+      name: 'uint8 [37, 70]·[70, 29], per-row A zero points',
+      a: [37, 70],
+      b: [70, 29],
+      aType: 'uint8',
+      bType: 'uint8',
+      yType: 'uint8',
+      perRow: true,
+    },
+    {
+      name: 'int8·uint8 → int8, odd K, batched A over a 2-D B',
+      a: [3, 5, 13],
+      b: [13, 70],
+      aType: 'int8',
+      bType: 'uint8',
+      yType: 'int8',
+      perRow: false,
+    },
+    {
+      name: 'batched both, int8, K of 1000',
+      a: [2, 9, 1000],
+      b: [2, 1000, 11],
+      aType: 'int8',
+      bType: 'int8',
+      yType: 'uint8',
+      perRow: false,
+    },
+    {
+      name: 'a wide product [196, 256]·[256, 130]',
+      a: [196, 256],
+      b: [256, 130],
+      aType: 'uint8',
+      bType: 'int8',
+      yType: 'int8',
+      perRow: false,
+    },
+  ] as const) {
+    for (const threads of [undefined, 3]) {
+      it(`${c.name}${threads ? ', tiles over 3 threads' : ''}`, () => {
+        const rnd = seeded(c.a.length * 17 + c.b[1]);
+        const a = bytes(c.aType, c.a, 5);
+        const b = bytes(c.bType, c.b, 6);
+        const M = c.a[c.a.length - 2] as number;
+        const zero = (type: 'uint8' | 'int8', dims: number[]) =>
+          tensorOf(type, dims, () => (type === 'int8' ? Math.floor(rnd() * 256) - 128 : Math.floor(rnd() * 256)));
+        // zero points at the extremes (the per-row case) and in between: extremes everywhere push
+        // every sum to one side and every output into saturation
+        const az = c.perRow ? zero(c.aType, [M]) : zero(c.aType, []);
+        const bz = c.perRow ? tensorOf(c.bType, [], () => ((c.bType as string) === 'int8' ? 127 : 0)) : zero(c.bType, []);
+        const yz = tensorOf(c.yType, [], () => (c.yType === 'int8' ? 5 : 120));
+        // a multiplier that maps the median sum to the edge of the output range: about half the
+        // outputs saturate, the rest round
+        const sums = Array.from(run(referenceOf('MatMulInteger'), [a, b, az, bz], {}).data as Int32Array).sort((p, q) => p - q);
+        const median = sums[sums.length >> 1] || 1;
+        const edge = median > 0 ? (c.yType === 'int8' ? 127 - 5 : 255 - 120) : c.yType === 'int8' ? -128 - 5 : -120;
+        const ys = (0.02 * 0.03 * median) / edge;
+        const inputs = [a, f32(0.02), az, b, f32(0.03), bz, f32(ys), yz];
+        const expected = run(referenceOf('QLinearMatMul'), inputs, {});
+        const before = fallbacks.count;
+        const got = run(qlinearMatMul, inputs, {}, wasmMemory(false, 64), threads);
+        expect(fallbacks.count, 'SIMD path taken').toBe(before);
+        expect(got.type).toBe(c.yType);
+        expect(got.dims).toEqual(expected.dims);
+        const values = Array.from(got.data as Uint8Array);
+        expect(values).toEqual(Array.from(expected.data as Uint8Array));
+        const [lo, hi] = c.yType === 'int8' ? [-128, 127] : [0, 255];
+        expect(values.some((v) => v === lo || v === hi) && values.some((v) => v !== lo && v !== hi)).toBe(true);
+      });
+    }
+  }
+
+  it('leaves per-column B scales to the reference', () => {
+    const a = bytes('uint8', [4, 8], 1);
+    const b = bytes('uint8', [8, 3], 2);
+    const u8 = (v: number) => tensorOf('uint8', [], () => v);
+    const bScale: HostTensor = { type: 'float32', dims: [3], data: Float32Array.of(0.1, 0.2, 0.3) };
+    const inputs = [a, f32(0.05), u8(3), b, bScale, u8(7), f32(0.5), u8(128)];
+    const before = fallbacks.count;
+    const got = run(qlinearMatMul, inputs, {}, wasmMemory(false, 64));
+    expect(fallbacks.count).toBe(before + 1);
+    expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(run(referenceOf('QLinearMatMul'), inputs, {}).data as Uint8Array));
+  });
+});

@@ -316,10 +316,24 @@ const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
 });
 
 /** Tile: rows [0, M) × columns [p0, p1) of one group's GEMM, in panels of NP columns. */
-const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
+const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => gemmInt(memory, t, workspaceOf(memory)));
+
+/** Workspace byte of the one requantization scale a QLinearMatMul tile stores (past the zero byte). */
+const SCALE_WORD = 56;
+
+/**
+ * Tile: a QLinearMatMul block, the gemm tile's arguments then its float32 output scale, which this
+ * thread writes into its workspace for the store to read (it has no tensor of its own).
+ */
+const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => {
+  const ws = workspaceOf(memory);
+  new Float32Array(memory.buffer, ws.offset + SCALE_WORD, 1)[0] = t[33] as number;
+  gemmInt(memory, [...t.slice(0, 16), ws.offset + SCALE_WORD, ...t.slice(17, 33)], ws);
+});
+
+function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }): void {
   const [x, w, y, M, K, P, p0, p1, NP, zx, gathered, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] =
     t as number[] as NumberTuple<21>;
-  const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
   const panel = ws.offset + HEADER;
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
@@ -351,9 +365,9 @@ const gemmIntTile = tileFunction('simd.int.gemm', (memory, t) => {
       (panel + ((K + 1) >> 1) * NP * 4 + 63) & ~63,
     );
   }
-});
+}
 
-export const INT_TILES = [depthwiseIntTile, gemmIntTile] as const;
+export const INT_TILES = [depthwiseIntTile, gemmIntTile, qlinearMatMulTile] as const;
 
 /** The tiles of one batch's [M, K]·[K, N] product, in the gemm tile's argument layout. */
 function gemmTiles(
@@ -366,14 +380,17 @@ function gemmTiles(
   NP: number,
   threads: number,
   operands: { zx: number; wzp: number; wzStride: number; flags: number },
+  /** Requantized byte output: the store's range (relative to zp) and zero point; else int32. */
+  store?: { lo: number; hi: number; zp: number },
 ): number[][] {
   const byColumns = N >= 64 * threads || M < 8;
   const ranges = byColumns ? splitRange(N, threads, 8, M * K) : splitRange(M, threads, 4, N * K);
+  const ySize = store ? 1 : 4;
   return ranges.map(([lo, hi]) => {
     const [m0, m1, p0, p1] = byColumns ? [0, M, lo, hi] : [lo, hi, 0, N];
     const wzp = operands.wzp < 0 ? -1 : operands.wzp + m0 * operands.wzStride;
-    const rest = [-1, 0, -1, 0, 0, 0, 0, ...new Array<number>(12).fill(0)];
-    return [b, a + m0 * K, y + m0 * N * 4, m1 - m0, K, N, p0, p1, NP, operands.zx, 0, wzp, operands.wzStride, operands.flags, ...rest];
+    const rest = [-1, 0, -1, 0, store?.lo ?? 0, store?.hi ?? 0, store?.zp ?? 0, ...new Array<number>(12).fill(0)];
+    return [b, a + m0 * K, y + m0 * N * ySize, m1 - m0, K, N, p0, p1, NP, operands.zx, 0, wzp, operands.wzStride, operands.flags, ...rest];
   });
 }
 
@@ -383,15 +400,49 @@ function gemmTiles(
  * int32 product stored as is. A may carry batch dims over a 2-D B or match B's batch dims.
  */
 function matmulInteger(ctx: KernelContextV1): boolean {
+  return integerProduct(ctx, ctx.tensor(0), ctx.tensor(1), ctx.tensor(2), ctx.tensor(3));
+}
+
+/**
+ * QLinearMatMul as the integer GEMM with the requantizing store: per-tensor scales and B zero
+ * point, A's zero point per tensor or per row, uint8/int8 Y. The store computes
+ * round_half_even(f32(acc) · f32(a_scale·b_scale / y_scale)) + y_zero_point, saturated, as
+ * onnxruntime's requantization and the reference do; anything else goes to the reference.
+ */
+function qlinearMatMul(ctx: KernelContextV1): boolean {
+  const scalar = (i: number): number | undefined => {
+    const t = ctx.tensor(i);
+    return t && t.data.length === 1 && t.type === 'float32' ? readNumber(t, 0) : undefined;
+  };
+  const [as, bs, ys] = [scalar(1), scalar(4), scalar(6)];
+  const yz = ctx.tensor(7);
+  if (as === undefined || bs === undefined || ys === undefined || !isByteType(yz) || (yz as HostTensor).data.length !== 1) return false;
+  const scale = Math.fround(Math.fround(as * bs) / ys);
+  const zp = readNumber(yz as HostTensor, 0);
+  const [lo, hi] = (yz as HostTensor).type === 'int8' ? [-128, 127] : [0, 255];
+  return integerProduct(ctx, ctx.tensor(0), ctx.tensor(3), ctx.tensor(2), ctx.tensor(5), {
+    scale,
+    lo: lo - zp,
+    hi: hi - zp,
+    zp,
+    type: (yz as HostTensor).type,
+  });
+}
+
+/** A·B of byte matrices in device memory, stored as int32 or, with `requantize`, as bytes. */
+function integerProduct(
+  ctx: KernelContextV1,
+  a: HostTensor | undefined,
+  b: HostTensor | undefined,
+  az: HostTensor | undefined,
+  bz: HostTensor | undefined,
+  requantize?: { scale: number; lo: number; hi: number; zp: number; type: HostTensor['type'] },
+): boolean {
   const memory = ctx.memory;
-  const a = ctx.tensor(0);
-  const b = ctx.tensor(1);
   if (!memory || !isByteType(a) || !isByteType(b) || !exportsOf(memory) || !threadWorkspace(memory)) return false;
   const A = a as HostTensor;
   const B = b as HostTensor;
   if (A.dims.length < 2 || B.dims.length < 2 || !inDeviceMemory(memory, A, B)) return false;
-  const az = ctx.tensor(2);
-  const bz = ctx.tensor(3);
   const [M, K] = A.dims.slice(-2) as [number, number];
   const [Kb, N] = B.dims.slice(-2) as [number, number];
   const aBatch = A.dims.slice(0, -2);
@@ -400,8 +451,10 @@ function matmulInteger(ctx: KernelContextV1): boolean {
   if (Kb !== K || K === 0 || (!sharedB && (aBatch.length !== bBatch.length || aBatch.some((d, i) => d !== bBatch[i])))) return false;
   if (az && (az.type !== A.type || (az.data.length !== 1 && az.data.length !== M) || !inDeviceMemory(memory, az))) return false;
   if (bz && (bz.type !== B.type || bz.data.length !== 1)) return false;
+  // the requantizing store sums in int32 lanes: only sums that fit
+  if (requantize && !sumsFitInt32(undefined, K)) return false;
   const batches = aBatch.reduce((p, d) => p * d, 1);
-  const y = ctx.output(0, [...aBatch, M, N], 'int32');
+  const y = ctx.output(0, [...aBatch, M, N], requantize ? requantize.type : 'int32');
   if (!inDeviceMemory(memory, y)) return false;
   if (byteOffset(A) + A.data.length + 16 > memory.buffer.byteLength || byteOffset(B) + B.data.length + 16 > memory.buffer.byteLength)
     return false;
@@ -414,8 +467,12 @@ function matmulInteger(ctx: KernelContextV1): boolean {
     zx: bz ? readNumber(bz, 0) : 0,
     wzp: az ? byteOffset(az) : -1,
     wzStride: az && az.data.length > 1 ? 1 : 0,
-    flags: INT_FLAGS.int32Out | (A.type === 'int8' ? INT_FLAGS.weightsSigned : 0) | (B.type === 'int8' ? INT_FLAGS.inputSigned : 0),
+    flags:
+      (requantize ? (requantize.type === 'int8' ? INT_FLAGS.outSigned : 0) : INT_FLAGS.int32Out) |
+      (A.type === 'int8' ? INT_FLAGS.weightsSigned : 0) |
+      (B.type === 'int8' ? INT_FLAGS.inputSigned : 0),
   };
+  const ySize = requantize ? 1 : 4;
   const threads = ctx.parallel?.threads ?? 1;
   const tiles: number[][] = [];
   for (let i = 0; i < batches; i++)
@@ -423,16 +480,24 @@ function matmulInteger(ctx: KernelContextV1): boolean {
       ...gemmTiles(
         byteOffset(A) + i * M * K,
         byteOffset(B) + (sharedB ? 0 : i * K * N),
-        byteOffset(y) + i * M * N * 4,
+        byteOffset(y) + i * M * N * ySize,
         M,
         K,
         N,
         NP,
         threads,
         operands,
+        requantize,
       ),
     );
-  runTiles(memory, ctx.parallel, gemmIntTile, tiles);
+  if (requantize)
+    runTiles(
+      memory,
+      ctx.parallel,
+      qlinearMatMulTile,
+      tiles.map((t) => [...t, requantize.scale]),
+    );
+  else runTiles(memory, ctx.parallel, gemmIntTile, tiles);
   return true;
 }
 
@@ -449,7 +514,7 @@ function intKernel(opType: string, domain: string | undefined, reference: Kernel
   });
 }
 
-/** ConvInteger, tsge::RequantizedConv and MatMulInteger; `reference` finds the reference kernel of an op. */
+/** ConvInteger, tsge::RequantizedConv, MatMulInteger and QLinearMatMul; `reference` finds the reference kernel of an op. */
 export function simdIntConvKernels(reference: (opType: string) => KernelV1): KernelV1[] {
   return [
     intKernel('ConvInteger', undefined, reference('ConvInteger'), false),
@@ -461,6 +526,15 @@ export function simdIntConvKernels(reference: (opType: string) => KernelV1): Ker
       parallel: true,
       compute: (ctx) => {
         if (!matmulInteger(ctx)) reference('MatMulInteger').compute(ctx);
+      },
+    }),
+    defineKernel({
+      opType: 'QLinearMatMul',
+      name: 'wasm-simd',
+      dtypes: ['uint8', 'int8'],
+      parallel: true,
+      compute: (ctx) => {
+        if (!qlinearMatMul(ctx)) reference('QLinearMatMul').compute(ctx);
       },
     }),
   ];

@@ -173,7 +173,9 @@ function runQLinearMatMul(ctx: KernelContextV1): void {
         const bz = pick(bZp, j);
         for (let p = 0; p < k; p++) acc += ((a[aBase + i * k + p] as number) - az) * ((b[bBase + p * n + j] as number) - bz);
         const scale = Math.fround(Math.fround(pick(aScale, i) * pick(bScale, j)) / (yScale[0] as number));
-        const v = Math.fround(acc * scale);
+        // the int32 sum as float32 times the float32 multiplier, as onnxruntime requantizes (exact
+        // for |acc| ≤ 2^24; beyond, the sum rounds to float32 first there too)
+        const v = Math.fround(Math.fround(acc) * scale);
         if (isSmallFloatType(yZpT.type)) y[bi * m * n + i * n + j] = v + yZp;
         else {
           const q = roundHalfEven(v) + yZp;
