@@ -1,5 +1,5 @@
 import type { FusionMatch, FusionPassV1, Graph, Node, OutDataAnchor, TensorDesc } from '@tsge/metadef';
-import { TSGE_DOMAIN, createOpDesc, opsetOf } from '@tsge/metadef';
+import { TSGE_DOMAIN, createOpDesc } from '@tsge/metadef';
 import { APPLY_ROTARY } from '@tsge/ops';
 import { uniqueName } from '../graph-utils.js';
 import { replaceMatchWith } from './matcher.js';
@@ -54,7 +54,8 @@ function lastAxisSlice(slice: Node, rank: number, width: number): [number, numbe
   let ends: number[] | undefined;
   let axes: number[] | undefined;
   let steps: number[] | undefined;
-  if (opsetOf(slice) >= 10) {
+  // opset ≥ 10 takes starts and ends as inputs, older ones as attributes (told apart by form)
+  if (slice.inData[1]?.peer) {
     const inputs = slice.inData.map((a) => a.peer);
     starts = constNumbers(inputs[1]);
     ends = constNumbers(inputs[2]);
@@ -95,8 +96,8 @@ function halvesOf(m: FusionMatch): Node[] | undefined {
     if (x1.index !== 0 || x2.index !== 1 || split.inData[0]?.peer !== x) return undefined;
     const axis = intAttr(split, 'axis') ?? 0;
     if (axis !== -1 && axis !== rank - 1) return undefined;
-    const sizes =
-      opsetOf(split) >= 13 ? (split.inData[1]?.peer ? constNumbers(split.inData[1].peer) : []) : (intsAttr(split, 'split') ?? []);
+    // sizes: the `split` input (opset ≥ 13), the attribute (older), or equal parts by default
+    const sizes = split.inData[1]?.peer ? constNumbers(split.inData[1].peer) : (intsAttr(split, 'split') ?? []);
     if (sizes === undefined) return undefined;
     const equal = sizes.length === 0 || (sizes.length === 2 && sizes[0] === half && sizes[1] === half);
     return equal ? [split] : undefined;

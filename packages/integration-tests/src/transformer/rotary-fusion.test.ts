@@ -126,6 +126,30 @@ describe('rotary embedding fusion', () => {
     expect(lastOps.some((o) => o.startsWith('Split/'))).toBe(false);
   });
 
+  it('Slices with attributes (opset 9) and a negative start for the second half', async () => {
+    const attrSlice = (y: string, from: number, to: number) =>
+      node(
+        'Slice',
+        ['x'],
+        [y],
+        [
+          { name: 'starts', ints: [from] },
+          { name: 'ends', ints: [to] },
+          { name: 'axes', ints: [3] },
+        ],
+      );
+    const nodes = [
+      attrSlice('x1', 0, D / 2),
+      attrSlice('x2', -D / 2, BIG),
+      node('Neg', ['x2'], ['n']),
+      concat('n', 'x1', 'r'),
+      ...tail('x', 'r'),
+    ];
+    const [inputs, outputs] = io([H, 1, D]);
+    expect(await fusedCount('slices-9', onnxModel(nodes, inputs, outputs, 9), feedsFor([H, 1, D]))).toBe(1);
+    expect(lastOps).toContain('ApplyRotary/wasm-simd');
+  });
+
   it('the reference kernel (js device) agrees with onnxruntime-node', async () => {
     const nodes = [
       ...slice('x', 'x1', 0, D / 2),
