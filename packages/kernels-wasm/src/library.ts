@@ -14,6 +14,7 @@ import { wasmSimdKernels } from './simd-kernels.js';
 import { generatedElementwiseTile } from './generated-elementwise.js';
 import { resizeSeparableTile } from './resize-separable.js';
 import { layerNormTile } from './simd-layer-norm.js';
+import { applyRotaryTile } from './simd-apply-rotary.js';
 import { lrnTile } from './simd-lrn.js';
 import { gemmRowsTile } from './simd-matmul.js';
 import { matMulNBitsTile } from './simd-matmul-nbits.js';
@@ -32,6 +33,7 @@ export const WASM_TILE_FUNCTIONS = [
   poolPlanesTile,
   lrnTile,
   layerNormTile,
+  applyRotaryTile,
   transposeTile,
   matMulNBitsTile,
   ...INT_TILES,

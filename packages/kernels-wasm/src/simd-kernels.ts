@@ -20,6 +20,7 @@ import { simdLrnKernel } from './simd-lrn.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 import { simdSwishKernel } from './simd-swish.js';
 import { simdSwigluKernel } from './simd-swiglu.js';
+import { simdApplyRotaryKernel } from './simd-apply-rotary.js';
 import { generatedElementwiseKernel } from './generated-elementwise.js';
 
 function referenceOf(kernels: readonly KernelV1[], opType: string): KernelV1 {
@@ -56,6 +57,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
     simdSwigluKernel(referenceOf(all, 'SwiGLU')),
+    simdApplyRotaryKernel(referenceOf(all, 'ApplyRotary')),
     generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
     ...simdIntConvKernels((opType) => referenceOf(all, opType)),

@@ -10,6 +10,7 @@ import {
   quantizedAddDefinition,
   requantizedConvDefinition,
   swigluDefinition,
+  applyRotaryDefinition,
 } from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
@@ -59,6 +60,8 @@ export {
   QUANTIZED_ADD,
   SWIGLU,
   swigluDefinition,
+  APPLY_ROTARY,
+  applyRotaryDefinition,
   FUSED_ELEMENTWISE,
   fusedElementwiseDefinition,
 } from './fused/index.js';
@@ -75,6 +78,7 @@ export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
     fusedElementwiseDefinition,
     detectionOutputDefinition,
     swigluDefinition,
+    applyRotaryDefinition,
   ];
 }
 /** A fresh registry holding every op definition. */

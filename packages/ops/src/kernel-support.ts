@@ -26,6 +26,7 @@ export {
   readDetectionOutputAttrs,
 } from './detection/detection-output.js';
 export { SWIGLU } from './fused/swiglu.js';
+export { APPLY_ROTARY } from './fused/apply-rotary.js';
 export { IMPLS as bitwiseIMPLS } from './math/bitwise.js';
 export { readTargetType } from './math/cast.js';
 export { IMPLS as comparisonIMPLS } from './math/comparison.js';

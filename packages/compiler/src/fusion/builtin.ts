@@ -1,6 +1,7 @@
 import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
 import { attentionFusion } from './attention.js';
 import { swigluFusion } from './swiglu.js';
+import { rotaryFusion } from './rotary.js';
 import { affineBatchNormFusion } from './affine-batchnorm.js';
 import { affineConvFusion } from './affine-conv.js';
 import { convAffineFusion } from './conv-affine.js';
@@ -31,6 +32,7 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     rmsNormFusion(supported),
     attentionFusion(supported),
     swigluFusion(supported),
+    rotaryFusion(supported),
     hardSigmoidFusion(supported),
     hardSwishFusion(supported),
     // after the activation rewrites, so Clip(Conv + 3, 0, 6) / 6 stays a HardSigmoid of the Conv

@@ -166,6 +166,24 @@ describe('fusion (outputs equal before and after)', () => {
     await expect(r.text).toMatchFileSnapshot('golden/fused-matmul.txt');
   });
 
+  it('rotary: Slices of x in halves, Neg, Concat, ·cos + ·sin into tsge::ApplyRotary', async () => {
+    const b = new GraphBuilder('rotary', { ops });
+    const x = b.input('x', 'float32', [2, 3, 8]);
+    const i64 = (name: string, v: bigint) => b.constant(name, createTensor('int64', [1], BigInt64Array.of(v)));
+    const half = (name: string, from: bigint, to: bigint) =>
+      b.op('Slice', [x, i64(`${name}_starts`, from), i64(`${name}_ends`, to), i64(`${name}_axes`, -1n)], { name });
+    const x1 = half('x1', 0n, 4n);
+    const x2 = half('x2', 4n, 9223372036854775807n);
+    const rotated = b.op('Concat', [b.op('Neg', [x2], { name: 'neg' }), x1], { name: 'concat', attrs: { axis: attr.int(-1) } });
+    const cos = b.constant('cos', f32([3, 8], 2));
+    const sin = b.constant('sin', f32([3, 8], 3));
+    const sum = b.op('Add', [b.op('Mul', [cos, x], { name: 'xcos' }), b.op('Mul', [rotated, sin], { name: 'rsin' })], { name: 'sum' });
+    b.output(sum, 'y');
+    const r = fuse(b.build(), byName('rotary'), { x: f32([2, 3, 8], 4) });
+    expect(r.applied).toBe(1);
+    await expect(r.text).toMatchFileSnapshot('golden/rotary.txt');
+  });
+
   it('runs a user FusionPassV1 through the matcher, leaving shared intermediates alone', () => {
     const doubleRelu = pattern('double-relu', 1, (op, x) => [op('Relu', [op('Relu', [x[0]], 'inner')], 'outer')]);
     const custom: FusionPassV1 = {

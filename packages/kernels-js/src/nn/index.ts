@@ -22,6 +22,7 @@ import { quantizeKernels } from './quantize.js';
 import { recurrentKernels } from './recurrent.js';
 import { quantizedAddKernel } from './quantized-add.js';
 import { swigluKernel } from './swiglu.js';
+import { applyRotaryKernel } from './apply-rotary.js';
 import { requantizedConvKernel } from './requantized-conv.js';
 import { resizeKernels } from './resize.js';
 import { softmaxKernels } from './softmax.js';
@@ -42,6 +43,7 @@ export const nnKernels: readonly KernelV1[] = [
   quantizedAddKernel,
   detectionOutputKernel,
   swigluKernel,
+  applyRotaryKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,

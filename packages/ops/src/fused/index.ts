@@ -11,3 +11,4 @@ export { REQUANTIZED_CONV, requantizedConvDefinition } from './requantized-conv.
 export { QUANTIZED_ADD, QUANTIZED_ADD_MAX_MULTIPLIER, quantizedAddDefinition } from './quantized-add.js';
 export { FUSED_ELEMENTWISE, fusedElementwiseDefinition } from './fused-elementwise.js';
 export { SWIGLU, swigluDefinition } from './swiglu.js';
+export { APPLY_ROTARY, applyRotaryDefinition } from './apply-rotary.js';
