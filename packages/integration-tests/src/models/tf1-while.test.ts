@@ -114,15 +114,18 @@ function counterGraph(): NodeJson[] {
   ];
 }
 
-/** rows of x unstacked into a TensorArray, y_i = relu(2·x_i − 1) + running sum, stacked back; outputs y and the sum. */
-function tensorArrayGraph(): NodeJson[] {
+/**
+ * rows of x unstacked into a TensorArray, y_i = relu(2·x_i − 1) + running sum, stacked back; outputs
+ * y and the sum. With `elementShape` the arrays declare it (and are prefilled in the lowering).
+ */
+function tensorArrayGraph(elementShape?: readonly number[]): NodeJson[] {
   const ta = (name: string, size: string): NodeJson => ({
     name,
     op: 'TensorArrayV3',
     input: [size],
     attr: {
       dtype: { type: 'DT_FLOAT' },
-      element_shape: { shape: { unknownRank: true } },
+      element_shape: { shape: elementShape ? { dim: elementShape.map((size) => ({ size })) } : { unknownRank: true } },
       dynamic_size: { b: false },
       clear_after_read: { b: true },
       identical_element_shapes: { b: true },
@@ -495,6 +498,17 @@ describe('a TF1 while loop', () => {
   it('over TensorArrays (scatter, read, write, size, gather) matches TensorFlow.js', async () => {
     const random = createRandom(6);
     await check(tensorArrayGraph(), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'sum'], 1);
+  }, 120_000);
+
+  it('over TensorArrays of a known element shape (prefilled: writes replace in the Loop) matches TensorFlow.js', async () => {
+    const random = createRandom(11);
+    await check(tensorArrayGraph([3]), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'sum'], 1);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-while-')), 'while.pb');
+    writeFileSync(file, graphBytes(tensorArrayGraph([3])));
+    const graph = await parseModel(file);
+    // the write in the Loop body replaces its element (an insert would grow the array past its size)
+    const body = [...graph.subgraphs.values()].flatMap((g) => g.nodes.map((n) => n.type));
+    expect(body).toContain('SequenceErase');
   }, 120_000);
 
   it('nested in another loop body becomes a Loop in the outer Loop body and matches TensorFlow.js', async () => {
