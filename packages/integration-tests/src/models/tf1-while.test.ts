@@ -360,7 +360,7 @@ const taAttrs = (elementShape: number[], dynamic = false) => ({
 
 /**
  * Writes out of index order: a fixed-size TensorArray written at 3, 0, 2, 1 (read back at 2 and
- * gathered whole) and a TensorListReserve list set at 2, 0, 1 (stacked, and its length); plus an
+ * gathered whole), one scattered at [2, 0, 3, 1] (read at 0) and a TensorListReserve list set at 2, 0, 1 (stacked, and its length); plus an
  * empty TensorArray and an empty TensorList stacked to [0, 3] (TensorFlow.js cannot stack those).
  */
 function outOfOrderGraph(): NodeJson[] {
@@ -392,6 +392,10 @@ function outOfOrderGraph(): NodeJson[] {
     scalarInt('two', 2),
     { name: 'ta', op: 'TensorArrayV3', input: ['four'], attr: taAttrs([3]) },
     ...writes,
+    constNode('order', [4], [2, 0, 3, 1], 'DT_INT32'),
+    { name: 'ta2', op: 'TensorArrayV3', input: ['four'], attr: taAttrs([3]) },
+    { name: 'scatter', op: 'TensorArrayScatterV3', input: ['ta2', 'order', 'x', 'ta2:1'], attr: F },
+    { name: 'scatter_read', op: 'TensorArrayReadV3', input: ['ta2', 'zero', 'scatter'], attr: { dtype: { type: 'DT_FLOAT' } } },
     { name: 'read2', op: 'TensorArrayReadV3', input: ['ta', 'two', flow], attr: { dtype: { type: 'DT_FLOAT' } } },
     { name: 'size', op: 'TensorArraySizeV3', input: ['ta', flow] },
     { name: 'all_i', op: 'Range', input: ['zero', 'size', 'one'], attr: { Tidx: { type: 'DT_INT32' } } },
@@ -415,19 +419,30 @@ function outOfOrderGraph(): NodeJson[] {
       input: ['empty_ta', 'empty_i', 'empty_ta:1'],
       attr: { dtype: { type: 'DT_FLOAT' }, element_shape: { shape: { dim: [{ size: 3 }] } } },
     },
-    {
-      name: 'max',
-      op: 'Const',
-      attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: {}, intVal: [-1] } } },
-    },
+    scalarInt('max', -1),
     { name: 'empty_list', op: 'EmptyTensorList', input: ['element_shape', 'max'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
     { name: 'empty_stack', op: 'TensorListStack', input: ['empty_list', 'element_shape'], attr: { ...et, num_elements: { i: -1 } } },
     { name: 'ta_read', op: 'Identity', input: ['read2'], attr: F },
+    { name: 'scattered0', op: 'Identity', input: ['scatter_read'], attr: F },
     { name: 'ta_all', op: 'Identity', input: ['gathered'], attr: F },
     { name: 'list_all', op: 'Identity', input: ['list_stack'], attr: F },
     { name: 'list_count', op: 'Identity', input: ['list_length'], attr: I },
     { name: 'empty_all', op: 'Identity', input: ['empty_gathered'], attr: F },
     { name: 'empty_list_all', op: 'Identity', input: ['empty_stack'], attr: F },
+  ];
+}
+
+/** A fixed-size TensorArray of 2 scattered into at [0, `at`] (out of range: 2, -1). */
+function outOfRangeScatterGraph(at: number): NodeJson[] {
+  return [
+    placeholder('y', [2, 3]),
+    scalarInt('two', 2),
+    scalarInt('zero', 0),
+    constNode('at', [2], [0, at], 'DT_INT32'),
+    { name: 'ta', op: 'TensorArrayV3', input: ['two'], attr: taAttrs([3]) },
+    { name: 'bad', op: 'TensorArrayScatterV3', input: ['ta', 'at', 'y', 'ta:1'], attr: F },
+    { name: 'r0', op: 'TensorArrayReadV3', input: ['ta', 'zero', 'bad'], attr: { dtype: { type: 'DT_FLOAT' } } },
+    { name: 'out', op: 'Identity', input: ['r0'], attr: F },
   ];
 }
 
@@ -581,6 +596,18 @@ describe('a TF1 while loop', () => {
       const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
       try {
         await expect(model.run({ y: createTensor('float32', [3], Float32Array.of(1, 2, 3)) })).rejects.toThrow(
+          /TSGE-E\d+[\s\S]*\bbad\b[\s\S]*TSGE-E4003[\s\S]*out of range/,
+        );
+      } finally {
+        await model.release();
+      }
+    }
+    for (const at of [2, -1]) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-range-')), 'scatter.pb');
+      writeFileSync(file, graphBytes(outOfRangeScatterGraph(at)));
+      const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+      try {
+        await expect(model.run({ y: createTensor('float32', [2, 3], new Float32Array(6)) })).rejects.toThrow(
           /TSGE-E\d+[\s\S]*\bbad\b[\s\S]*TSGE-E4003[\s\S]*out of range/,
         );
       } finally {

@@ -180,8 +180,10 @@ export const tensorListConverters: ConverterTable = {
   TensorArrayScatterV3: (ctx) => {
     const seq = sequenceInput(ctx, 3);
     if (ctx.info(seq).prefilled) {
-      // rows indices[k] of the stacked array become value[k]; an index out of range fails in ScatterND
-      const indices = ctx.op1('Unsqueeze', [ctx.toInt64(ctx.input(1)), ctx.int64s([1])]);
+      // rows indices[k] of the stacked array become value[k]; an index out of range (or negative) fails in ScatterND
+      const raw = ctx.toInt64(ctx.input(1));
+      const inRange = ctx.op1('Where', [ctx.op1('Less', [raw, ctx.int64s([0], [])]), ctx.op1('SequenceLength', [seq]), raw]);
+      const indices = ctx.op1('Unsqueeze', [inRange, ctx.int64s([1])]);
       const rows = ctx.op1('ScatterND', [stack(ctx, seq), indices, ctx.input(2)]);
       return [ctx.note(ctx.op1('SplitToSequence', [rows], { axis: attr.int(0), keepdims: attr.int(0) }), sequenceInfo(ctx, seq))];
     }
