@@ -114,15 +114,18 @@ function counterGraph(): NodeJson[] {
   ];
 }
 
-/** rows of x unstacked into a TensorArray, y_i = relu(2·x_i − 1) + running sum, stacked back; outputs y and the sum. */
-function tensorArrayGraph(): NodeJson[] {
+/**
+ * rows of x unstacked into a TensorArray, y_i = relu(2·x_i − 1) + running sum, stacked back; outputs
+ * y and the sum. With `elementShape` the arrays declare it (and are prefilled in the lowering).
+ */
+function tensorArrayGraph(elementShape?: readonly number[]): NodeJson[] {
   const ta = (name: string, size: string): NodeJson => ({
     name,
     op: 'TensorArrayV3',
     input: [size],
     attr: {
       dtype: { type: 'DT_FLOAT' },
-      element_shape: { shape: { unknownRank: true } },
+      element_shape: { shape: elementShape ? { dim: elementShape.map((size) => ({ size })) } : { unknownRank: true } },
       dynamic_size: { b: false },
       clear_after_read: { b: true },
       identical_element_shapes: { b: true },
@@ -346,6 +349,124 @@ function popBackGraph(): NodeJson[] {
   ];
 }
 
+const taAttrs = (elementShape: number[], dynamic = false) => ({
+  dtype: { type: 'DT_FLOAT' },
+  element_shape: { shape: { dim: elementShape.map((size) => ({ size })) } },
+  dynamic_size: { b: dynamic },
+  clear_after_read: { b: false },
+  identical_element_shapes: { b: true },
+  tensor_array_name: { s: '' },
+});
+
+/**
+ * Writes out of index order: a fixed-size TensorArray written at 3, 0, 2, 1 (read back at 2 and
+ * gathered whole), one scattered at [2, 0, 3, 1] (read at 0) and a TensorListReserve list set at 2, 0, 1 (stacked, and its length); plus an
+ * empty TensorArray and an empty TensorList stacked to [0, 3] (TensorFlow.js cannot stack those).
+ */
+function outOfOrderGraph(): NodeJson[] {
+  const et = { element_dtype: { type: 'DT_FLOAT' } };
+  const writes: NodeJson[] = [];
+  let flow = 'ta:1';
+  for (const [k, at] of [3, 0, 2, 1].entries()) {
+    writes.push(scalarInt(`at${k}`, at), { name: `w${k}`, op: 'TensorArrayWriteV3', input: ['ta', `at${k}`, `rows:${k}`, flow], attr: F });
+    flow = `w${k}`;
+  }
+  const sets: NodeJson[] = [];
+  let list = 'list0';
+  for (const [k, at] of [2, 0, 1].entries()) {
+    sets.push(scalarInt(`set_at${k}`, at), {
+      name: `set${k}`,
+      op: 'TensorListSetItem',
+      input: [list, `set_at${k}`, `rows:${k}`],
+      attr: et,
+    });
+    list = `set${k}`;
+  }
+  return [
+    placeholder('x', [4, 3]),
+    { name: 'rows', op: 'Unpack', input: ['x'], attr: { ...F, num: { i: 4 }, axis: { i: 0 } } },
+    scalarInt('four', 4),
+    scalarInt('three', 3),
+    scalarInt('zero', 0),
+    scalarInt('one', 1),
+    scalarInt('two', 2),
+    { name: 'ta', op: 'TensorArrayV3', input: ['four'], attr: taAttrs([3]) },
+    ...writes,
+    constNode('order', [4], [2, 0, 3, 1], 'DT_INT32'),
+    { name: 'ta2', op: 'TensorArrayV3', input: ['four'], attr: taAttrs([3]) },
+    { name: 'scatter', op: 'TensorArrayScatterV3', input: ['ta2', 'order', 'x', 'ta2:1'], attr: F },
+    { name: 'scatter_read', op: 'TensorArrayReadV3', input: ['ta2', 'zero', 'scatter'], attr: { dtype: { type: 'DT_FLOAT' } } },
+    { name: 'read2', op: 'TensorArrayReadV3', input: ['ta', 'two', flow], attr: { dtype: { type: 'DT_FLOAT' } } },
+    { name: 'size', op: 'TensorArraySizeV3', input: ['ta', flow] },
+    { name: 'all_i', op: 'Range', input: ['zero', 'size', 'one'], attr: { Tidx: { type: 'DT_INT32' } } },
+    {
+      name: 'gathered',
+      op: 'TensorArrayGatherV3',
+      input: ['ta', 'all_i', flow],
+      attr: { dtype: { type: 'DT_FLOAT' }, element_shape: { shape: { dim: [{ size: 3 }] } } },
+    },
+    constNode('element_shape', [1], [3], 'DT_INT32'),
+    { name: 'list0', op: 'TensorListReserve', input: ['element_shape', 'three'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+    ...sets,
+    { name: 'list_stack', op: 'TensorListStack', input: [list, 'element_shape'], attr: { ...et, num_elements: { i: -1 } } },
+    { name: 'list_length', op: 'TensorListLength', input: [list] },
+    { name: 'empty_ta', op: 'TensorArrayV3', input: ['zero'], attr: taAttrs([3]) },
+    { name: 'empty_size', op: 'TensorArraySizeV3', input: ['empty_ta', 'empty_ta:1'] },
+    { name: 'empty_i', op: 'Range', input: ['zero', 'empty_size', 'one'], attr: { Tidx: { type: 'DT_INT32' } } },
+    {
+      name: 'empty_gathered',
+      op: 'TensorArrayGatherV3',
+      input: ['empty_ta', 'empty_i', 'empty_ta:1'],
+      attr: { dtype: { type: 'DT_FLOAT' }, element_shape: { shape: { dim: [{ size: 3 }] } } },
+    },
+    scalarInt('max', -1),
+    { name: 'empty_list', op: 'EmptyTensorList', input: ['element_shape', 'max'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+    { name: 'empty_stack', op: 'TensorListStack', input: ['empty_list', 'element_shape'], attr: { ...et, num_elements: { i: -1 } } },
+    { name: 'ta_read', op: 'Identity', input: ['read2'], attr: F },
+    { name: 'scattered0', op: 'Identity', input: ['scatter_read'], attr: F },
+    { name: 'ta_all', op: 'Identity', input: ['gathered'], attr: F },
+    { name: 'list_all', op: 'Identity', input: ['list_stack'], attr: F },
+    { name: 'list_count', op: 'Identity', input: ['list_length'], attr: I },
+    { name: 'empty_all', op: 'Identity', input: ['empty_gathered'], attr: F },
+    { name: 'empty_list_all', op: 'Identity', input: ['empty_stack'], attr: F },
+  ];
+}
+
+/** A fixed-size TensorArray of 2 scattered into at [0, `at`] (out of range: 2, -1). */
+function outOfRangeScatterGraph(at: number): NodeJson[] {
+  return [
+    placeholder('y', [2, 3]),
+    scalarInt('two', 2),
+    scalarInt('zero', 0),
+    constNode('at', [2], [0, at], 'DT_INT32'),
+    { name: 'ta', op: 'TensorArrayV3', input: ['two'], attr: taAttrs([3]) },
+    { name: 'bad', op: 'TensorArrayScatterV3', input: ['ta', 'at', 'y', 'ta:1'], attr: F },
+    { name: 'r0', op: 'TensorArrayReadV3', input: ['ta', 'zero', 'bad'], attr: { dtype: { type: 'DT_FLOAT' } } },
+    { name: 'out', op: 'Identity', input: ['r0'], attr: F },
+  ];
+}
+
+/** A fixed-size TensorArray of 2 written or read at `at` (out of range: 2, 5, -1). */
+function outOfRangeGraph(at: number, readOnly: boolean): NodeJson[] {
+  return [
+    placeholder('y', [3]),
+    scalarInt('two', 2),
+    scalarInt('zero', 0),
+    scalarInt('at', at),
+    { name: 'ta', op: 'TensorArrayV3', input: ['two'], attr: taAttrs([3]) },
+    { name: 'w0', op: 'TensorArrayWriteV3', input: ['ta', 'zero', 'y', 'ta:1'], attr: F },
+    readOnly
+      ? { name: 'bad', op: 'TensorArrayReadV3', input: ['ta', 'at', 'w0'], attr: { dtype: { type: 'DT_FLOAT' } } }
+      : { name: 'bad', op: 'TensorArrayWriteV3', input: ['ta', 'at', 'y', 'w0'], attr: F },
+    ...(readOnly
+      ? [{ name: 'out', op: 'Identity', input: ['bad'], attr: F }]
+      : [
+          { name: 'r0', op: 'TensorArrayReadV3', input: ['ta', 'zero', 'bad'], attr: { dtype: { type: 'DT_FLOAT' } } },
+          { name: 'out', op: 'Identity', input: ['r0'], attr: F },
+        ]),
+  ];
+}
+
 /** The graph's Loop nodes, in it and in its subgraphs. */
 function loops(graph: Graph): number {
   const own = graph.nodes.filter((n) => n.type === 'Loop').length;
@@ -394,6 +515,17 @@ describe('a TF1 while loop', () => {
     await check(tensorArrayGraph(), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'sum'], 1);
   }, 120_000);
 
+  it('over TensorArrays of a known element shape (prefilled: writes replace in the Loop) matches TensorFlow.js', async () => {
+    const random = createRandom(11);
+    await check(tensorArrayGraph([3]), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'sum'], 1);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-while-')), 'while.pb');
+    writeFileSync(file, graphBytes(tensorArrayGraph([3])));
+    const graph = await parseModel(file);
+    // the write in the Loop body replaces its element (an insert would grow the array past its size)
+    const body = [...graph.subgraphs.values()].flatMap((g) => g.nodes.map((n) => n.type));
+    expect(body).toContain('SequenceErase');
+  }, 120_000);
+
   it('nested in another loop body becomes a Loop in the outer Loop body and matches TensorFlow.js', async () => {
     const random = createRandom(7);
     await check(nestedGraph(), [{ x: randomTensor('float32', [2, 2], random) }], ['out'], 2);
@@ -434,11 +566,61 @@ describe('a TF1 while loop', () => {
       await model.release();
     }
   }, 120_000);
-  it('refuses the length of a TensorListReserve list (TensorFlow counts the reserved elements)', async () => {
+  it('honours write indices in any order and stacks empty arrays to [0, 3], as TensorFlow.js does', async () => {
+    const random = createRandom(10);
+    await check(outOfOrderGraph(), [{ x: randomTensor('float32', [4, 3], random) }], ['ta_read', 'ta_all', 'list_all', 'list_count'], 0);
+    // TensorFlow.js cannot stack an empty array (tf.stack of no tensors): the shapes are TensorFlow's, by hand
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-empty-')), 'empty.pb');
+    writeFileSync(file, graphBytes(outOfOrderGraph()));
+    const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+    try {
+      const got = await model.run({ x: randomTensor('float32', [4, 3], random) });
+      for (const name of ['empty_all', 'empty_list_all']) {
+        const v = got[name];
+        expect(isHostTensor(v) && { dims: v.dims, type: v.type }, name).toEqual({ dims: [0, 3], type: 'float32' });
+      }
+    } finally {
+      await model.release();
+    }
+  }, 120_000);
+
+  it('fails a read or write out of a fixed-size TensorArray with a coded error naming the node', async () => {
+    for (const [at, readOnly] of [
+      [2, false],
+      [-1, false],
+      [5, true],
+      [-1, true],
+    ] as const) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-range-')), 'range.pb');
+      writeFileSync(file, graphBytes(outOfRangeGraph(at, readOnly)));
+      const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+      try {
+        await expect(model.run({ y: createTensor('float32', [3], Float32Array.of(1, 2, 3)) })).rejects.toThrow(
+          /TSGE-E\d+[\s\S]*\bbad\b[\s\S]*TSGE-E4003[\s\S]*out of range/,
+        );
+      } finally {
+        await model.release();
+      }
+    }
+    for (const at of [2, -1]) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-range-')), 'scatter.pb');
+      writeFileSync(file, graphBytes(outOfRangeScatterGraph(at)));
+      const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+      try {
+        await expect(model.run({ y: createTensor('float32', [2, 3], new Float32Array(6)) })).rejects.toThrow(
+          /TSGE-E\d+[\s\S]*\bbad\b[\s\S]*TSGE-E4003[\s\S]*out of range/,
+        );
+      } finally {
+        await model.release();
+      }
+    }
+  }, 120_000);
+
+  it('refuses the length of a TensorListReserve list of unknown element shape (TensorFlow counts the reserved elements)', async () => {
     const et = { element_dtype: { type: 'DT_FLOAT' } };
     const nodes: NodeJson[] = [
       placeholder('y', [4]),
-      constNode('element_shape', [1], [4], 'DT_INT32'),
+      constNode('element_shape', [1], [-1], 'DT_INT32'),
       scalarInt('n', 3),
       scalarInt('zero', 0),
       { name: 'list', op: 'TensorListReserve', input: ['element_shape', 'n'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },

@@ -23,6 +23,13 @@ export interface ValueInfo {
    * sequence's is the written count, so its length and last element are refused.
    */
   readonly reservedList?: boolean;
+  /** A sequence's element shape, when every dimension is known. */
+  readonly elementShape?: readonly number[];
+  /**
+   * A sequence that holds all of its fixed-size array's elements (zeros until written): writes
+   * replace the element at their index, in any order; an index out of range fails at run time.
+   */
+  readonly prefilled?: boolean;
 }
 
 /**
