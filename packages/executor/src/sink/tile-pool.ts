@@ -7,15 +7,25 @@ import { spinThenWait } from './spin-wait.js';
  * rings the doorbell and takes tiles itself; idle workers wake, claim tiles with an atomic counter
  * and run them through the kernel library's tile registry. A busy pool means less help, never a wait.
  *
+ * Claims carry the job's generation: the claim word holds `generation << TILE_BITS | next tile`,
+ * and a helper takes a tile with a compare-and-swap that fails once the job is closed or replaced.
+ * So the owner waits only for tiles a helper actually took, never for a helper that looked at the
+ * job and was then descheduled (on a loaded two-core machine that wait cost whole time slices).
+ *
  * Job area (Int32 words, then the name, Float64 args and, when profiling, per worker the tiles it
  * ran of the job with the start of its first and the end of its last, in µs since the epoch):
- *   [0] generation (0: idle)  [1] tile count  [2] next tile  [3] tiles done  [4] args per tile
- *   [5] name length  [6] error flag  [7] helpers inside the job
+ *   [0] claim word (generation 0: no job)  [1] tile count  [2] tiles done  [3] args per tile
+ *   [4] name length  [5] error flag
  */
-const W = { generation: 0, count: 1, next: 2, done: 3, argCount: 4, nameLength: 5, error: 6, helpers: 7 } as const;
-const HEADER_WORDS = 8;
+const W = { claim: 0, count: 1, done: 2, argCount: 3, nameLength: 4, error: 5 } as const;
+const TILE_BITS = 12;
+const TILE_MASK = (1 << TILE_BITS) - 1;
+/** Generations wrap below 2^19 so the claim word stays a positive Int32. */
+const GENERATIONS = (1 << (31 - TILE_BITS)) - 1;
+const HEADER_WORDS = 6;
 const NAME_BYTES = 64;
 const ARG_SLOTS = 2048;
+/** At most `ARG_SLOTS` tiles (one arg each), so a tile index always fits below `TILE_MASK`. */
 const JOB_BYTES = HEADER_WORDS * 4 + NAME_BYTES + ARG_SLOTS * 8;
 const STAT_WORDS = 3;
 /** Bytes of one worker's job area in a pool of `workers`. */
@@ -51,38 +61,55 @@ function areaAt(buffer: ArrayBufferLike, offset: number, workers: number): Area 
 const nowMicros = (): number => (performance.timeOrigin + performance.now()) * 1000;
 
 /**
- * Claims and runs tiles of the job in `area` until none is left; returns whether one failed. With
- * `self` it counts the tiles it ran in the area's stats (written before the helper leaves the job,
- * so the owner reads them once no helper is inside).
+ * Takes the next tile of job `generation`, or returns -1 when the job has none left or is no longer
+ * that job. The count read between the generation check and the swap belongs to the job: the owner
+ * closes the claim word before it rewrites the count of the next job.
  */
-function drain(area: Area, run: (name: string, args: readonly number[]) => void, name: string, self?: number): boolean {
-  const { words, args } = area;
-  const count = Atomics.load(words, W.count);
-  const argCount = Atomics.load(words, W.argCount);
-  let failed = false;
-  let ran = 0;
-  const start = self === undefined ? 0 : nowMicros();
+function claim(words: Int32Array, generation: number): number {
   for (;;) {
-    const tile = Atomics.add(words, W.next, 1);
-    if (tile >= count) break;
-    ran++;
+    const word = Atomics.load(words, W.claim);
+    if (word >>> TILE_BITS !== generation) return -1;
+    const tile = word & TILE_MASK;
+    if (tile >= Atomics.load(words, W.count)) return -1;
+    if (Atomics.compareExchange(words, W.claim, word, word + 1) === word) return tile;
+  }
+}
+
+/**
+ * Runs tiles of job `generation` in `area` until none is left; returns whether one failed. With
+ * `self` it counts each tile in the area's stats before the tile counts as done, so the owner,
+ * which reads them once all tiles are done, sees every helper's share.
+ */
+function drain(area: Area, generation: number, run: (name: string, args: readonly number[]) => void, self?: number): boolean {
+  const { words, args } = area;
+  let failed = false;
+  let name: string | undefined;
+  let start = 0;
+  for (let tile = claim(words, generation); tile >= 0; tile = claim(words, generation)) {
+    // a claimed tile holds the job open: its count, name and args are this job's until it is done
+    const count = Atomics.load(words, W.count);
+    const argCount = Atomics.load(words, W.argCount);
+    name ??= decoder.decode(area.name.slice(0, Atomics.load(words, W.nameLength)));
+    if (self !== undefined && start === 0) start = nowMicros();
     try {
       run(name, Array.from(args.subarray(tile * argCount, (tile + 1) * argCount)));
     } catch {
       failed = true;
       Atomics.store(words, W.error, 1);
     }
+    if (self !== undefined) {
+      const at = self * STAT_WORDS;
+      const stats = area.stats;
+      if (stats[at] === 0) stats[at + 1] = start;
+      stats[at] = (stats[at] as number) + 1;
+      stats[at + 2] = nowMicros();
+    }
     if (Atomics.add(words, W.done, 1) + 1 === count) Atomics.notify(words, W.done);
-  }
-  if (self !== undefined && ran > 0) {
-    const at = self * STAT_WORDS;
-    const stats = area.stats;
-    if (stats[at] === 0) stats[at + 1] = start;
-    stats[at] = (stats[at] as number) + ran;
-    stats[at + 2] = nowMicros();
   }
   return failed;
 }
+
+const decoder = new TextDecoder();
 
 export interface TilePool {
   /** The runner kernels on worker `self` get as `ctx.parallel`. */
@@ -112,7 +139,6 @@ export function createTilePool(options: {
     return areas;
   };
   const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
   const runHere = (name: string, args: readonly number[]): void => runTile(memory, name, args);
   let generation = 0;
 
@@ -135,20 +161,18 @@ export function createTilePool(options: {
           Atomics.store(words, W.count, tiles.length);
           Atomics.store(words, W.argCount, argCount);
           Atomics.store(words, W.nameLength, name.length);
-          Atomics.store(words, W.next, 0);
           Atomics.store(words, W.done, 0);
           Atomics.store(words, W.error, 0);
           if (options.helped) area.stats.fill(0);
-          generation = (generation % 0x7ffffffe) + 1;
-          Atomics.store(words, W.generation, generation);
+          generation = (generation % GENERATIONS) + 1;
+          // publishing the claim word opens the job
+          Atomics.store(words, W.claim, generation << TILE_BITS);
           options.wake();
-          drain(area, runHere, tileFunction);
+          drain(area, generation, runHere);
           for (let done = Atomics.load(words, W.done); done < tiles.length; done = Atomics.load(words, W.done))
             spinThenWait(words, W.done, done);
-          // close the job, then let helpers that looked in leave before the area is reused
-          Atomics.store(words, W.generation, 0);
-          for (let inside = Atomics.load(words, W.helpers); inside > 0; inside = Atomics.load(words, W.helpers))
-            spinThenWait(words, W.helpers, inside);
+          // every tile is done, so no helper holds one: closing the claim word frees the area
+          Atomics.store(words, W.claim, 0);
           if (options.helped) {
             const helpers: HelperTiles[] = [];
             for (let w = 0; w < workers; w++) {
@@ -174,16 +198,10 @@ export function createTilePool(options: {
         if (w === self) continue;
         const area = all[w] as Area;
         const { words } = area;
-        if (Atomics.load(words, W.generation) === 0) continue;
-        Atomics.add(words, W.helpers, 1);
-        try {
-          if (Atomics.load(words, W.generation) === 0) continue;
-          const name = decoder.decode(area.name.slice(0, Atomics.load(words, W.nameLength)));
-          drain(area, runHere, name, options.helped ? self : undefined);
-          helped = true;
-        } finally {
-          if (Atomics.sub(words, W.helpers, 1) === 1) Atomics.notify(words, W.helpers);
-        }
+        const generation = Atomics.load(words, W.claim) >>> TILE_BITS;
+        if (generation === 0) continue;
+        drain(area, generation, runHere, options.helped ? self : undefined);
+        helped = true;
       }
       return helped;
     },
