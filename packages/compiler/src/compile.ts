@@ -32,6 +32,7 @@ import { customPassesAt } from './passes/custom.js';
 import { deadCodePass } from './passes/dead-code.js';
 import { inferGraph, inferOne, inferShapesPass, symbolSource } from './passes/infer-shapes.js';
 import { layoutChainsPass } from './passes/layout-chains.js';
+import { packMatMulWeightsPass } from './passes/pack-matmul-weights.js';
 import { precisionPasses } from './passes/precision-modes.js';
 import { removeNoopsPass } from './passes/remove-noops.js';
 import { placeKernels } from './place.js';
@@ -162,6 +163,8 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
   // last of the rewrites: what the pattern fusions and fp16 left elementwise becomes generated kernels
   if (!gearsWanted) manager.run(graph, [autoFusionPass], 'optimize');
+  // after every rewrite that reads MatMul weights: their panels are what the CPU kernels stream
+  manager.run(graph, [packMatMulWeightsPass(kernels, target)], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));
   throwIfErrors([...diagnostics, ...manager.diagnostics]);

@@ -25,5 +25,6 @@ export { nnKernels } from './nn/index.js';
 export { type ResizePass, type ResizeTaps, resizePasses } from './nn/resize.js';
 export { requantize, requantizedRange } from './nn/requantized-conv.js';
 export { rotaryStrides, rowOffset } from './nn/apply-rotary.js';
+export { packedMatMulEpilogue, packedMatMulShape } from './nn/packed-matmul.js';
 export { type QuantizedAddParams, quantizedAddParams, quantizedAddValue } from './nn/quantized-add.js';
 export { tensorKernels } from './tensor/index.js';

@@ -67,30 +67,70 @@ export function packedGemmTiles(
  */
 export const gemmPackedTile = tileFunction(GEMM_PACKED, (memory, t) => {
   const [a, lda, b, ldb, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
+  const { kernels, workspace } = gemmResources(memory, GEMM_PACKED);
+  const panels = workspace.offset + WORKSPACE_HEADER + A_BLOCK_BYTES;
+  const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER - A_BLOCK_BYTES) / (KC * 32)) * 8);
+  blockedGemm(memory, kernels, workspace.offset, { a, lda, c, ldc, K, m0, m1, n0, n1 }, nc, (nn, cols, pc, kc) => {
+    // rows pc..pc+kc of B as the channels of a 1×1 convolution over one row of ldb positions
+    kernels.im2colPanels(b + pc * ldb * 4, panels, kc, 1, ldb, ldb, 1, 1, 1, 1, 1, 1, 0, 0, nn, cols, kc, workspace.offset + 128);
+    return [panels, kc * 32];
+  });
+});
+
+export const GEMM_PREPACKED = 'simd.gemmPrepacked';
+
+/**
+ * Tile: rows [m0, m1) × columns [n0, n1) (n0 a multiple of 8) of C = A·B with B already packed in
+ * 8-column panels of all K rows (`panelBytes` apart; tsge::PackedMatMul's constant B): the blocks of
+ * `simd.gemmPacked` without the packing, each K block of a panel being an offset into it.
+ */
+export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
+  const [a, lda, b, panelBytes, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
+  const { kernels, workspace } = gemmResources(memory, GEMM_PREPACKED);
+  blockedGemm(memory, kernels, workspace.offset, { a, lda, c, ldc, K, m0, m1, n0, n1 }, n1 - n0, (nn, _cols, pc) => [
+    b + (nn / 8) * panelBytes + pc * 32,
+    panelBytes,
+  ]);
+});
+
+function gemmResources(memory: LinearMemory, name: string) {
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
-  if (!kernels || !workspace) throw new Error(`${GEMM_PACKED} needs WebAssembly SIMD and a thread workspace`);
-  const tmp = workspace.offset;
-  const table = workspace.offset + 128;
-  const aBlock = workspace.offset + WORKSPACE_HEADER;
-  const panels = aBlock + A_BLOCK_BYTES;
-  const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER - A_BLOCK_BYTES) / (KC * 32)) * 8);
+  if (!kernels || !workspace) throw new Error(`${name} needs WebAssembly SIMD and a thread workspace`);
+  return { kernels, workspace };
+}
+
+/**
+ * The Goto-style blocks of one tile: for each `nc`-column block and KC block of K, `panelsOf` gives
+ * the 8-column panels of that block of B (address and panel stride), and every MC×KC block of A
+ * streams past them through `gemmTile`.
+ */
+function blockedGemm(
+  memory: LinearMemory,
+  kernels: NonNullable<ReturnType<typeof simdKernels>>,
+  workspace: number,
+  g: { a: number; lda: number; c: number; ldc: number; K: number; m0: number; m1: number; n0: number; n1: number },
+  nc: number,
+  panelsOf: (nn: number, cols: number, pc: number, kc: number) => [number, number],
+): void {
+  const { a, lda, c, ldc, K, m0, m1, n0, n1 } = g;
+  const tmp = workspace;
+  const aBlock = workspace + WORKSPACE_HEADER;
   const all = new Float32Array(memory.buffer);
   for (let nn = n0; nn < n1; nn += nc) {
     const cols = Math.min(nc, n1 - nn);
     for (let pc = 0; pc < K; pc += KC) {
       const kc = Math.min(KC, K - pc);
-      // rows pc..pc+kc of B as the channels of a 1×1 convolution over one row of ldb positions
-      kernels.im2colPanels(b + pc * ldb * 4, panels, kc, 1, ldb, ldb, 1, 1, 1, 1, 1, 1, 0, 0, nn, cols, kc, table);
+      const [panels, stride] = panelsOf(nn, cols, pc, kc);
       const flags = pc > 0 ? GEMM_ACCUMULATE : 0;
       for (let mc = m0; mc < m1; mc += MC) {
         const rows = Math.min(MC, m1 - mc);
         const at = a + (mc * lda + pc) * 4;
         if (cols >= PACK_A_MIN_COLS) {
           for (let r = 0; r < rows; r++) all.copyWithin(aBlock / 4 + r * kc, at / 4 + r * lda, at / 4 + r * lda + kc);
-          kernels.gemmTile(rows, cols, kc, aBlock, kc, panels, kc * 32, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
-        } else kernels.gemmTile(rows, cols, kc, at, lda, panels, kc * 32, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
+          kernels.gemmTile(rows, cols, kc, aBlock, kc, panels, stride, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
+        } else kernels.gemmTile(rows, cols, kc, at, lda, panels, stride, c + (mc * ldc + nn) * 4, ldc, flags, 0, 0, 0, tmp);
       }
     }
   }
-});
+}

@@ -7,6 +7,7 @@ import { gemmFunction } from './gemm-module.js';
 import { gemmTileFunction } from './gemm-tile-module.js';
 import { im2colFunction } from './im2col-module.js';
 import { type GemvColumnsExports, gemvColumnsFunction } from './gemv-columns-module.js';
+import { type GemvPanelsExports, gemvPanelsFunction } from './gemv-panels-module.js';
 import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
 import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
@@ -16,7 +17,14 @@ import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 /** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi)` (see depthwise-fast-module.ts). */
 type DepthwiseFast = (...args: number[]) => void;
 
-export interface SimdKernelExports extends ElementwiseExports, PoolExports, GemvExports, GemvColumnsExports, ResizeExports, SoftmaxExports {
+export interface SimdKernelExports
+  extends ElementwiseExports,
+    PoolExports,
+    GemvExports,
+    GemvColumnsExports,
+    GemvPanelsExports,
+    ResizeExports,
+    SoftmaxExports {
   readonly [specialised: `depthwise${number}s${number}`]: DepthwiseFast;
   /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
   padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
@@ -147,6 +155,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           ...poolFunctions(),
           dotRowsFunction(),
           gemvColumnsFunction(),
+          gemvPanelsFunction(hasRelaxedSimd()),
           doubleColumnsFunction(),
           softmaxRowsFunction(),
         ],

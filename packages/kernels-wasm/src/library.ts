@@ -6,8 +6,9 @@ import { transposeTile } from './blocked-transpose.js';
 import { convDirectTile } from './conv-direct-tiles.js';
 import { convGemmTile } from './conv-gemm-tiles.js';
 import { convTransposeTile } from './conv-transpose-tiles.js';
-import { gemmPackedTile } from './gemm-packed-tiles.js';
+import { gemmPackedTile, gemmPrepackedTile } from './gemm-packed-tiles.js';
 import { gemvColumnsTile } from './gemv-tiles.js';
+import { gemvPanelsTile } from './simd-packed-matmul.js';
 import { depthwiseTile } from './simd-conv.js';
 import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
@@ -28,8 +29,10 @@ export const WASM_TILE_FUNCTIONS = [
   depthwiseTile,
   convTransposeTile,
   gemmPackedTile,
+  gemmPrepackedTile,
   gemmRowsTile,
   gemvColumnsTile,
+  gemvPanelsTile,
   poolPlanesTile,
   lrnTile,
   layerNormTile,

@@ -20,6 +20,7 @@ import { simdLrnKernel } from './simd-lrn.js';
 import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js';
 import { simdSwishKernel } from './simd-swish.js';
 import { simdSwigluKernel } from './simd-swiglu.js';
+import { simdPackedMatMulKernel } from './simd-packed-matmul.js';
 import { simdApplyRotaryKernel } from './simd-apply-rotary.js';
 import { generatedElementwiseKernel } from './generated-elementwise.js';
 
@@ -57,6 +58,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     ...simdDepthSpaceKernels((opType) => referenceOf(tensorKernels, opType)),
     simdSwishKernel(referenceOf(all, 'Swish')),
     simdSwigluKernel(referenceOf(all, 'SwiGLU')),
+    simdPackedMatMulKernel(referenceOf(all, 'PackedMatMul')),
     simdApplyRotaryKernel(referenceOf(all, 'ApplyRotary')),
     generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),

@@ -11,6 +11,7 @@ import {
   requantizedConvDefinition,
   swigluDefinition,
   applyRotaryDefinition,
+  packedMatMulDefinition,
 } from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
@@ -62,6 +63,9 @@ export {
   swigluDefinition,
   APPLY_ROTARY,
   applyRotaryDefinition,
+  PACKED_MATMUL,
+  PACKED_MATMUL_PANEL,
+  packedMatMulDefinition,
   FUSED_ELEMENTWISE,
   fusedElementwiseDefinition,
 } from './fused/index.js';
@@ -79,6 +83,7 @@ export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
     detectionOutputDefinition,
     swigluDefinition,
     applyRotaryDefinition,
+    packedMatMulDefinition,
   ];
 }
 /** A fresh registry holding every op definition. */

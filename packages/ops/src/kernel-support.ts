@@ -27,6 +27,7 @@ export {
 } from './detection/detection-output.js';
 export { SWIGLU } from './fused/swiglu.js';
 export { APPLY_ROTARY } from './fused/apply-rotary.js';
+export { PACKED_MATMUL, PACKED_MATMUL_PANEL } from './fused/packed-matmul.js';
 export { IMPLS as bitwiseIMPLS } from './math/bitwise.js';
 export { readTargetType } from './math/cast.js';
 export { IMPLS as comparisonIMPLS } from './math/comparison.js';

@@ -6,7 +6,12 @@ const { Writer } = protobuf;
 
 export const ELEM = { float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float16: 10 } as const;
 
-export type Attr = { name: string; int: number } | { name: string; float: number } | { name: string; ints: readonly number[] };
+export type Attr =
+  | { name: string; int: number }
+  | { name: string; float: number }
+  | { name: string; ints: readonly number[] }
+  /** A float32 tensor (a Constant's `value`). */
+  | { name: string; tensor: { readonly dims: readonly number[]; readonly data: Float32Array } };
 
 export interface Operand {
   readonly name: string;
@@ -36,7 +41,17 @@ const attribute = (a: Attr): Uint8Array =>
   message((w) => {
     w.uint32(10).string(a.name);
     if ('int' in a) w.uint32(24).int64(a.int).uint32(160).int32(2);
-    else if ('ints' in a) {
+    else if ('tensor' in a) {
+      const { dims, data } = a.tensor;
+      const tensor = message((t) => {
+        for (const d of dims) t.uint32(8).int64(d);
+        t.uint32(16)
+          .int32(ELEM.float32)
+          .uint32(74)
+          .bytes(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      });
+      w.uint32(42).bytes(tensor).uint32(160).int32(4);
+    } else if ('ints' in a) {
       for (const v of a.ints) w.uint32(64).int64(v);
       w.uint32(160).int32(7);
     } else w.uint32(21).float(a.float).uint32(160).int32(1);

@@ -23,6 +23,7 @@ import { recurrentKernels } from './recurrent.js';
 import { quantizedAddKernel } from './quantized-add.js';
 import { swigluKernel } from './swiglu.js';
 import { applyRotaryKernel } from './apply-rotary.js';
+import { packedMatMulKernel } from './packed-matmul.js';
 import { requantizedConvKernel } from './requantized-conv.js';
 import { resizeKernels } from './resize.js';
 import { softmaxKernels } from './softmax.js';
@@ -44,6 +45,7 @@ export const nnKernels: readonly KernelV1[] = [
   detectionOutputKernel,
   swigluKernel,
   applyRotaryKernel,
+  packedMatMulKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,

@@ -12,3 +12,4 @@ export { QUANTIZED_ADD, QUANTIZED_ADD_MAX_MULTIPLIER, quantizedAddDefinition } f
 export { FUSED_ELEMENTWISE, fusedElementwiseDefinition } from './fused-elementwise.js';
 export { SWIGLU, swigluDefinition } from './swiglu.js';
 export { APPLY_ROTARY, applyRotaryDefinition } from './apply-rotary.js';
+export { PACKED_MATMUL, PACKED_MATMUL_PANEL, packedMatMulDefinition } from './packed-matmul.js';
