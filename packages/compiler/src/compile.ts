@@ -115,8 +115,9 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   const fusionPasses = [...builtinFusionPasses(ops, kernels), ...(options.customFusions ?? []).map(fusionAsPass)];
   // generated kernels are specialised to one static shape: gear models keep their ops
   const gearsWanted = (options.dynamicBatchSizes?.length ?? 0) > 0 || (options.dynamicDims?.length ?? 0) > 0;
+  const packPass = packMatMulWeightsPass(kernels, target);
   const known = new Set(
-    [...optimizePasses(kernels, symbols), ...fusionPasses, autoFusionPass, ...(options.customPasses ?? [])].map((p) => p.name),
+    [...optimizePasses(kernels, symbols), ...fusionPasses, autoFusionPass, packPass, ...(options.customPasses ?? [])].map((p) => p.name),
   );
   known.add('infer-shapes');
   for (const name of Object.keys(options.optimizationSwitch ?? {}))
@@ -164,7 +165,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   // last of the rewrites: what the pattern fusions and fp16 left elementwise becomes generated kernels
   if (!gearsWanted) manager.run(graph, [autoFusionPass], 'optimize');
   // after every rewrite that reads MatMul weights: their panels are what the CPU kernels stream
-  manager.run(graph, [packMatMulWeightsPass(kernels, target)], 'optimize');
+  manager.run(graph, [packPass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));
   throwIfErrors([...diagnostics, ...manager.diagnostics]);

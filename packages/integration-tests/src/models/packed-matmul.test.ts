@@ -33,6 +33,7 @@ describe('PackedMatMul (constant B in panels)', () => {
     [4, 9, 13],
     [5, 33, 100], // past the GEMV: the GEMM on panels
     [70, 130, 77],
+    [2, 512, 1037], // enough work for several tiles on two threads
   ];
   for (const [rows, k, n] of shapes)
     for (const epilogue of [false, true])
