@@ -259,8 +259,8 @@ describe('KV cache shared by past and present', () => {
     // the copying cache allocates each step's presents anew: 2 tensors a layer, one row a token more
     const growth = (copying.bytes[late] as number) - (copying.bytes[early] as number);
     expect(growth).toBeGreaterThanOrEqual(2 * layers * kvHeads * headDim * 4 * (late - early));
-    // and copies them on the heap (the kernel's float64 presents, the outputs handed back)
-    expect((copying.heap[late] as number) - (copying.heap[early] as number)).toBeGreaterThan(growth);
+    // in device memory: the SIMD kernel copies the past rows there, with no heap copy of the cache
+    expect((copying.heap[late] as number) - (copying.heap[early] as number)).toBeLessThan(growth);
     shared.all.forEach((logits, step) => {
       let worst = 0;
       const want = copying.all[step] as Float32Array;

@@ -2,6 +2,7 @@ import type { KernelLibraryV1 } from '@tsge/metadef';
 import { TSGE_DOMAIN } from '@tsge/metadef';
 import { fusedKernels } from '@tsge/kernels-js';
 import { attentionTile } from './simd-attention.js';
+import { gqaRowsTile } from './simd-group-query-attention.js';
 import { transposeTile } from './blocked-transpose.js';
 import { convDirectTile } from './conv-direct-tiles.js';
 import { convGemmTile } from './conv-gemm-tiles.js';
@@ -42,6 +43,7 @@ export const WASM_TILE_FUNCTIONS = [
   ...INT_TILES,
   generatedElementwiseTile,
   attentionTile,
+  gqaRowsTile,
   resizeSeparableTile,
 ] as const;
 

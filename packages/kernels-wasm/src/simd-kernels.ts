@@ -21,6 +21,7 @@ import { simdDepthSpaceKernels, simdTransposeKernel } from './simd-transpose.js'
 import { simdSwishKernel } from './simd-swish.js';
 import { simdSwigluKernel } from './simd-swiglu.js';
 import { simdPackedMatMulKernel } from './simd-packed-matmul.js';
+import { simdGroupQueryAttentionKernel } from './simd-group-query-attention.js';
 import { simdApplyRotaryKernel } from './simd-apply-rotary.js';
 import { generatedElementwiseKernel } from './generated-elementwise.js';
 
@@ -59,6 +60,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdSwishKernel(referenceOf(all, 'Swish')),
     simdSwigluKernel(referenceOf(all, 'SwiGLU')),
     simdPackedMatMulKernel(referenceOf(all, 'PackedMatMul')),
+    simdGroupQueryAttentionKernel(referenceOf(jsKernelLibrary.kernels, 'GroupQueryAttention')),
     simdApplyRotaryKernel(referenceOf(all, 'ApplyRotary')),
     generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),

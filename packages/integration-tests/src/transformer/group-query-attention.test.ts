@@ -4,6 +4,7 @@
 // the past's device tensors (past_present_share_buffer: the cache is max length, written in place),
 // on the calling thread and on workers.
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
+import type { TraceEvent } from '@tsge/ge';
 import { type HostTensor, float16ToNumber, numberToFloat16 } from '@tsge/metadef';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +36,8 @@ interface Case {
   attrs?: Attr[];
   /** The past is a max-length (total + 3) device tensor the present is bound to; run on `threads`. */
   shared?: { threads: number };
+  /** The kernel the node must have run on (float32 caches: the SIMD kernel; the rest: the reference). */
+  kernel?: string;
 }
 
 function floats(type: Float, dims: number[], random: () => number): HostTensor {
@@ -111,6 +114,7 @@ async function check(c: Case): Promise<void> {
   await session.release();
   const model = await loadModel((await compileModel(await parseModel(bytes, { fileName: 'gqa.onnx' }))).om, {
     threads: c.shared?.threads ?? 1,
+    profile: c.kernel !== undefined,
   });
   let actual: Record<string, unknown>;
   if (c.shared) {
@@ -128,6 +132,13 @@ async function check(c: Case): Promise<void> {
     expect(actual.present_key).toBe(pastKey);
     expect(actual.present_value).toBe(pastValue);
   } else actual = await model.run(feeds);
+  if (c.kernel) {
+    const kernels = model
+      .profile()
+      .traceEvents.filter((e): e is TraceEvent => e.ph === 'X' && e.cat === 'GroupQueryAttention')
+      .map((e) => ('kernel' in e.args ? e.args.kernel : ''));
+    expect(kernels, `${c.name}: kernel`).toEqual([c.kernel]);
+  }
   const P = (expected.present_key as ort.Tensor).dims[2] as number;
   // rows a batch's seqlens_k leaves past its valid length are not part of a shared cache's contract
   const compared = (name: string, i: number): boolean => {
@@ -236,7 +247,26 @@ const cases: Case[] = [
   },
 ];
 
+/** A past longer than the SIMD kernel's key block (64), a prompt of several rows, partial rotary. */
+const longPast: Case = {
+  name: 'subsequent prompt, fp32, long past, partial rotary',
+  type: 'float32',
+  batch: 1,
+  seq: 4,
+  past: 200,
+  heads: 4,
+  kvHeads: 2,
+  head: 64,
+  seqlens: [203],
+  total: 204,
+  rotary: { interleaved: false, half: 16 },
+  kernel: 'wasm-simd',
+};
+cases.push(longPast, { ...(cases[2] as Case), name: 'decode, fp16 cache, packed QKV, rotary (reference kernel)', kernel: 'reference' });
+
 const sharedCases: Case[] = [
+  { ...longPast, name: 'shared buffer: subsequent prompt, fp32, long past, partial rotary, on workers', shared: { threads: 2 } },
+  { ...(cases[1] as Case), name: 'shared buffer: decode, fp32, ragged seqlens (SIMD kernel)', shared: { threads: 1 }, kernel: 'wasm-simd' },
   { ...(cases[1] as Case), name: 'shared buffer: decode, fp32, ragged seqlens', shared: { threads: 1 } },
   {
     name: 'shared buffer: decode, fp32, packed QKV, rotary, on workers',

@@ -14,7 +14,8 @@ function intsOf(t: HostTensor): number[] {
   return Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
 }
 
-function compute(ctx: KernelContextV1): void {
+/** The operands and attributes of one GroupQueryAttention call, checked (shared by every kernel of the op). */
+export function readGroupQueryAttention(ctx: KernelContextV1) {
   const q = requireTensor(ctx, 0);
   const numHeads = ctx.attrs.int('num_heads', 0);
   const kvHeads = ctx.attrs.int('kv_num_heads', 0);
@@ -92,6 +93,73 @@ function compute(ctx: KernelContextV1): void {
   const softcap = ctx.attrs.float('softcap', 0);
   const window = ctx.attrs.int('local_window_size', -1);
 
+  return {
+    q,
+    numHeads,
+    kvHeads,
+    batch,
+    seq,
+    width,
+    packed,
+    H,
+    qs,
+    ks,
+    vs,
+    kStride,
+    kOff,
+    vOff,
+    seqlens,
+    total,
+    pastK,
+    pastV,
+    P,
+    firstPrompt,
+    T,
+    cacheType,
+    rotary,
+    positionIds,
+    sink,
+    smooth,
+    scale,
+    softcap,
+    window,
+  };
+}
+
+export type GroupQueryAttentionCall = ReturnType<typeof readGroupQueryAttention>;
+
+function compute(ctx: KernelContextV1): void {
+  const {
+    q,
+    numHeads,
+    kvHeads,
+    batch,
+    seq,
+    width,
+    packed,
+    H,
+    qs,
+    ks,
+    vs,
+    kStride,
+    kOff,
+    vOff,
+    seqlens,
+    total,
+    pastK,
+    pastV,
+    P,
+    firstPrompt,
+    T,
+    cacheType,
+    rotary,
+    positionIds,
+    sink,
+    smooth,
+    scale,
+    softcap,
+    window,
+  } = readGroupQueryAttention(ctx);
   // the present outputs first: bound to the past's own buffers (past_present_share_buffer), the
   // step writes only the new rows and attends over the cache where it is, in the cache's dtype
   const presentDims = [batch, kvHeads, T, H];
