@@ -15,8 +15,8 @@ import { defineKernel } from '../define.js';
 import { concatInto } from '../tensor/concat-split.js';
 import { dtypeAttr } from '@tsge/ops/kernel-support';
 
-function sequence(elementType: DataType, items: readonly HostTensor[]): SequenceValue {
-  return { kind: 'sequence', elementType, items };
+function sequence(elementType: DataType, items: readonly HostTensor[], unwritten?: readonly boolean[]): SequenceValue {
+  return unwritten?.includes(true) ? { kind: 'sequence', elementType, items, unwritten } : { kind: 'sequence', elementType, items };
 }
 
 function requireSequence(ctx: KernelContextV1, index: number): SequenceValue {
@@ -74,7 +74,10 @@ export const sequenceInsertKernel = defineKernel({
     const at = position(ctx, 2, s.items.length, true, s.items.length);
     const items = [...s.items];
     items.splice(at, 0, t);
-    ctx.setOutput(0, sequence(t.type, items));
+    // slots never written (SequenceValue.unwritten) stay aligned with their items
+    const unwritten = s.unwritten && [...s.unwritten];
+    unwritten?.splice(at, 0, false);
+    ctx.setOutput(0, sequence(t.type, items, unwritten));
   },
 });
 
@@ -86,7 +89,9 @@ export const sequenceEraseKernel = defineKernel({
     const at = position(ctx, 1, s.items.length, false, s.items.length - 1);
     const items = [...s.items];
     items.splice(at, 1);
-    ctx.setOutput(0, sequence(s.elementType, items));
+    const unwritten = s.unwritten && [...s.unwritten];
+    unwritten?.splice(at, 1);
+    ctx.setOutput(0, sequence(s.elementType, items, unwritten));
   },
 });
 

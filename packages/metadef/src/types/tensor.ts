@@ -17,6 +17,12 @@ export interface SequenceValue {
   readonly kind: 'sequence';
   readonly elementType: DataType;
   readonly items: readonly HostTensor[];
+  /**
+   * Per item, true where it stands for an element never written (a slot of a TensorFlow
+   * TensorArray or TensorList, see tsge::SequenceReserve): zeros of the element shape, or a tensor
+   * of no elements while that shape is unknown. Absent: every item was written.
+   */
+  readonly unwritten?: readonly boolean[];
 }
 /** An ONNX optional value: absent, a tensor or a sequence. */
 export interface OptionalValue {
