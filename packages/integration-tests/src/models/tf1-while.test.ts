@@ -577,6 +577,20 @@ function reverseLoopGraph(): NodeJson[] {
   ];
 }
 
+/** A TensorArray written twice at 1 (TensorFlow refuses the second write). */
+function doubleWriteGraph(dynamic: boolean): NodeJson[] {
+  return [
+    placeholder('y', [3]),
+    scalarInt('three', 3),
+    scalarInt('one', 1),
+    { name: 'ta', op: 'TensorArrayV3', input: ['three'], attr: dynamic ? dynamicAttrs() : taAttrs([3]) },
+    { name: 'w', op: 'TensorArrayWriteV3', input: ['ta', 'one', 'y', 'ta:1'], attr: F },
+    { name: 'bad', op: 'TensorArrayWriteV3', input: ['ta', 'one', 'y', 'w'], attr: F },
+    { name: 'r', op: 'TensorArrayReadV3', input: ['ta', 'one', 'bad'], attr: readF },
+    { name: 'out', op: 'Identity', input: ['r'], attr: F },
+  ];
+}
+
 /** A TensorArray (fixed size 3, or dynamic) written at 2 and read at `at`, never written. */
 function unwrittenReadGraph(dynamic: boolean, at: number): NodeJson[] {
   return [
@@ -811,6 +825,24 @@ describe('a TF1 while loop', () => {
       }
       // TensorFlow.js fails too (TensorFlow: "Could not read from TensorArray index ... not yet been written to")
       await expect(runTfjsGraph({ load: async () => graphDefToArtifacts(bytes, TF_PROTO) }, { y }, ['out'])).rejects.toThrow();
+    }
+  }, 120_000);
+
+  it('fails a second write to a TensorArray index with a coded error naming the node, as TensorFlow does', async () => {
+    const y = createTensor('float32', [3], Float32Array.of(1, 2, 3));
+    for (const dynamic of [false, true]) {
+      const bytes = graphBytes(doubleWriteGraph(dynamic));
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-twice-')), 'twice.pb');
+      writeFileSync(file, bytes);
+      const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+      try {
+        await expect(model.run({ y })).rejects.toThrow(/TSGE-E6007[\s\S]*\bbad\b[\s\S]*index 1: it has already been written to/);
+      } finally {
+        await model.release();
+      }
+      await expect(runTfjsGraph({ load: async () => graphDefToArtifacts(bytes, TF_PROTO) }, { y }, ['out'])).rejects.toThrow(
+        /already been written/,
+      );
     }
   }, 120_000);
 

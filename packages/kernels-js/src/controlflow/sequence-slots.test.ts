@@ -40,6 +40,12 @@ describe('sequence slots', () => {
     expect(() => run('SequenceSet', [set, i64([], [3]), f32([2], [1, 1])])).toThrow(/position 3 is out of range for a sequence of 3/);
     expect(() => run('SequenceSet', [set, i64([], [-1]), f32([2], [1, 1])])).toThrow(/out of range/);
     expect(() => run('SequenceRead', [set, i64([], [3])])).toThrow(/out of range/);
+    // a TensorList's slot may be set again; a TensorArray's (once) may not
+    expect(dump(run('SequenceSet', [set, i64([], [2]), f32([2], [7, 8])])).items[2]).toEqual([[2], [7, 8]]);
+    expect(() => run('SequenceSet', [set, i64([], [2]), f32([2], [7, 8])], { once: attr.int(1) })).toThrow(
+      /could not write index 2: it has already been written to/,
+    );
+    expect(() => run('SequenceSet', [reserved, i64([2], [1, 1]), f32([2, 2], [1, 2, 3, 4])], { once: attr.int(1) })).toThrow(/already/);
   });
 
   it('grows when asked to, shapes slots of an unknown element shape by the first write and scatters rows', () => {

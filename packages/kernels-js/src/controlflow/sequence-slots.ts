@@ -72,6 +72,7 @@ export const sequenceSetKernel = defineKernel({
     const positions = rows ? intList(p) : [readNumber(p, 0)];
     const elements = rows ? rowsOf(t) : [t];
     const grow = ctx.attrs.int('grow', 0) === 1;
+    const once = ctx.attrs.int('once', 0) === 1;
     const items = [...s.items];
     const unwritten = s.unwritten ? [...s.unwritten] : new Array<boolean>(items.length).fill(false);
     for (let k = 0; k < positions.length; k++) {
@@ -89,6 +90,7 @@ export const sequenceSetKernel = defineKernel({
         items.push(element);
         unwritten.push(false);
       } else {
+        if (once && !unwritten[at]) throw kernelError(ctx, `could not write index ${at}: it has already been written to`);
         items[at] = element;
         unwritten[at] = false;
       }

@@ -46,7 +46,8 @@ export const sequenceReserveDefinition: OpDefinitionV1 = defineOp({
  * tsge::SequenceSet(input_sequence, position, tensor) → the sequence with the element at `position`
  * replaced by `tensor` (a scalar position) or the elements at positions[k] replaced by the rows
  * tensor[k] (a 1-D position). A position must lie in [0, length) unless `grow` is 1, when the
- * sequence grows to position + 1 with slots never written (zeros of the element's shape).
+ * sequence grows to position + 1 with slots never written (zeros of the element's shape). With
+ * `once` 1 a position may only be written while its slot is unwritten (TensorFlow's TensorArray).
  */
 export const sequenceSetDefinition: OpDefinitionV1 = defineOp({
   type: SEQUENCE_SET,
@@ -55,7 +56,10 @@ export const sequenceSetDefinition: OpDefinitionV1 = defineOp({
   doc: 'Writes elements at positions of a sequence (rows of `tensor` for a 1-D position), growing it when `grow` is 1.',
   inputs: [param.required('input_sequence', 'S'), param.required('position', 'I'), param.required('tensor', 'T')],
   outputs: [param.required('output_sequence', 'S')],
-  attributes: [{ name: 'grow', kind: 'int', default: { kind: 'int', value: 0 } }],
+  attributes: [
+    { name: 'grow', kind: 'int', default: { kind: 'int', value: 0 } },
+    { name: 'once', kind: 'int', default: { kind: 'int', value: 0 } },
+  ],
   typeConstraints: [S, I, T],
   infer(ctx) {
     const s = requireInput(ctx, 0);

@@ -4,9 +4,10 @@
 //   tsge::SequenceReserve: `size` slots never written, zeros of the element shape when it is known,
 //   else shaped by the first element written; EmptyTensorList is an empty sequence;
 // - a write, scatter or TensorListSetItem is tsge::SequenceSet: it replaces the elements at their
-//   indices, in any order; an index outside [0, length) fails at run time naming the node, unless
-//   the array is dynamic (or SetItem has resize_if_index_out_of_bounds), when the sequence grows to
-//   index + 1 and the slots between stay unwritten (zeros of the element's shape);
+//   indices, in any order (a TensorArray's once each, as in TensorFlow); an index outside
+//   [0, length) fails at run time naming the node, unless the array is dynamic (or SetItem has
+//   resize_if_index_out_of_bounds), when the sequence grows to index + 1 and the slots between
+//   stay unwritten (zeros of the element's shape);
 // - TensorArrayReadV3 is tsge::SequenceRead, which fails on a slot never written as TensorFlow does,
 //   while TensorListGetItem, stacks, gathers and pops read such a slot as its zeros (SequenceAt).
 // PopBack erases the last element (SequenceErase's default position) and reads it; Concat joins the
@@ -104,16 +105,22 @@ function elementInfo(ctx: ConvertContext, seq: Value, extraRank = 0): Parameters
  * Writes `item` at `index` (rows of `item` at the indices of a 1-D `index`) with tsge::SequenceSet,
  * growing the sequence when `grow` (see the file comment).
  */
-function write(ctx: ConvertContext, seq: Value, item: Value, index: Value, grow: boolean): Value {
+function write(ctx: ConvertContext, seq: Value, item: Value, index: Value, options: { grow: boolean; once: boolean }): Value {
   const rows = ctx.rankOf(index) === 1;
   const rank = ctx.rankOf(item);
-  const set = ctx.tsgeOp('SequenceSet', [seq, ctx.toInt64(index), item], { grow: attr.int(grow ? 1 : 0) });
+  const set = ctx.tsgeOp('SequenceSet', [seq, ctx.toInt64(index), item], {
+    grow: attr.int(options.grow ? 1 : 0),
+    once: attr.int(options.once ? 1 : 0),
+  });
   const info = sequenceInfo(ctx, seq, rows ? undefined : item);
   return ctx.note(set, { ...info, ...(rows && rank !== undefined ? { rank: rank - 1 } : {}) });
 }
 
-/** A TensorArray whose handle (input 0) is not known to be of a fixed size grows as it is written. */
-const arrayGrows = (ctx: ConvertContext): boolean => ctx.info(ctx.input(0)).fixedSizeArray !== true;
+/**
+ * How a TensorArray is written: each element once, and growing unless its handle (input 0) is
+ * known to be of a fixed size.
+ */
+const arrayWrite = (ctx: ConvertContext) => ({ grow: ctx.info(ctx.input(0)).fixedSizeArray !== true, once: true });
 
 /**
  * The elements stacked on a new axis 0. With a known element shape a zero row is put first and
@@ -172,7 +179,7 @@ const tensorArray: OpConverter = (ctx) => {
 
 export const tensorListConverters: ConverterTable = {
   TensorArrayV3: tensorArray,
-  TensorArrayWriteV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.input(1), arrayGrows(ctx))],
+  TensorArrayWriteV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.input(1), arrayWrite(ctx))],
   // a slot never written is an error, as in TensorFlow
   TensorArrayReadV3: (ctx) => {
     const seq = sequenceInput(ctx, 2);
@@ -180,7 +187,7 @@ export const tensorListConverters: ConverterTable = {
   },
   TensorArrayGatherV3: (ctx) => [gather(ctx, sequenceInput(ctx, 2), ctx.input(1), ctx.attrs.shape('element_shape'))],
   // element indices[k] = value[k]
-  TensorArrayScatterV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.toInt64List(ctx.input(1)), arrayGrows(ctx))],
+  TensorArrayScatterV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.toInt64List(ctx.input(1)), arrayWrite(ctx))],
   TensorArraySplitV3: (ctx) => {
     requireEmpty(ctx, 3);
     const value = ctx.input(1);
@@ -206,7 +213,10 @@ export const tensorListConverters: ConverterTable = {
   TensorListFromTensor: (ctx) => [unstack(ctx, ctx.input(0))],
   // TensorFlow grows the list only when asked to (TF2's dynamic-size TensorArray asks)
   TensorListSetItem: (ctx) => [
-    write(ctx, sequenceInput(ctx, 0), ctx.input(2), ctx.input(1), ctx.attrs.bool('resize_if_index_out_of_bounds', false)),
+    write(ctx, sequenceInput(ctx, 0), ctx.input(2), ctx.input(1), {
+      grow: ctx.attrs.bool('resize_if_index_out_of_bounds', false),
+      once: false,
+    }),
   ],
   // appends after the last slot, written or reserved
   TensorListPushBack: (ctx) => {
