@@ -607,8 +607,8 @@ function unwrittenReadGraph(dynamic: boolean, at: number): NodeJson[] {
 
 /**
  * TensorListReserve lists of 4 set at 2 only: of element shape [3] (GetItem of slots 1 and 2, the
- * stack, the length) and of unknown element shape (its length, its stack, a PopBack and the length
- * left).
+ * stack, the length) and of unknown element shape (before the write: its length, a GetItem and a
+ * stack given element shape [3]; after it: its stack, a PopBack and the length left).
  */
 function reservedListGraph(): NodeJson[] {
   const et = { element_dtype: { type: 'DT_FLOAT' } };
@@ -629,6 +629,8 @@ function reservedListGraph(): NodeJson[] {
     { name: 'length', op: 'TensorListLength', input: ['list'] },
     { name: 'u0', op: 'TensorListReserve', input: ['unknown_shape', 'four'], attr: reserve },
     { name: 'u_length0', op: 'TensorListLength', input: ['u0'] },
+    { name: 'u_get0', op: 'TensorListGetItem', input: ['u0', 'one', 'element_shape'], attr: et },
+    { name: 'u_stack0', op: 'TensorListStack', input: ['u0', 'element_shape'], attr: stack },
     { name: 'u', op: 'TensorListSetItem', input: ['u0', 'two', 'y'], attr: et },
     { name: 'u_stack', op: 'TensorListStack', input: ['u', 'unknown_shape'], attr: stack },
     { name: 'u_pop', op: 'TensorListPopBack', input: ['u', 'unknown_shape'], attr: et },
@@ -638,6 +640,8 @@ function reservedListGraph(): NodeJson[] {
     { name: 'all', op: 'Identity', input: ['stack'], attr: F },
     { name: 'count', op: 'Identity', input: ['length'], attr: I },
     { name: 'u_count0', op: 'Identity', input: ['u_length0'], attr: I },
+    { name: 'u_zeros0', op: 'Identity', input: ['u_get0'], attr: F },
+    { name: 'u_all0', op: 'Identity', input: ['u_stack0'], attr: F },
     { name: 'u_all', op: 'Identity', input: ['u_stack'], attr: F },
     { name: 'u_popped', op: 'Identity', input: ['u_pop:1'], attr: F },
     { name: 'u_count', op: 'Identity', input: ['u_left'], attr: I },
@@ -847,6 +851,7 @@ describe('a TF1 while loop', () => {
   }, 120_000);
 
   it('reads an unwritten slot of a TensorListReserve list as zeros and counts the reserved slots, as TensorFlow does', async () => {
+    // (and fails to read or stack one whose element shape nothing has given, as TensorFlow does)
     const bytes = graphBytes(reservedListGraph());
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-reserve-')), 'reserve.pb');
     writeFileSync(file, bytes);
@@ -867,11 +872,37 @@ describe('a TF1 while loop', () => {
       expect(read('count')).toEqual({ dims: [], data: [4] });
       // of unknown element shape: the reserved length before and after a write, zeros shaped by the write
       expect(read('u_count0')).toEqual({ dims: [], data: [4] });
+      // before any write, the element shape the read or stack gives shapes the zeros
+      expect(read('u_zeros0')).toEqual({ dims: [3], data: [0, 0, 0] });
+      expect(read('u_all0')).toEqual({ dims: [4, 3], data: new Array(12).fill(0) });
       expect(read('u_all')).toEqual(stacked);
       expect(read('u_popped')).toEqual({ dims: [3], data: [0, 0, 0] });
       expect(read('u_count')).toEqual({ dims: [], data: [3] });
     } finally {
       await model.release();
+    }
+    // nothing written into a list of unknown element shape: TensorFlow cannot shape its zeros either
+    const et = { element_dtype: { type: 'DT_FLOAT' } };
+    for (const read of [
+      { name: 'bad', op: 'TensorListGetItem', input: ['u0', 'one', 'unknown_shape'], attr: et },
+      { name: 'bad', op: 'TensorListStack', input: ['u0', 'unknown_shape'], attr: { ...et, num_elements: { i: -1 } } },
+    ]) {
+      const unshaped: NodeJson[] = [
+        constNode('unknown_shape', [1], [-1], 'DT_INT32'),
+        scalarInt('two', 2),
+        scalarInt('one', 1),
+        { name: 'u0', op: 'TensorListReserve', input: ['unknown_shape', 'two'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+        read,
+        { name: 'out', op: 'Identity', input: ['bad'], attr: F },
+      ];
+      const unshapedFile = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-reserve-')), 'unshaped.pb');
+      writeFileSync(unshapedFile, graphBytes(unshaped));
+      const unshapedModel = await loadModel(await buildModel(await parseModel(unshapedFile), {}), { threads: 1 });
+      try {
+        await expect(unshapedModel.run({}), read.op).rejects.toThrow(/TSGE-E6007[\s\S]*\bbad\b[\s\S]*shape is not known/);
+      } finally {
+        await unshapedModel.release();
+      }
     }
     // TensorFlow.js does not model reserved slots: its GetItem of one fails ("element at index 1 is null")
     await expect(runTfjsGraph({ load: async () => graphDefToArtifacts(bytes, TF_PROTO) }, { y }, ['unwritten'])).rejects.toThrow(/null/);

@@ -51,6 +51,10 @@ describe('sequence slots', () => {
   it('grows when asked to, shapes slots of an unknown element shape by the first write and scatters rows', () => {
     const reserved = run('SequenceReserve', [i64([], [1])], float);
     expect(dump(reserved)).toEqual({ items: [[[0], []]], unwritten: [true] });
+    expect((reserved as SequenceValue).unshaped).toBe(true);
+    // nothing has given the slot a shape: reading or stacking it is an error (TensorFlow's too)
+    expect(() => run('SequenceAt', [reserved, i64([], [0])])).toThrow(/element 0 was never written and its shape is not known/);
+    expect(() => run('ConcatFromSequence', [reserved], { axis: attr.int(0), new_axis: attr.int(1) })).toThrow(/shape is not known/);
     const grown = run('SequenceSet', [reserved, i64([], [3]), f32([2], [1, 2])], { grow: attr.int(1) });
     expect(dump(grown)).toEqual({
       items: [
@@ -61,6 +65,7 @@ describe('sequence slots', () => {
       ],
       unwritten: [true, true, true, false],
     });
+    expect((grown as SequenceValue).unshaped).toBeUndefined();
     const scattered = run('SequenceSet', [grown, i64([2], [2, 0]), f32([2, 2], [3, 4, 5, 6])]);
     expect(dump(scattered)).toEqual({
       items: [
@@ -75,6 +80,21 @@ describe('sequence slots', () => {
       /2 positions for a tensor of 3 rows/,
     );
     expect(() => run('SequenceSet', [grown, i64([], [0]), createTensor('int32', [2])])).toThrow(/dtype int32 differs/);
+  });
+
+  it('shapes unshaped slots by the first element inserted', () => {
+    const reserved = run('SequenceReserve', [i64([], [2])], float);
+    const pushed = run('SequenceInsert', [reserved, f32([2], [1, 2])]);
+    expect(dump(pushed)).toEqual({
+      items: [
+        [[2], [0, 0]],
+        [[2], [0, 0]],
+        [[2], [1, 2]],
+      ],
+      unwritten: [true, true, false],
+    });
+    expect((pushed as SequenceValue).unshaped).toBeUndefined();
+    expect(Array.from((run('SequenceAt', [pushed, i64([], [0])]) as HostTensor).data as Float32Array)).toEqual([0, 0]);
   });
 
   it('keeps the slots aligned through SequenceInsert and SequenceErase, and drops the mask once all are written', () => {

@@ -24,8 +24,28 @@ function requireSequence(ctx: KernelContextV1, index: number): SequenceValue {
   return v;
 }
 
-function slotted(elementType: DataType, items: readonly HostTensor[], unwritten: readonly boolean[]): SequenceValue {
-  return unwritten.includes(true) ? { kind: 'sequence', elementType, items, unwritten } : { kind: 'sequence', elementType, items };
+/** A sequence whose items may be unwritten slots (the mask and flag are dropped when none is). */
+export function slotted(
+  elementType: DataType,
+  items: readonly HostTensor[],
+  unwritten: readonly boolean[] | undefined,
+  unshaped = false,
+): SequenceValue {
+  if (!unwritten?.includes(true)) return { kind: 'sequence', elementType, items };
+  return { kind: 'sequence', elementType, items, unwritten, ...(unshaped ? { unshaped } : {}) };
+}
+
+/** Gives the unwritten items of an unshaped sequence the shape of `element` (zeros), in place. */
+export function shapeSlots(items: HostTensor[], unwritten: readonly boolean[], element: HostTensor): void {
+  const zeros = createTensor(element.type, element.dims);
+  for (let i = 0; i < items.length; i++) if (unwritten[i]) items[i] = zeros;
+}
+
+/** Refuses unwritten items of a shape nothing has given yet, for a reader that needs their values. */
+export function refuseUnshaped(ctx: KernelContextV1, s: SequenceValue, at?: number): void {
+  if (!s.unshaped || !s.unwritten) return;
+  const bad = at === undefined ? s.unwritten.indexOf(true) : s.unwritten[at] ? at : -1;
+  if (bad >= 0) throw kernelError(ctx, `element ${bad} was never written and its shape is not known`);
 }
 
 /** The rows of `t` along axis 0, each a tensor of t's other dimensions. */
@@ -53,7 +73,7 @@ export const sequenceReserveKernel = defineKernel({
     const dtype = dtypeAttr(ctx, 'float32');
     // the slots share one zero tensor: sequence items are never written in place
     const zeros = createTensor(dtype, dims);
-    ctx.setOutput(0, slotted(dtype, new Array<HostTensor>(count).fill(zeros), new Array<boolean>(count).fill(true)));
+    ctx.setOutput(0, slotted(dtype, new Array<HostTensor>(count).fill(zeros), new Array<boolean>(count).fill(true), !shapeT));
   },
 });
 
@@ -97,12 +117,8 @@ export const sequenceSetKernel = defineKernel({
     }
     // slots reserved before the element shape was known take the shape of the element written last
     const last = elements[elements.length - 1];
-    if (last && product(last.dims) > 0) {
-      let zeros: HostTensor | undefined;
-      for (let i = 0; i < items.length; i++)
-        if (unwritten[i] && product((items[i] as HostTensor).dims) === 0) items[i] = zeros ??= createTensor(last.type, last.dims);
-    }
-    ctx.setOutput(0, slotted(s.elementType, items, unwritten));
+    if (s.unshaped && last) shapeSlots(items, unwritten, last);
+    ctx.setOutput(0, slotted(s.elementType, items, unwritten, s.unshaped === true && !last));
   },
 });
 

@@ -14,9 +14,10 @@ import { stackInto, stackedDims } from '../common/tensor-stack.js';
 import { defineKernel } from '../define.js';
 import { concatInto } from '../tensor/concat-split.js';
 import { dtypeAttr } from '@tsge/ops/kernel-support';
+import { refuseUnshaped, shapeSlots, slotted } from './sequence-slots.js';
 
-function sequence(elementType: DataType, items: readonly HostTensor[], unwritten?: readonly boolean[]): SequenceValue {
-  return unwritten?.includes(true) ? { kind: 'sequence', elementType, items, unwritten } : { kind: 'sequence', elementType, items };
+function sequence(elementType: DataType, items: readonly HostTensor[]): SequenceValue {
+  return { kind: 'sequence', elementType, items };
 }
 
 function requireSequence(ctx: KernelContextV1, index: number): SequenceValue {
@@ -60,7 +61,10 @@ export const sequenceAtKernel = defineKernel({
   compute(ctx) {
     const s = requireSequence(ctx, 0);
     if (!ctx.tensor(1)) throw kernelError(ctx, 'position is required');
-    ctx.setOutput(0, s.items[position(ctx, 1, s.items.length, false, 0)] as HostTensor);
+    const at = position(ctx, 1, s.items.length, false, 0);
+    // an unwritten slot reads as its zeros, unless nothing has given it a shape
+    refuseUnshaped(ctx, s, at);
+    ctx.setOutput(0, s.items[at] as HostTensor);
   },
 });
 
@@ -74,10 +78,11 @@ export const sequenceInsertKernel = defineKernel({
     const at = position(ctx, 2, s.items.length, true, s.items.length);
     const items = [...s.items];
     items.splice(at, 0, t);
-    // slots never written (SequenceValue.unwritten) stay aligned with their items
+    // slots never written (SequenceValue.unwritten) stay aligned with their items; unshaped ones take t's shape
     const unwritten = s.unwritten && [...s.unwritten];
     unwritten?.splice(at, 0, false);
-    ctx.setOutput(0, sequence(t.type, items, unwritten));
+    if (s.unshaped && unwritten) shapeSlots(items, unwritten, t);
+    ctx.setOutput(0, slotted(t.type, items, unwritten));
   },
 });
 
@@ -91,7 +96,7 @@ export const sequenceEraseKernel = defineKernel({
     items.splice(at, 1);
     const unwritten = s.unwritten && [...s.unwritten];
     unwritten?.splice(at, 1);
-    ctx.setOutput(0, sequence(s.elementType, items, unwritten));
+    ctx.setOutput(0, slotted(s.elementType, items, unwritten, s.unshaped));
   },
 });
 
@@ -150,6 +155,7 @@ export const concatFromSequenceKernel = defineKernel({
     const s = requireSequence(ctx, 0);
     const first = s.items[0];
     if (!first) throw kernelError(ctx, 'cannot concatenate an empty sequence');
+    refuseUnshaped(ctx, s);
     const stack = ctx.attrs.int('new_axis', 0) === 1;
     const rank = first.dims.length + (stack ? 1 : 0);
     const raw = ctx.attrs.int('axis');

@@ -23,6 +23,12 @@ export interface SequenceValue {
    * of no elements while that shape is unknown. Absent: every item was written.
    */
   readonly unwritten?: readonly boolean[];
+  /**
+   * The unwritten items stand for elements whose shape nothing has given yet (a list reserved
+   * without an element shape, nothing written since): they are tensors of no elements, which reads
+   * and stacks refuse. The first element written or inserted gives them its shape.
+   */
+  readonly unshaped?: boolean;
 }
 /** An ONNX optional value: absent, a tensor or a sequence. */
 export interface OptionalValue {

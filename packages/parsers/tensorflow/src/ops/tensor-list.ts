@@ -124,7 +124,8 @@ const arrayWrite = (ctx: ConvertContext) => ({ grow: ctx.info(ctx.input(0)).fixe
 
 /**
  * The elements stacked on a new axis 0. With a known element shape a zero row is put first and
- * sliced off again, so an empty array stacks to [0, ...element_shape] as in TensorFlow.
+ * sliced off again, so an empty array stacks to [0, ...element_shape] as in TensorFlow (and slots
+ * of a shape nothing has given take the zero row's, see SequenceValue.unshaped).
  */
 function stack(ctx: ConvertContext, seq: Value, shapeHint?: readonly number[]): Value {
   const info = elementInfo(ctx, seq, 1);
@@ -232,7 +233,16 @@ export const tensorListConverters: ConverterTable = {
   // a slot never written reads as its zeros, as TensorFlow's for a list of known element shape
   TensorListGetItem: (ctx) => {
     const seq = sequenceInput(ctx, 0);
-    return [ctx.note(ctx.op1('SequenceAt', [seq, position(ctx, seq, ctx.input(1))]), elementInfo(ctx, seq))];
+    const at = position(ctx, seq, ctx.input(1));
+    const { elementShape, dtype } = ctx.info(seq);
+    const hint = knownShape(shapeInput(ctx, 2));
+    if (elementShape || !hint || !dtype) return [ctx.note(ctx.op1('SequenceAt', [seq, at]), elementInfo(ctx, seq))];
+    // the op's element shape shapes slots nothing else has: a zero element put first gives them its
+    // shape (SequenceInsert does), and the read skips it
+    const zero = ctx.op1('Expand', [ctx.scalar(0, dtype), ctx.int64s(hint)]);
+    const padded = ctx.op1('SequenceInsert', [seq, zero, ctx.int64s([0], [])]);
+    const read = ctx.op1('SequenceAt', [padded, ctx.op1('Add', [at, ctx.int64s([1], [])])]);
+    return [ctx.note(read, { dtype, rank: hint.length })];
   },
   TensorListStack: (ctx) => [stack(ctx, sequenceInput(ctx, 0), shapeInput(ctx, 1))],
   TensorListGather: (ctx) => [gather(ctx, sequenceInput(ctx, 0), ctx.input(1), shapeInput(ctx, 2))],
