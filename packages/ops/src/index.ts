@@ -3,6 +3,7 @@
 import type { OpDefinitionV1, OpRegistry } from '@tsge/metadef';
 import { createOpRegistry } from '@tsge/metadef';
 import { controlflowOps } from './controlflow/index.js';
+import { sequenceSlotDefinitions } from './controlflow/sequence-slots.js';
 import { detectionOutputDefinition } from './detection/detection-output.js';
 import {
   fusedDefinitions,
@@ -71,7 +72,7 @@ export {
 } from './fused/index.js';
 export { DETECTION_OUTPUT } from './detection/detection-output.js';
 
-/** Every op definition tsge ships: the ONNX op set plus the `tsge` fused ops. */
+/** Every op definition tsge ships: the ONNX op set plus the `tsge` ops (fused ops, sequence slots). */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
   const onnx = [...mathOps, ...nnOps, ...tensorOps, ...transformerOps, ...controlflowOps, ...mlOps];
   return [
@@ -84,6 +85,7 @@ export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
     swigluDefinition,
     applyRotaryDefinition,
     packedMatMulDefinition,
+    ...sequenceSlotDefinitions,
   ];
 }
 /** A fresh registry holding every op definition. */

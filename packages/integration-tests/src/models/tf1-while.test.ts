@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildModel, loadModel, parseModel } from '@tsge/ge';
-import { type Graph, type HostTensor, createTensor, isHostTensor } from '@tsge/metadef';
+import { type Graph, type HostTensor, TsgeError, createTensor, isHostTensor } from '@tsge/metadef';
 import { compareTensors, createRandom, randomTensor } from '@tsge/run';
 import { describe, expect, it } from 'vitest';
 import { type NodeJson, TF_PROTO, constNode, graphBytes, placeholder } from './tf-graph-fixture.js';
@@ -116,7 +116,7 @@ function counterGraph(): NodeJson[] {
 
 /**
  * rows of x unstacked into a TensorArray, y_i = relu(2·x_i − 1) + running sum, stacked back; outputs
- * y and the sum. With `elementShape` the arrays declare it (and are prefilled in the lowering).
+ * y and the sum. With `elementShape` the arrays declare it (their slots are zeros of it until written).
  */
 function tensorArrayGraph(elementShape?: readonly number[]): NodeJson[] {
   const ta = (name: string, size: string): NodeJson => ({
@@ -467,6 +467,187 @@ function outOfRangeGraph(at: number, readOnly: boolean): NodeJson[] {
   ];
 }
 
+const readF = { dtype: { type: 'DT_FLOAT' } };
+const gatherF = (shape?: number[]) => ({
+  dtype: { type: 'DT_FLOAT' },
+  element_shape: { shape: shape ? { dim: shape.map((size) => ({ size })) } : { unknownRank: true as const } },
+});
+const dynamicAttrs = (elementShape?: number[]) => ({
+  ...taAttrs(elementShape ?? [], true),
+  element_shape: { shape: elementShape ? { dim: elementShape.map((size) => ({ size })) } : { unknownRank: true as const } },
+});
+
+/**
+ * Dynamic-size TensorArrays written out of index order: one of unknown element shape written at
+ * 2, 0, 3, 1 (it grows to 4), one of element shape [3] scattered at [4, 1] (it grows to 5) and then
+ * written at 0, 2 and 3; each gathered whole, sized and read.
+ */
+function dynamicGraph(): NodeJson[] {
+  const nodes: NodeJson[] = [
+    placeholder('x', [4, 3]),
+    placeholder('y', [2, 3]),
+    { name: 'rows', op: 'Unpack', input: ['x'], attr: { ...F, num: { i: 4 }, axis: { i: 0 } } },
+    scalarInt('zero', 0),
+    scalarInt('one', 1),
+    scalarInt('three', 3),
+    { name: 'ta', op: 'TensorArrayV3', input: ['zero'], attr: dynamicAttrs() },
+  ];
+  let flow = 'ta:1';
+  for (const [k, at] of [2, 0, 3, 1].entries()) {
+    nodes.push(scalarInt(`at${k}`, at), { name: `w${k}`, op: 'TensorArrayWriteV3', input: ['ta', `at${k}`, `rows:${k}`, flow], attr: F });
+    flow = `w${k}`;
+  }
+  nodes.push(
+    { name: 'size', op: 'TensorArraySizeV3', input: ['ta', flow] },
+    { name: 'all_i', op: 'Range', input: ['zero', 'size', 'one'], attr: { Tidx: { type: 'DT_INT32' } } },
+    { name: 'gathered', op: 'TensorArrayGatherV3', input: ['ta', 'all_i', flow], attr: gatherF() },
+    { name: 'read3', op: 'TensorArrayReadV3', input: ['ta', 'three', flow], attr: readF },
+    // rows of their own: TensorFlow.js disposes what an array held when the array is done
+    { name: 'rows_b', op: 'Unpack', input: ['x'], attr: { ...F, num: { i: 4 }, axis: { i: 0 } } },
+    { name: 'tb', op: 'TensorArrayV3', input: ['one'], attr: dynamicAttrs([3]) },
+    constNode('order', [2], [4, 1], 'DT_INT32'),
+    { name: 'scatter', op: 'TensorArrayScatterV3', input: ['tb', 'order', 'y', 'tb:1'], attr: F },
+  );
+  flow = 'scatter';
+  for (const [k, at] of [0, 2, 3].entries()) {
+    nodes.push(scalarInt(`bt${k}`, at), { name: `v${k}`, op: 'TensorArrayWriteV3', input: ['tb', `bt${k}`, `rows_b:${k}`, flow], attr: F });
+    flow = `v${k}`;
+  }
+  nodes.push(
+    { name: 'b_size', op: 'TensorArraySizeV3', input: ['tb', flow] },
+    { name: 'b_i', op: 'Range', input: ['zero', 'b_size', 'one'], attr: { Tidx: { type: 'DT_INT32' } } },
+    { name: 'b_gathered', op: 'TensorArrayGatherV3', input: ['tb', 'b_i', flow], attr: gatherF([3]) },
+    scalarInt('four', 4),
+    { name: 'b_read4', op: 'TensorArrayReadV3', input: ['tb', 'four', flow], attr: readF },
+    { name: 'a_all', op: 'Identity', input: ['gathered'], attr: F },
+    { name: 'a_count', op: 'Identity', input: ['size'], attr: I },
+    { name: 'a_last', op: 'Identity', input: ['read3'], attr: F },
+    { name: 'b_all', op: 'Identity', input: ['b_gathered'], attr: F },
+    { name: 'b_count', op: 'Identity', input: ['b_size'], attr: I },
+    { name: 'b_four', op: 'Identity', input: ['b_read4'], attr: F },
+  );
+  return nodes;
+}
+
+/** A while loop that writes 2·x_i at n − 1 − i of a dynamic-size TensorArray (back to front). */
+function reverseLoopGraph(): NodeJson[] {
+  const r = { T: { type: 'DT_RESOURCE' } } as unknown as T;
+  const fixed = { ...taAttrs([3]), element_shape: { shape: { dim: [{ size: 3 }] } } };
+  return [
+    placeholder('x', [4, 3]),
+    scalarInt('n', 4),
+    scalarInt('zero', 0),
+    scalarInt('step', 1),
+    { name: 'in_ta', op: 'TensorArrayV3', input: ['n'], attr: fixed },
+    { name: 'range', op: 'Range', input: ['zero', 'n', 'step'], attr: { Tidx: { type: 'DT_INT32' } } },
+    { name: 'unstack', op: 'TensorArrayScatterV3', input: ['in_ta', 'range', 'x', 'in_ta:1'], attr: F },
+    { name: 'out_ta', op: 'TensorArrayV3', input: ['zero'], attr: dynamicAttrs() },
+    ...whileLoop(
+      'loop',
+      [
+        { init: 'zero', T: I },
+        { init: 'out_ta:1', T: F },
+      ],
+      [
+        { init: 'n', T: I },
+        { init: 'in_ta', T: r },
+        { init: 'unstack', T: F },
+        { init: 'out_ta', T: r },
+      ],
+      ([i], [n]) => ({ nodes: [binary('loop/Less', 'Less', i as string, n as string, I)], out: 'loop/Less' }),
+      ([i, flow], [n, inTa, inFlow, outTa]) => ({
+        nodes: [
+          { name: 'loop/read', op: 'TensorArrayReadV3', input: [inTa as string, i as string, inFlow as string], attr: readF },
+          { ...constNode('loop/two', [], [2]), input: [`^${i}`] },
+          binary('loop/y', 'Mul', 'loop/read', 'loop/two'),
+          scalarInt('loop/one', 1, i),
+          binary('loop/left', 'Sub', n as string, i as string, I),
+          binary('loop/at', 'Sub', 'loop/left', 'loop/one', I),
+          { name: 'loop/write', op: 'TensorArrayWriteV3', input: [outTa as string, 'loop/at', 'loop/y', flow as string], attr: F },
+          binary('loop/add_i', 'AddV2', i as string, 'loop/one', I),
+        ],
+        next: ['loop/add_i', 'loop/write'],
+      }),
+    ),
+    { name: 'out_size', op: 'TensorArraySizeV3', input: ['out_ta', 'loop/Exit_1'] },
+    { name: 'out_range', op: 'Range', input: ['zero', 'out_size', 'step'], attr: { Tidx: { type: 'DT_INT32' } } },
+    { name: 'stacked', op: 'TensorArrayGatherV3', input: ['out_ta', 'out_range', 'loop/Exit_1'], attr: gatherF([3]) },
+    { name: 'y', op: 'Identity', input: ['stacked'], attr: F },
+    { name: 'count', op: 'Identity', input: ['out_size'], attr: I },
+  ];
+}
+
+/** A TensorArray written twice at 1 (TensorFlow refuses the second write). */
+function doubleWriteGraph(dynamic: boolean): NodeJson[] {
+  return [
+    placeholder('y', [3]),
+    scalarInt('three', 3),
+    scalarInt('one', 1),
+    { name: 'ta', op: 'TensorArrayV3', input: ['three'], attr: dynamic ? dynamicAttrs() : taAttrs([3]) },
+    { name: 'w', op: 'TensorArrayWriteV3', input: ['ta', 'one', 'y', 'ta:1'], attr: F },
+    { name: 'bad', op: 'TensorArrayWriteV3', input: ['ta', 'one', 'y', 'w'], attr: F },
+    { name: 'r', op: 'TensorArrayReadV3', input: ['ta', 'one', 'bad'], attr: readF },
+    { name: 'out', op: 'Identity', input: ['r'], attr: F },
+  ];
+}
+
+/** A TensorArray (fixed size 3, or dynamic) written at 2 and read at `at`, never written. */
+function unwrittenReadGraph(dynamic: boolean, at: number): NodeJson[] {
+  return [
+    placeholder('y', [3]),
+    scalarInt('three', 3),
+    scalarInt('two', 2),
+    scalarInt('at', at),
+    { name: 'ta', op: 'TensorArrayV3', input: [dynamic ? 'two' : 'three'], attr: dynamic ? dynamicAttrs() : taAttrs([3]) },
+    { name: 'w', op: 'TensorArrayWriteV3', input: ['ta', 'two', 'y', 'ta:1'], attr: F },
+    { name: 'bad', op: 'TensorArrayReadV3', input: ['ta', 'at', 'w'], attr: readF },
+    { name: 'out', op: 'Identity', input: ['bad'], attr: F },
+  ];
+}
+
+/**
+ * TensorListReserve lists of 4 set at 2 only: of element shape [3] (GetItem of slots 1 and 2, the
+ * stack, the length) and of unknown element shape (before the write: its length, a GetItem and a
+ * stack given element shape [3]; after it: its stack, a PopBack and the length left).
+ */
+function reservedListGraph(): NodeJson[] {
+  const et = { element_dtype: { type: 'DT_FLOAT' } };
+  const reserve = { ...et, shape_type: { type: 'DT_INT32' } };
+  const stack = { ...et, num_elements: { i: -1 } };
+  return [
+    placeholder('y', [3]),
+    constNode('element_shape', [1], [3], 'DT_INT32'),
+    constNode('unknown_shape', [1], [-1], 'DT_INT32'),
+    scalarInt('four', 4),
+    scalarInt('one', 1),
+    scalarInt('two', 2),
+    { name: 'list0', op: 'TensorListReserve', input: ['element_shape', 'four'], attr: reserve },
+    { name: 'list', op: 'TensorListSetItem', input: ['list0', 'two', 'y'], attr: et },
+    { name: 'get1', op: 'TensorListGetItem', input: ['list', 'one', 'element_shape'], attr: et },
+    { name: 'get2', op: 'TensorListGetItem', input: ['list', 'two', 'element_shape'], attr: et },
+    { name: 'stack', op: 'TensorListStack', input: ['list', 'element_shape'], attr: stack },
+    { name: 'length', op: 'TensorListLength', input: ['list'] },
+    { name: 'u0', op: 'TensorListReserve', input: ['unknown_shape', 'four'], attr: reserve },
+    { name: 'u_length0', op: 'TensorListLength', input: ['u0'] },
+    { name: 'u_get0', op: 'TensorListGetItem', input: ['u0', 'one', 'element_shape'], attr: et },
+    { name: 'u_stack0', op: 'TensorListStack', input: ['u0', 'element_shape'], attr: stack },
+    { name: 'u', op: 'TensorListSetItem', input: ['u0', 'two', 'y'], attr: et },
+    { name: 'u_stack', op: 'TensorListStack', input: ['u', 'unknown_shape'], attr: stack },
+    { name: 'u_pop', op: 'TensorListPopBack', input: ['u', 'unknown_shape'], attr: et },
+    { name: 'u_left', op: 'TensorListLength', input: ['u_pop'] },
+    { name: 'unwritten', op: 'Identity', input: ['get1'], attr: F },
+    { name: 'written', op: 'Identity', input: ['get2'], attr: F },
+    { name: 'all', op: 'Identity', input: ['stack'], attr: F },
+    { name: 'count', op: 'Identity', input: ['length'], attr: I },
+    { name: 'u_count0', op: 'Identity', input: ['u_length0'], attr: I },
+    { name: 'u_zeros0', op: 'Identity', input: ['u_get0'], attr: F },
+    { name: 'u_all0', op: 'Identity', input: ['u_stack0'], attr: F },
+    { name: 'u_all', op: 'Identity', input: ['u_stack'], attr: F },
+    { name: 'u_popped', op: 'Identity', input: ['u_pop:1'], attr: F },
+    { name: 'u_count', op: 'Identity', input: ['u_left'], attr: I },
+  ];
+}
+
 /** The graph's Loop nodes, in it and in its subgraphs. */
 function loops(graph: Graph): number {
   const own = graph.nodes.filter((n) => n.type === 'Loop').length;
@@ -515,15 +696,16 @@ describe('a TF1 while loop', () => {
     await check(tensorArrayGraph(), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'sum'], 1);
   }, 120_000);
 
-  it('over TensorArrays of a known element shape (prefilled: writes replace in the Loop) matches TensorFlow.js', async () => {
+  it('over TensorArrays of a known element shape (reserved: writes set their slot in the Loop) matches TensorFlow.js', async () => {
     const random = createRandom(11);
     await check(tensorArrayGraph([3]), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'sum'], 1);
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-while-')), 'while.pb');
     writeFileSync(file, graphBytes(tensorArrayGraph([3])));
     const graph = await parseModel(file);
-    // the write in the Loop body replaces its element (an insert would grow the array past its size)
+    // the write in the Loop body sets its element in place (an insert would grow the array past its size)
     const body = [...graph.subgraphs.values()].flatMap((g) => g.nodes.map((n) => n.type));
-    expect(body).toContain('SequenceErase');
+    expect(body).toContain('SequenceSet');
+    expect(body).not.toContain('SequenceInsert');
   }, 120_000);
 
   it('nested in another loop body becomes a Loop in the outer Loop body and matches TensorFlow.js', async () => {
@@ -616,20 +798,113 @@ describe('a TF1 while loop', () => {
     }
   }, 120_000);
 
-  it('refuses the length of a TensorListReserve list of unknown element shape (TensorFlow counts the reserved elements)', async () => {
-    const et = { element_dtype: { type: 'DT_FLOAT' } };
-    const nodes: NodeJson[] = [
-      placeholder('y', [4]),
-      constNode('element_shape', [1], [-1], 'DT_INT32'),
-      scalarInt('n', 3),
-      scalarInt('zero', 0),
-      { name: 'list', op: 'TensorListReserve', input: ['element_shape', 'n'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
-      { name: 'set', op: 'TensorListSetItem', input: ['list', 'zero', 'y'], attr: et },
-      { name: 'length', op: 'TensorListLength', input: ['set'] },
-      { name: 'count', op: 'Identity', input: ['length'], attr: I },
-    ];
+  it('writes and scatters dynamic-size TensorArrays out of index order, growing them, as TensorFlow.js does', async () => {
+    const random = createRandom(12);
+    const feeds = { x: randomTensor('float32', [4, 3], random), y: randomTensor('float32', [2, 3], random) };
+    await check(dynamicGraph(), [feeds], ['a_all', 'a_count', 'a_last', 'b_all', 'b_count', 'b_four'], 0);
+    await check(reverseLoopGraph(), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'count'], 1);
+  }, 120_000);
+
+  it('fails a read of a TensorArray element never written with a coded error naming the node, as TensorFlow does', async () => {
+    const y = createTensor('float32', [3], Float32Array.of(1, 2, 3));
+    for (const [dynamic, at] of [
+      [false, 1],
+      [false, 0],
+      [true, 0],
+      [true, 1],
+    ] as const) {
+      const bytes = graphBytes(unwrittenReadGraph(dynamic, at));
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-unwritten-')), 'unwritten.pb');
+      writeFileSync(file, bytes);
+      const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+      try {
+        const failure = await model.run({ y }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(TsgeError.isInstance(failure) && failure.code, `dynamic ${dynamic}, index ${at}`).toBe('TSGE-E6007');
+        expect(String(failure)).toMatch(new RegExp(`\\bbad\\b[\\s\\S]*index ${at}: it has not yet been written to`));
+      } finally {
+        await model.release();
+      }
+      // TensorFlow.js fails too (TensorFlow: "Could not read from TensorArray index ... not yet been written to")
+      await expect(runTfjsGraph({ load: async () => graphDefToArtifacts(bytes, TF_PROTO) }, { y }, ['out'])).rejects.toThrow();
+    }
+  }, 120_000);
+
+  it('fails a second write to a TensorArray index with a coded error naming the node, as TensorFlow does', async () => {
+    const y = createTensor('float32', [3], Float32Array.of(1, 2, 3));
+    for (const dynamic of [false, true]) {
+      const bytes = graphBytes(doubleWriteGraph(dynamic));
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-twice-')), 'twice.pb');
+      writeFileSync(file, bytes);
+      const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+      try {
+        await expect(model.run({ y })).rejects.toThrow(/TSGE-E6007[\s\S]*\bbad\b[\s\S]*index 1: it has already been written to/);
+      } finally {
+        await model.release();
+      }
+      await expect(runTfjsGraph({ load: async () => graphDefToArtifacts(bytes, TF_PROTO) }, { y }, ['out'])).rejects.toThrow(
+        /already been written/,
+      );
+    }
+  }, 120_000);
+
+  it('reads an unwritten slot of a TensorListReserve list as zeros and counts the reserved slots, as TensorFlow does', async () => {
+    // (and fails to read or stack one whose element shape nothing has given, as TensorFlow does)
+    const bytes = graphBytes(reservedListGraph());
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-reserve-')), 'reserve.pb');
-    writeFileSync(file, graphBytes(nodes));
-    await expect(parseModel(file)).rejects.toThrow(/TSGE-E3103[\s\S]*length[\s\S]*TensorListReserve/);
+    writeFileSync(file, bytes);
+    const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+    const y = createTensor('float32', [3], Float32Array.of(1, -2, 3));
+    try {
+      const got = await model.run({ y });
+      const read = (name: string) => {
+        const v = got[name];
+        if (!isHostTensor(v)) throw new Error(`${name} is not a tensor`);
+        return { dims: v.dims, data: Array.from(v.data, Number) };
+      };
+      // TensorFlow's TensorListGetItem and TensorListStack give zeros for slots never set (values by hand)
+      const stacked = { dims: [4, 3], data: [0, 0, 0, 0, 0, 0, 1, -2, 3, 0, 0, 0] };
+      expect(read('unwritten')).toEqual({ dims: [3], data: [0, 0, 0] });
+      expect(read('written')).toEqual({ dims: [3], data: [1, -2, 3] });
+      expect(read('all')).toEqual(stacked);
+      expect(read('count')).toEqual({ dims: [], data: [4] });
+      // of unknown element shape: the reserved length before and after a write, zeros shaped by the write
+      expect(read('u_count0')).toEqual({ dims: [], data: [4] });
+      // before any write, the element shape the read or stack gives shapes the zeros
+      expect(read('u_zeros0')).toEqual({ dims: [3], data: [0, 0, 0] });
+      expect(read('u_all0')).toEqual({ dims: [4, 3], data: new Array(12).fill(0) });
+      expect(read('u_all')).toEqual(stacked);
+      expect(read('u_popped')).toEqual({ dims: [3], data: [0, 0, 0] });
+      expect(read('u_count')).toEqual({ dims: [], data: [3] });
+    } finally {
+      await model.release();
+    }
+    // nothing written into a list of unknown element shape: TensorFlow cannot shape its zeros either
+    const et = { element_dtype: { type: 'DT_FLOAT' } };
+    for (const read of [
+      { name: 'bad', op: 'TensorListGetItem', input: ['u0', 'one', 'unknown_shape'], attr: et },
+      { name: 'bad', op: 'TensorListStack', input: ['u0', 'unknown_shape'], attr: { ...et, num_elements: { i: -1 } } },
+    ]) {
+      const unshaped: NodeJson[] = [
+        constNode('unknown_shape', [1], [-1], 'DT_INT32'),
+        scalarInt('two', 2),
+        scalarInt('one', 1),
+        { name: 'u0', op: 'TensorListReserve', input: ['unknown_shape', 'two'], attr: { ...et, shape_type: { type: 'DT_INT32' } } },
+        read,
+        { name: 'out', op: 'Identity', input: ['bad'], attr: F },
+      ];
+      const unshapedFile = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-reserve-')), 'unshaped.pb');
+      writeFileSync(unshapedFile, graphBytes(unshaped));
+      const unshapedModel = await loadModel(await buildModel(await parseModel(unshapedFile), {}), { threads: 1 });
+      try {
+        await expect(unshapedModel.run({}), read.op).rejects.toThrow(/TSGE-E6007[\s\S]*\bbad\b[\s\S]*shape is not known/);
+      } finally {
+        await unshapedModel.release();
+      }
+    }
+    // TensorFlow.js does not model reserved slots: its GetItem of one fails ("element at index 1 is null")
+    await expect(runTfjsGraph({ load: async () => graphDefToArtifacts(bytes, TF_PROTO) }, { y }, ['unwritten'])).rejects.toThrow(/null/);
   }, 120_000);
 });

@@ -14,6 +14,7 @@ import { stackInto, stackedDims } from '../common/tensor-stack.js';
 import { defineKernel } from '../define.js';
 import { concatInto } from '../tensor/concat-split.js';
 import { dtypeAttr } from '@tsge/ops/kernel-support';
+import { refuseUnshaped, shapeSlots, slotted } from './sequence-slots.js';
 
 function sequence(elementType: DataType, items: readonly HostTensor[]): SequenceValue {
   return { kind: 'sequence', elementType, items };
@@ -60,7 +61,10 @@ export const sequenceAtKernel = defineKernel({
   compute(ctx) {
     const s = requireSequence(ctx, 0);
     if (!ctx.tensor(1)) throw kernelError(ctx, 'position is required');
-    ctx.setOutput(0, s.items[position(ctx, 1, s.items.length, false, 0)] as HostTensor);
+    const at = position(ctx, 1, s.items.length, false, 0);
+    // an unwritten slot reads as its zeros, unless nothing has given it a shape
+    refuseUnshaped(ctx, s, at);
+    ctx.setOutput(0, s.items[at] as HostTensor);
   },
 });
 
@@ -74,7 +78,11 @@ export const sequenceInsertKernel = defineKernel({
     const at = position(ctx, 2, s.items.length, true, s.items.length);
     const items = [...s.items];
     items.splice(at, 0, t);
-    ctx.setOutput(0, sequence(t.type, items));
+    // slots never written (SequenceValue.unwritten) stay aligned with their items; unshaped ones take t's shape
+    const unwritten = s.unwritten && [...s.unwritten];
+    unwritten?.splice(at, 0, false);
+    if (s.unshaped && unwritten) shapeSlots(items, unwritten, t);
+    ctx.setOutput(0, slotted(t.type, items, unwritten));
   },
 });
 
@@ -86,7 +94,9 @@ export const sequenceEraseKernel = defineKernel({
     const at = position(ctx, 1, s.items.length, false, s.items.length - 1);
     const items = [...s.items];
     items.splice(at, 1);
-    ctx.setOutput(0, sequence(s.elementType, items));
+    const unwritten = s.unwritten && [...s.unwritten];
+    unwritten?.splice(at, 1);
+    ctx.setOutput(0, slotted(s.elementType, items, unwritten, s.unshaped));
   },
 });
 
@@ -145,6 +155,7 @@ export const concatFromSequenceKernel = defineKernel({
     const s = requireSequence(ctx, 0);
     const first = s.items[0];
     if (!first) throw kernelError(ctx, 'cannot concatenate an empty sequence');
+    refuseUnshaped(ctx, s);
     const stack = ctx.attrs.int('new_axis', 0) === 1;
     const rank = first.dims.length + (stack ? 1 : 0);
     const raw = ctx.attrs.int('axis');

@@ -17,6 +17,18 @@ export interface SequenceValue {
   readonly kind: 'sequence';
   readonly elementType: DataType;
   readonly items: readonly HostTensor[];
+  /**
+   * Per item, true where it stands for an element never written (a slot of a TensorFlow
+   * TensorArray or TensorList, see tsge::SequenceReserve): zeros of the element shape, or a tensor
+   * of no elements while that shape is unknown. Absent: every item was written.
+   */
+  readonly unwritten?: readonly boolean[];
+  /**
+   * The unwritten items stand for elements whose shape nothing has given yet (a list reserved
+   * without an element shape, nothing written since): they are tensors of no elements, which reads
+   * and stacks refuse. The first element written or inserted gives them its shape.
+   */
+  readonly unshaped?: boolean;
 }
 /** An ONNX optional value: absent, a tensor or a sequence. */
 export interface OptionalValue {

@@ -98,13 +98,14 @@ export class NodeFactory {
     type: string,
     inputs: readonly (Value | undefined)[],
     outputs: number,
-    options: { name: string; attrs?: Record<string, AttrValue> },
+    options: { name: string; attrs?: Record<string, AttrValue>; domain?: string },
   ): Value[] {
     const name = this.unique(options.name);
     const node = this.graph.addNode(
       createOpDesc({
         name,
         type,
+        ...(options.domain ? { domain: options.domain } : {}),
         attrs: Object.entries(options.attrs ?? {}),
         inputDescs: inputs.map((v) => (v?.desc ? { ...v.desc } : unknown())),
         outputDescs: Array.from({ length: outputs }, unknown),

@@ -1,4 +1,14 @@
-import { type AttrValue, type DataType, type HostTensor, ONNX_DTYPE, type Value, attr, createTensor, toNumberArray } from '@tsge/metadef';
+import {
+  type AttrValue,
+  type DataType,
+  type HostTensor,
+  ONNX_DTYPE,
+  TSGE_DOMAIN,
+  type Value,
+  attr,
+  createTensor,
+  toNumberArray,
+} from '@tsge/metadef';
 import { nodeProblem } from '../internal/problem.js';
 import { TfAttrs } from './attrs.js';
 import type { NodeFactory } from './builder.js';
@@ -16,20 +26,10 @@ export interface ValueInfo {
   readonly sequence?: boolean;
   /** A TensorArray handle: its array has a fixed size, which is the handle's value. */
   readonly fixedSizeArray?: boolean;
-  /** A sequence that is known to be empty (a new TensorArray or TensorList). */
+  /** A sequence that is known to hold nothing written yet (a new TensorArray or TensorList). */
   readonly emptySequence?: boolean;
-  /**
-   * A TensorListReserve list or one written from it: TensorFlow's length is the reserved count, the
-   * sequence's is the written count, so its length and last element are refused.
-   */
-  readonly reservedList?: boolean;
   /** A sequence's element shape, when every dimension is known. */
   readonly elementShape?: readonly number[];
-  /**
-   * A sequence that holds all of its fixed-size array's elements (zeros until written): writes
-   * replace the element at their index, in any order; an index out of range fails at run time.
-   */
-  readonly prefilled?: boolean;
 }
 
 /**
@@ -110,6 +110,12 @@ export class ConvertContext {
   }
   op1(type: string, inputs: readonly (Value | undefined)[], attrs: Record<string, AttrValue> = {}): Value {
     return this.op(type, inputs, attrs, 1)[0] as Value;
+  }
+  /** Adds one op of the `tsge` domain (such as tsge::SequenceSet), named as `op` names its ops. */
+  tsgeOp(type: string, inputs: readonly (Value | undefined)[], attrs: Record<string, AttrValue> = {}): Value {
+    const [value] = this.builder.op(type, inputs, 1, { name: this.name(type), attrs, domain: TSGE_DOMAIN });
+    this.created.add(value?.node);
+    return value as Value;
   }
 
   constant(tensor: HostTensor): Value {

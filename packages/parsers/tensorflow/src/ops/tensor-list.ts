@@ -1,17 +1,20 @@
-// TF1 TensorArrays (`TensorArray*V3`) and TF2 TensorLists as ONNX sequences. PopBack erases the
-// last element (SequenceErase's default position) and reads it; Concat joins the elements on axis 0. A TensorArray's flow
-// output is the sequence (it is what loops carry); its handle is the array's size, so
-// TensorArraySizeV3 of a fixed-size array is the handle. A sequence's ValueInfo rank is its
-// elements' rank.
-//
-// A fixed-size array (TensorArrayV3 with dynamic_size false, TensorListReserve) whose element shape
-// is fully known is *prefilled*: created holding `size` zero elements, so a write replaces the
-// element at its index (SequenceErase then SequenceInsert) in any order, a scatter updates rows of
-// the stacked array (ScatterND), and an index outside [0, size) fails at run time in the sequence
-// kernel with a coded error naming the node. Other arrays (dynamic size, unknown element shape)
-// insert at their index: they must be written in index order (as tf.while_loop and tf.map_fn do);
-// an index past the written length fails at run time in SequenceInsert, never silently.
-// Negative indices (which ONNX sequences would count from the end) are moved out of range first.
+// TF1 TensorArrays (`TensorArray*V3`) and TF2 TensorLists as sequences whose slots may stand for
+// elements never written (SequenceValue.unwritten), with three tsge sequence ops beside ONNX's:
+// - a TensorArrayV3 (of fixed or dynamic size) and a TensorListReserve list are
+//   tsge::SequenceReserve: `size` slots never written, zeros of the element shape when it is known,
+//   else shaped by the first element written; EmptyTensorList is an empty sequence;
+// - a write, scatter or TensorListSetItem is tsge::SequenceSet: it replaces the elements at their
+//   indices, in any order (a TensorArray's once each, as in TensorFlow); an index outside
+//   [0, length) fails at run time naming the node, unless the array is dynamic (or SetItem has
+//   resize_if_index_out_of_bounds), when the sequence grows to index + 1 and the slots between
+//   stay unwritten (zeros of the element's shape);
+// - TensorArrayReadV3 is tsge::SequenceRead, which fails on a slot never written as TensorFlow does,
+//   while TensorListGetItem, stacks, gathers and pops read such a slot as its zeros (SequenceAt).
+// PopBack erases the last element (SequenceErase's default position) and reads it; Concat joins the
+// elements on axis 0. A TensorArray's flow output is the sequence (it is what loops carry); its
+// handle is the array's size, so TensorArraySizeV3 of a fixed-size array is the handle. A
+// sequence's ValueInfo rank is its elements' rank. Negative indices, which ONNX sequences would
+// count from the end, fail: the tsge ops refuse them, and SequenceAt gets them moved out of range.
 // Stacking an array with a known element shape gives [0, ...element_shape] when it is empty.
 import { ONNX_DTYPE, type Value, attr } from '@tsge/metadef';
 import type { ConvertContext } from '../import/context.js';
@@ -40,14 +43,20 @@ function emptySequence(
   });
 }
 
-/** A fixed-size array of `size` zero elements of the known `elementShape` (see the file comment). */
-function prefilledSequence(ctx: ConvertContext, dtypeAttr: string, size: Value, elementShape: readonly number[]): Value {
+/** A fixed-size array or reserved list: `size` slots never written (see the file comment). */
+function reservedSequence(ctx: ConvertContext, dtypeAttr: string, size: Value, shape: readonly number[] | undefined): Value {
   const dtype = ctx.attrs.dtype(dtypeAttr);
-  const count = ctx.op1('Reshape', [ctx.toInt64(size), ctx.int64s([1])]);
-  const dims = ctx.op1('Concat', [count, ctx.int64s(elementShape)], { axis: attr.int(0) });
-  const zeros = ctx.note(ctx.op1('Expand', [ctx.scalar(0, dtype), dims]), { dtype, rank: elementShape.length + 1 });
-  const v = ctx.op1('SplitToSequence', [zeros], { axis: attr.int(0), keepdims: attr.int(0) });
-  return ctx.note(v, { dtype, sequence: true, emptySequence: true, prefilled: true, elementShape, rank: elementShape.length });
+  const known = knownShape(shape);
+  const v = ctx.tsgeOp('SequenceReserve', [ctx.toInt64(size), ...(known ? [ctx.int64s(known)] : [])], {
+    dtype: attr.int(ONNX_DTYPE[dtype]),
+  });
+  return ctx.note(v, {
+    dtype,
+    sequence: true,
+    emptySequence: true,
+    ...(known ? { elementShape: known } : {}),
+    ...(shape !== undefined ? { rank: shape.length } : {}),
+  });
 }
 
 /** The info a sequence derived from `seq` keeps (its dtype, element shape and kind). */
@@ -57,8 +66,6 @@ function sequenceInfo(ctx: ConvertContext, seq: Value, item?: Value): Parameters
   const dtype = (item ? ctx.dtypeOf(item) : undefined) ?? info.dtype;
   return {
     sequence: true,
-    ...(info.reservedList ? { reservedList: true } : {}),
-    ...(info.prefilled ? { prefilled: true } : {}),
     ...(info.elementShape ? { elementShape: info.elementShape } : {}),
     ...(dtype ? { dtype } : {}),
     ...(rank !== undefined ? { rank } : {}),
@@ -75,16 +82,6 @@ function position(ctx: ConvertContext, seq: Value, index: Value): Value {
   if (c && Number(c.data[0]) >= 0) return i;
   const negative = ctx.op1('Less', [i, ctx.int64s([0], [])]);
   return ctx.op1('Where', [negative, ctx.op1('SequenceLength', [seq]), i]);
-}
-
-/** A list whose TensorFlow length is not its written length (see ValueInfo.reservedList). */
-function unreservedList(ctx: ConvertContext, i: number): Value {
-  const seq = sequenceInput(ctx, i);
-  if (ctx.info(seq).reservedList)
-    throw ctx.problem(
-      'the length and last element of a TensorListReserve list of unknown element shape are not supported (its elements are inserted as written)',
-    );
-  return seq;
 }
 
 function sequenceInput(ctx: ConvertContext, i: number): Value {
@@ -104,22 +101,31 @@ function elementInfo(ctx: ConvertContext, seq: Value, extraRank = 0): Parameters
   return { ...(dtype ? { dtype } : {}), ...(rank !== undefined ? { rank: rank + extraRank } : {}) };
 }
 
-/** Writes `item` at `index`: replaces it in a prefilled array, else inserts it (see the file comment). */
-function write(ctx: ConvertContext, seq: Value, item: Value, index: Value): Value {
-  const at = position(ctx, seq, index);
-  const info = sequenceInfo(ctx, seq, item);
-  if (!ctx.info(seq).prefilled) return ctx.note(ctx.op1('SequenceInsert', [seq, item, at]), info);
-  const erased = ctx.note(ctx.op1('SequenceErase', [seq, at]), sequenceInfo(ctx, seq));
-  return ctx.note(ctx.op1('SequenceInsert', [erased, item, at]), info);
-}
-
-function read(ctx: ConvertContext, seq: Value, index: Value): Value {
-  return ctx.note(ctx.op1('SequenceAt', [seq, position(ctx, seq, index)]), elementInfo(ctx, seq));
+/**
+ * Writes `item` at `index` (rows of `item` at the indices of a 1-D `index`) with tsge::SequenceSet,
+ * growing the sequence when `grow` (see the file comment).
+ */
+function write(ctx: ConvertContext, seq: Value, item: Value, index: Value, options: { grow: boolean; once: boolean }): Value {
+  const rows = ctx.rankOf(index) === 1;
+  const rank = ctx.rankOf(item);
+  const set = ctx.tsgeOp('SequenceSet', [seq, ctx.toInt64(index), item], {
+    grow: attr.int(options.grow ? 1 : 0),
+    once: attr.int(options.once ? 1 : 0),
+  });
+  const info = sequenceInfo(ctx, seq, rows ? undefined : item);
+  return ctx.note(set, { ...info, ...(rows && rank !== undefined ? { rank: rank - 1 } : {}) });
 }
 
 /**
+ * How a TensorArray is written: each element once, and growing unless its handle (input 0) is
+ * known to be of a fixed size.
+ */
+const arrayWrite = (ctx: ConvertContext) => ({ grow: ctx.info(ctx.input(0)).fixedSizeArray !== true, once: true });
+
+/**
  * The elements stacked on a new axis 0. With a known element shape a zero row is put first and
- * sliced off again, so an empty array stacks to [0, ...element_shape] as in TensorFlow.
+ * sliced off again, so an empty array stacks to [0, ...element_shape] as in TensorFlow (and slots
+ * of a shape nothing has given take the zero row's, see SequenceValue.unshaped).
  */
 function stack(ctx: ConvertContext, seq: Value, shapeHint?: readonly number[]): Value {
   const info = elementInfo(ctx, seq, 1);
@@ -153,10 +159,10 @@ function unstack(ctx: ConvertContext, value: Value): Value {
   });
 }
 
-/** Writes to a whole array at once (Scatter, Split) replace it: its flow must be a new, empty array. */
+/** A split replaces the whole array: its flow must be a new array, nothing written yet. */
 function requireEmpty(ctx: ConvertContext, i: number): void {
   if (!ctx.info(sequenceInput(ctx, i)).emptySequence)
-    throw ctx.problem('scatters and splits are supported into a new TensorArray only (its flow input must come from TensorArrayV3)');
+    throw ctx.problem('splits are supported into a new TensorArray only (its flow input must come from TensorArrayV3)');
 }
 
 const sizeOf = (ctx: ConvertContext, seq: Value) =>
@@ -166,42 +172,23 @@ const tensorArray: OpConverter = (ctx) => {
   const size = ctx.input(0);
   const dynamic = ctx.attrs.bool('dynamic_size', false);
   const shape = ctx.attrs.shape('element_shape');
-  const known = knownShape(shape);
-  const flow = !dynamic && known ? prefilledSequence(ctx, 'dtype', size, known) : emptySequence(ctx, 'dtype', shape, shape?.length);
+  // a dynamic-size array starts at its size too, and grows as it is written
+  const flow = reservedSequence(ctx, 'dtype', size, shape);
   const handle = ctx.note(ctx.op1('Identity', [ctx.cast(size, 'int32')]), { dtype: 'int32', rank: 0, fixedSizeArray: !dynamic });
   return [handle, flow];
 };
 
 export const tensorListConverters: ConverterTable = {
   TensorArrayV3: tensorArray,
-  TensorArrayWriteV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.input(1))],
-  TensorArrayReadV3: (ctx) => [read(ctx, sequenceInput(ctx, 2), ctx.input(1))],
-  TensorArrayGatherV3: (ctx) => [gather(ctx, sequenceInput(ctx, 2), ctx.input(1), ctx.attrs.shape('element_shape'))],
-  TensorArrayScatterV3: (ctx) => {
-    const seq = sequenceInput(ctx, 3);
-    if (ctx.info(seq).prefilled) {
-      // rows indices[k] of the stacked array become value[k]; an index out of range (or negative) fails in ScatterND
-      const raw = ctx.toInt64(ctx.input(1));
-      const inRange = ctx.op1('Where', [ctx.op1('Less', [raw, ctx.int64s([0], [])]), ctx.op1('SequenceLength', [seq]), raw]);
-      const indices = ctx.op1('Unsqueeze', [inRange, ctx.int64s([1])]);
-      const rows = ctx.op1('ScatterND', [stack(ctx, seq), indices, ctx.input(2)]);
-      return [ctx.note(ctx.op1('SplitToSequence', [rows], { axis: attr.int(0), keepdims: attr.int(0) }), sequenceInfo(ctx, seq))];
-    }
-    requireEmpty(ctx, 3);
-    // element indices[k] = value[k]: value reordered by the inverse permutation, then unstacked
-    const indices = ctx.toInt64(ctx.input(1));
-    const count = ctx.op1('Reshape', [ctx.op1('Shape', [indices]), ctx.int64s([], [0])]);
-    const positions = ctx.op1('Range', [ctx.int64s([0], []), count, ctx.int64s([1], [])]);
-    const inverse = ctx.op1('ScatterElements', [indices, indices, positions], { axis: attr.int(0) });
-    const value = ctx.input(2);
-    const rank = ctx.rankOf(value);
-    const dtype = ctx.dtypeOf(value);
-    const ordered = ctx.note(ctx.op1('Gather', [value, inverse], { axis: attr.int(0) }), {
-      ...(rank !== undefined ? { rank } : {}),
-      ...(dtype ? { dtype } : {}),
-    });
-    return [unstack(ctx, ordered)];
+  TensorArrayWriteV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.input(1), arrayWrite(ctx))],
+  // a slot never written is an error, as in TensorFlow
+  TensorArrayReadV3: (ctx) => {
+    const seq = sequenceInput(ctx, 2);
+    return [ctx.note(ctx.tsgeOp('SequenceRead', [seq, ctx.toInt64(ctx.input(1))]), elementInfo(ctx, seq))];
   },
+  TensorArrayGatherV3: (ctx) => [gather(ctx, sequenceInput(ctx, 2), ctx.input(1), ctx.attrs.shape('element_shape'))],
+  // element indices[k] = value[k]
+  TensorArrayScatterV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.toInt64List(ctx.input(1)), arrayWrite(ctx))],
   TensorArraySplitV3: (ctx) => {
     requireEmpty(ctx, 3);
     const value = ctx.input(1);
@@ -219,33 +206,44 @@ export const tensorListConverters: ConverterTable = {
     const handle = ctx.input(0);
     return [ctx.info(handle).fixedSizeArray ? handle : sizeOf(ctx, sequenceInput(ctx, 1))];
   },
-  TensorListReserve: (ctx) => {
-    const shape = shapeInput(ctx, 0);
-    const known = knownShape(shape);
-    if (known) return [prefilledSequence(ctx, 'element_dtype', ctx.input(1), known)];
-    const seq = emptySequence(ctx, 'element_dtype', shape, shape?.length);
-    return [ctx.note(seq, { ...ctx.info(seq), reservedList: true })];
-  },
+  TensorListReserve: (ctx) => [reservedSequence(ctx, 'element_dtype', ctx.input(1), shapeInput(ctx, 0))],
   EmptyTensorList: (ctx) => {
     const shape = shapeInput(ctx, 0);
     return [emptySequence(ctx, 'element_dtype', shape, shape?.length)];
   },
   TensorListFromTensor: (ctx) => [unstack(ctx, ctx.input(0))],
-  TensorListSetItem: (ctx) => [write(ctx, sequenceInput(ctx, 0), ctx.input(2), ctx.input(1))],
+  // TensorFlow grows the list only when asked to (TF2's dynamic-size TensorArray asks)
+  TensorListSetItem: (ctx) => [
+    write(ctx, sequenceInput(ctx, 0), ctx.input(2), ctx.input(1), {
+      grow: ctx.attrs.bool('resize_if_index_out_of_bounds', false),
+      once: false,
+    }),
+  ],
+  // appends after the last slot, written or reserved
   TensorListPushBack: (ctx) => {
     const seq = sequenceInput(ctx, 0);
-    // appends, whether or not the list was reserved (a reserved list grows past its reserve)
-    const { prefilled: _prefilled, ...info } = sequenceInfo(ctx, seq, ctx.input(1)) as { prefilled?: boolean };
-    return [ctx.note(ctx.op1('SequenceInsert', [seq, ctx.input(1)]), info)];
+    return [ctx.note(ctx.op1('SequenceInsert', [seq, ctx.input(1)]), sequenceInfo(ctx, seq, ctx.input(1)))];
   },
-  TensorListLength: (ctx) => [sizeOf(ctx, unreservedList(ctx, 0))],
+  TensorListLength: (ctx) => [sizeOf(ctx, sequenceInput(ctx, 0))],
   TensorListPopBack: (ctx) => {
-    const seq = unreservedList(ctx, 0);
-    const { prefilled: _prefilled, ...kept } = sequenceInfo(ctx, seq) as { prefilled?: boolean };
-    const rest = ctx.note(ctx.op1('SequenceErase', [seq]), kept);
+    const seq = sequenceInput(ctx, 0);
+    const rest = ctx.note(ctx.op1('SequenceErase', [seq]), sequenceInfo(ctx, seq));
     return [rest, ctx.note(ctx.op1('SequenceAt', [seq, ctx.int64s([-1], [])]), elementInfo(ctx, seq))];
   },
-  TensorListGetItem: (ctx) => [read(ctx, sequenceInput(ctx, 0), ctx.input(1))],
+  // a slot never written reads as its zeros, as TensorFlow's for a list of known element shape
+  TensorListGetItem: (ctx) => {
+    const seq = sequenceInput(ctx, 0);
+    const at = position(ctx, seq, ctx.input(1));
+    const { elementShape, dtype } = ctx.info(seq);
+    const hint = knownShape(shapeInput(ctx, 2));
+    if (elementShape || !hint || !dtype) return [ctx.note(ctx.op1('SequenceAt', [seq, at]), elementInfo(ctx, seq))];
+    // the op's element shape shapes slots nothing else has: a zero element put first gives them its
+    // shape (SequenceInsert does), and the read skips it
+    const zero = ctx.op1('Expand', [ctx.scalar(0, dtype), ctx.int64s(hint)]);
+    const padded = ctx.op1('SequenceInsert', [seq, zero, ctx.int64s([0], [])]);
+    const read = ctx.op1('SequenceAt', [padded, ctx.op1('Add', [at, ctx.int64s([1], [])])]);
+    return [ctx.note(read, { dtype, rank: hint.length })];
+  },
   TensorListStack: (ctx) => [stack(ctx, sequenceInput(ctx, 0), shapeInput(ctx, 1))],
   TensorListGather: (ctx) => [gather(ctx, sequenceInput(ctx, 0), ctx.input(1), shapeInput(ctx, 2))],
 };

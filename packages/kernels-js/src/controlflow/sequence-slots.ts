@@ -1,0 +1,138 @@
+// tsge::SequenceReserve, tsge::SequenceSet and tsge::SequenceRead: sequences whose slots may stand
+// for elements never written (SequenceValue.unwritten; see the op definitions in @tsge/ops).
+import {
+  type DataType,
+  type HostTensor,
+  type KernelContextV1,
+  type SequenceValue,
+  TSGE_DOMAIN,
+  createTensor,
+  isSequenceValue,
+  readNumber,
+} from '@tsge/metadef';
+import { SEQUENCE_READ, SEQUENCE_RESERVE, SEQUENCE_SET, dtypeAttr } from '@tsge/ops/kernel-support';
+import { copyBlock, product } from '../common/tensor-copy.js';
+import { intList, kernelError, requireTensor } from '../common/tensor-infer.js';
+import { defineKernel } from '../define.js';
+
+/** Most slots a sequence may be reserved or grown to (a count from a model, checked before allocating). */
+const MAX_SLOTS = 1 << 24;
+
+function requireSequence(ctx: KernelContextV1, index: number): SequenceValue {
+  const v = ctx.input(index);
+  if (!isSequenceValue(v)) throw kernelError(ctx, `input ${index} must be a sequence`);
+  return v;
+}
+
+/** A sequence whose items may be unwritten slots (the mask and flag are dropped when none is). */
+export function slotted(
+  elementType: DataType,
+  items: readonly HostTensor[],
+  unwritten: readonly boolean[] | undefined,
+  unshaped = false,
+): SequenceValue {
+  if (!unwritten?.includes(true)) return { kind: 'sequence', elementType, items };
+  return { kind: 'sequence', elementType, items, unwritten, ...(unshaped ? { unshaped } : {}) };
+}
+
+/** Gives the unwritten items of an unshaped sequence the shape of `element` (zeros), in place. */
+export function shapeSlots(items: HostTensor[], unwritten: readonly boolean[], element: HostTensor): void {
+  const zeros = createTensor(element.type, element.dims);
+  for (let i = 0; i < items.length; i++) if (unwritten[i]) items[i] = zeros;
+}
+
+/** Refuses unwritten items of a shape nothing has given yet, for a reader that needs their values. */
+export function refuseUnshaped(ctx: KernelContextV1, s: SequenceValue, at?: number): void {
+  if (!s.unshaped || !s.unwritten) return;
+  const bad = at === undefined ? s.unwritten.indexOf(true) : s.unwritten[at] ? at : -1;
+  if (bad >= 0) throw kernelError(ctx, `element ${bad} was never written and its shape is not known`);
+}
+
+/** The rows of `t` along axis 0, each a tensor of t's other dimensions. */
+function rowsOf(t: HostTensor): HostTensor[] {
+  const [count = 0, ...dims] = t.dims;
+  const size = product(t.dims, 1);
+  return Array.from({ length: count }, (_, r) => {
+    const row = createTensor(t.type, dims);
+    copyBlock(t.data, r * size, row.data, 0, size);
+    return row;
+  });
+}
+
+export const sequenceReserveKernel = defineKernel({
+  opType: SEQUENCE_RESERVE,
+  domain: TSGE_DOMAIN,
+  compute(ctx) {
+    const count = readNumber(requireTensor(ctx, 0), 0);
+    if (!(Number.isSafeInteger(count) && count >= 0 && count <= MAX_SLOTS))
+      throw kernelError(ctx, `count ${count} is not an integer in [0, ${MAX_SLOTS}]`);
+    const shapeT = ctx.tensor(1);
+    const dims = shapeT ? intList(shapeT) : [0];
+    if (dims.some((d) => !(Number.isSafeInteger(d) && d >= 0)) || product(dims) * count > 2 ** 31)
+      throw kernelError(ctx, `element shape [${dims.join(',')}] is not a known shape of at most 2^31 elements in all`);
+    const dtype = dtypeAttr(ctx, 'float32');
+    // the slots share one zero tensor: sequence items are never written in place
+    const zeros = createTensor(dtype, dims);
+    ctx.setOutput(0, slotted(dtype, new Array<HostTensor>(count).fill(zeros), new Array<boolean>(count).fill(true), !shapeT));
+  },
+});
+
+export const sequenceSetKernel = defineKernel({
+  opType: SEQUENCE_SET,
+  domain: TSGE_DOMAIN,
+  compute(ctx) {
+    const s = requireSequence(ctx, 0);
+    const p = requireTensor(ctx, 1);
+    const t = requireTensor(ctx, 2);
+    if (t.type !== s.elementType) throw kernelError(ctx, `tensor dtype ${t.type} differs from the sequence's ${s.elementType}`);
+    if (p.dims.length > 1) throw kernelError(ctx, `position must be a scalar or 1-D, got rank ${p.dims.length}`);
+    const rows = p.dims.length === 1;
+    if (rows && t.dims[0] !== p.dims[0])
+      throw kernelError(ctx, `${p.dims[0]} positions for a tensor of ${t.dims.length === 0 ? 'no' : t.dims[0]} rows`);
+    const positions = rows ? intList(p) : [readNumber(p, 0)];
+    const elements = rows ? rowsOf(t) : [t];
+    const grow = ctx.attrs.int('grow', 0) === 1;
+    const once = ctx.attrs.int('once', 0) === 1;
+    const items = [...s.items];
+    const unwritten = s.unwritten ? [...s.unwritten] : new Array<boolean>(items.length).fill(false);
+    for (let k = 0; k < positions.length; k++) {
+      const at = positions[k] as number;
+      const element = elements[k] as HostTensor;
+      const limit = grow ? MAX_SLOTS : items.length;
+      if (!(Number.isSafeInteger(at) && at >= 0 && at < limit))
+        throw kernelError(ctx, `position ${at} is out of range for a sequence of ${items.length}${grow ? ' (it may grow)' : ''}`);
+      if (at >= items.length) {
+        const zeros = createTensor(element.type, element.dims);
+        while (items.length < at) {
+          items.push(zeros);
+          unwritten.push(true);
+        }
+        items.push(element);
+        unwritten.push(false);
+      } else {
+        if (once && !unwritten[at]) throw kernelError(ctx, `could not write index ${at}: it has already been written to`);
+        items[at] = element;
+        unwritten[at] = false;
+      }
+    }
+    // slots reserved before the element shape was known take the shape of the element written last
+    const last = elements[elements.length - 1];
+    if (s.unshaped && last) shapeSlots(items, unwritten, last);
+    ctx.setOutput(0, slotted(s.elementType, items, unwritten, s.unshaped === true && !last));
+  },
+});
+
+export const sequenceReadKernel = defineKernel({
+  opType: SEQUENCE_READ,
+  domain: TSGE_DOMAIN,
+  compute(ctx) {
+    const s = requireSequence(ctx, 0);
+    const at = readNumber(requireTensor(ctx, 1), 0);
+    if (!(Number.isSafeInteger(at) && at >= 0 && at < s.items.length))
+      throw kernelError(ctx, `position ${at} is out of range for a sequence of ${s.items.length}`);
+    if (s.unwritten?.[at]) throw kernelError(ctx, `could not read index ${at}: it has not yet been written to`);
+    ctx.setOutput(0, s.items[at] as HostTensor);
+  },
+});
+
+export const sequenceSlotKernels = [sequenceReserveKernel, sequenceSetKernel, sequenceReadKernel];
