@@ -109,10 +109,79 @@ function layerNormRowsFunction(withBias: boolean): FunctionDef {
   return { name: withBias ? 'layerNormRowsBias' : 'layerNormRows', params, results: [], code };
 }
 
+/**
+ * Generates `rmsNormRows(x, y, scale, rows, n, epsilon)`: for each of `rows` contiguous rows of n
+ * float32, y = x/√(Σx²/n + ε)·scale (RMSNormalization, SimplifiedLayerNormalization): one pass for
+ * Σx² in float32 lanes, one for the output.
+ */
+function rmsNormRowsFunction(): FunctionDef {
+  const params: ValType[] = [I32, I32, I32, I32, I32, F32];
+  const [x, y, scale, rows, n, epsilon] = [0, 1, 2, 3, 4, 5];
+  const code = new Code(params.length);
+  const row = code.local(I32);
+  const at = code.local(I32);
+  const vectorEnd = code.local(I32);
+  const end = code.local(I32);
+  const zero = code.local(I32);
+  const count = code.local(F32);
+  const squares = code.local(F32);
+  const inv = code.local(F32);
+  const d = code.local(F32);
+  const acc = code.local(V128);
+  const v = code.local(V128);
+  const invV = code.local(V128);
+  const loop = (from: number, to: number, step: number, body: () => void): void => {
+    code.get(from).set(at);
+    code.block().loop();
+    code.get(at).get(to).i32GeS().brIf(1);
+    body();
+    code.get(at).i32(step).i32Add().set(at);
+    code.br(0).end().end();
+  };
+  code.i32(0).set(zero);
+  code.get(n).i32(-4).i32And().i32(2).i32Shl().set(vectorEnd);
+  code.get(n).i32(2).i32Shl().set(end);
+  code.get(n).f32ConvertI32S().set(count);
+  code.i32(0).set(row);
+  code.block().loop();
+  code.get(row).get(rows).i32GeS().brIf(1);
+  code.f32x4Const(0).set(acc);
+  loop(zero, vectorEnd, 16, () => {
+    code.get(x).get(at).i32Add().v128Load().set(v);
+    code.get(acc).get(v).get(v).f32x4Mul().f32x4Add().set(acc);
+  });
+  code.get(acc).f32x4ExtractLane(0).get(acc).f32x4ExtractLane(1).f32Add();
+  code.get(acc).f32x4ExtractLane(2).get(acc).f32x4ExtractLane(3).f32Add().f32Add().set(squares);
+  loop(vectorEnd, end, 4, () => {
+    code.get(x).get(at).i32Add().f32Load().set(d);
+    code.get(squares).get(d).get(d).f32Mul().f32Add().set(squares);
+  });
+  code.f32(1);
+  code.get(squares).get(count).f32Div().get(epsilon).f32Add();
+  code.bytes.push(0x91); // f32.sqrt
+  code.f32Div().set(inv);
+  code.get(inv).f32x4Splat().set(invV);
+  loop(zero, vectorEnd, 16, () => {
+    code.get(y).get(at).i32Add();
+    code.get(x).get(at).i32Add().v128Load().get(invV).f32x4Mul().get(scale).get(at).i32Add().v128Load().f32x4Mul();
+    code.v128Store();
+  });
+  loop(vectorEnd, end, 4, () => {
+    code.get(y).get(at).i32Add();
+    code.get(x).get(at).i32Add().f32Load().get(inv).f32Mul().get(scale).get(at).i32Add().f32Load().f32Mul();
+    code.f32Store();
+  });
+  code.get(x).get(end).i32Add().set(x);
+  code.get(y).get(end).i32Add().set(y);
+  code.get(row).i32(1).i32Add().set(row);
+  code.br(0).end().end();
+  return { name: 'rmsNormRows', params, results: [], code };
+}
+
 /** Rows with a bias; `bias` < 0 runs the variant without one. */
 export type LayerNormRows = (x: number, y: number, scale: number, bias: number, rows: number, n: number, epsilon: number) => void;
 
-const layerNormExports = extraModule(() => [layerNormRowsFunction(true), layerNormRowsFunction(false)]);
+const layerNormExports = extraModule(() => [layerNormRowsFunction(true), layerNormRowsFunction(false), rmsNormRowsFunction()]);
 
 /** The SIMD LayerNormalization rows over `memory`; undefined without SIMD. */
 export function layerNormRows(memory: LinearMemory): LayerNormRows | undefined {
@@ -122,4 +191,11 @@ export function layerNormRows(memory: LinearMemory): LayerNormRows | undefined {
   const without = exports.layerNormRows as (...args: number[]) => void;
   return (x, y, scale, bias, rows, n, epsilon) =>
     bias >= 0 ? withBias(x, y, scale, bias, rows, n, epsilon) : without(x, y, scale, rows, n, epsilon);
+}
+
+export type RmsNormRows = (x: number, y: number, scale: number, rows: number, n: number, epsilon: number) => void;
+
+/** The SIMD RMS normalization rows over `memory`; undefined without SIMD. */
+export function rmsNormRows(memory: LinearMemory): RmsNormRows | undefined {
+  return layerNormExports(memory)?.rmsNormRows as RmsNormRows | undefined;
 }

@@ -3,6 +3,7 @@ import { TSGE_DOMAIN } from '@tsge/metadef';
 import { fusedKernels } from '@tsge/kernels-js';
 import { attentionTile } from './simd-attention.js';
 import { gqaRowsTile } from './simd-group-query-attention.js';
+import { rmsNormTile } from './simd-rms-norm.js';
 import { transposeTile } from './blocked-transpose.js';
 import { convDirectTile } from './conv-direct-tiles.js';
 import { convGemmTile } from './conv-gemm-tiles.js';
@@ -44,6 +45,7 @@ export const WASM_TILE_FUNCTIONS = [
   generatedElementwiseTile,
   attentionTile,
   gqaRowsTile,
+  rmsNormTile,
   resizeSeparableTile,
 ] as const;
 

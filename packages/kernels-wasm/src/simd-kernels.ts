@@ -22,6 +22,7 @@ import { simdSwishKernel } from './simd-swish.js';
 import { simdSwigluKernel } from './simd-swiglu.js';
 import { simdPackedMatMulKernel } from './simd-packed-matmul.js';
 import { simdGroupQueryAttentionKernel } from './simd-group-query-attention.js';
+import { simdRmsNormKernel } from './simd-rms-norm.js';
 import { simdApplyRotaryKernel } from './simd-apply-rotary.js';
 import { generatedElementwiseKernel } from './generated-elementwise.js';
 
@@ -61,6 +62,8 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdSwigluKernel(referenceOf(all, 'SwiGLU')),
     simdPackedMatMulKernel(referenceOf(all, 'PackedMatMul')),
     simdGroupQueryAttentionKernel(referenceOf(jsKernelLibrary.kernels, 'GroupQueryAttention')),
+    simdRmsNormKernel(referenceOf(jsKernelLibrary.kernels, 'RMSNormalization'), 'RMSNormalization', 'ai.onnx'),
+    simdRmsNormKernel(referenceOf(jsKernelLibrary.kernels, 'SimplifiedLayerNormalization'), 'SimplifiedLayerNormalization', 'ai.onnx'),
     simdApplyRotaryKernel(referenceOf(all, 'ApplyRotary')),
     generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
