@@ -264,6 +264,9 @@ export class Code {
   f32x4Sub(): this {
     return this.simd(0xe5);
   }
+  f32x4Neg(): this {
+    return this.simd(0xe1);
+  }
   f32x4Div(): this {
     return this.simd(0xe7);
   }

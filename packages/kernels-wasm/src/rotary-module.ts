@@ -1,5 +1,5 @@
 import type { LinearMemory } from '@tsge/metadef';
-import { Code, type FunctionDef, I32, type ValType } from './emitter.js';
+import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
 import { extraModule } from './extra-modules.js';
 
 /**
@@ -78,6 +78,60 @@ function rotaryRowsFunction(): FunctionDef {
   return { name: 'rotaryRows', params, results: [], code };
 }
 
+/**
+ * Generates `rotaryRowsInterleaved(x, y, cos, sin, rows, half, cosStep, sinStep)`: the same rows
+ * with adjacent pairs rotated (GPT-J): y[2i] = x[2i]·c[2i] − x[2i+1]·s[2i], y[2i+1] = x[2i+1]·c[2i+1]
+ * + x[2i]·s[2i+1]. Two pairs a vector: rotate(x) is one shuffle of x and −x.
+ */
+function rotaryRowsInterleavedFunction(): FunctionDef {
+  const params: ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32];
+  const [x, y, cos, sin, rows, half, cosStep, sinStep] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const code = new Code(params.length);
+  const row = code.local(I32);
+  const at = code.local(I32);
+  const rowBytes = code.local(I32);
+  const vectorEnd = code.local(I32);
+  const v = code.local(V128);
+  const x0 = code.local(F32);
+  const x1 = code.local(F32);
+  code.get(half).i32(3).i32Shl().set(rowBytes);
+  code.get(rowBytes).i32(-16).i32And().set(vectorEnd);
+  code.i32(0).set(row);
+  code.block().loop();
+  code.get(row).get(rows).i32GeS().brIf(1);
+  code.i32(0).set(at);
+  code.block().loop();
+  code.get(at).get(vectorEnd).i32GeS().brIf(1);
+  code.get(y).get(at).i32Add();
+  code.get(x).get(at).i32Add().v128Load().tee(v).get(cos).get(at).i32Add().v128Load().f32x4Mul();
+  // [−x1, x0, −x3, x2]: lanes 1 and 3 of −x (first operand), 0 and 2 of x (second)
+  code.get(v).f32x4Neg().get(v);
+  code.i8x16Shuffle([4, 5, 6, 7, 16, 17, 18, 19, 12, 13, 14, 15, 24, 25, 26, 27]);
+  code.get(sin).get(at).i32Add().v128Load().f32x4Mul().f32x4Add();
+  code.v128Store();
+  code.get(at).i32(16).i32Add().set(at);
+  code.br(0).end().end();
+  // a last pair when the row holds an odd number of pairs
+  code.block();
+  code.get(at).get(rowBytes).i32GeS().brIf(0);
+  code.get(x).get(at).i32Add().f32Load().set(x0);
+  code.get(x).get(at).i32Add().f32Load(4).set(x1);
+  code.get(y).get(at).i32Add();
+  code.get(x0).get(cos).get(at).i32Add().f32Load().f32Mul().get(x1).get(sin).get(at).i32Add().f32Load().f32Mul().f32Sub();
+  code.f32Store();
+  code.get(y).get(at).i32Add();
+  code.get(x1).get(cos).get(at).i32Add().f32Load(4).f32Mul().get(x0).get(sin).get(at).i32Add().f32Load(4).f32Mul().f32Add();
+  code.f32Store(4);
+  code.end();
+  code.get(x).get(rowBytes).i32Add().set(x);
+  code.get(y).get(rowBytes).i32Add().set(y);
+  code.get(cos).get(cosStep).i32Add().set(cos);
+  code.get(sin).get(sinStep).i32Add().set(sin);
+  code.get(row).i32(1).i32Add().set(row);
+  code.br(0).end().end();
+  return { name: 'rotaryRowsInterleaved', params, results: [], code };
+}
+
 export type RotaryRows = (
   x: number,
   y: number,
@@ -89,9 +143,10 @@ export type RotaryRows = (
   sinStep: number,
 ) => void;
 
-const rotaryExports = extraModule(() => [rotaryRowsFunction()]);
+const rotaryExports = extraModule(() => [rotaryRowsFunction(), rotaryRowsInterleavedFunction()]);
 
 /** The SIMD rotary rows over `memory`; undefined without SIMD. */
-export function rotaryRows(memory: LinearMemory): RotaryRows | undefined {
-  return rotaryExports(memory)?.rotaryRows as RotaryRows | undefined;
+export function rotaryRows(memory: LinearMemory, interleaved = false): RotaryRows | undefined {
+  const exports = rotaryExports(memory);
+  return (interleaved ? exports?.rotaryRowsInterleaved : exports?.rotaryRows) as RotaryRows | undefined;
 }

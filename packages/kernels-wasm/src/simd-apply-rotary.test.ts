@@ -1,4 +1,4 @@
-import { type KernelContextV1, type KernelV1, TsgeError } from '@tsge/metadef';
+import { type KernelContextV1, type KernelV1, TsgeError, attr } from '@tsge/metadef';
 import { nnKernels } from '@tsge/kernels-js/kernel-support';
 import { describe, expect, it } from 'vitest';
 import { simdApplyRotaryKernel } from './simd-apply-rotary.js';
@@ -68,6 +68,32 @@ describe('SIMD ApplyRotary', () => {
       });
     }
   }
+
+  for (const [xDims, cDims] of cases)
+    for (const where of ['plain', 'threads'] as const)
+      it(`interleaved pairs: x [${xDims}], cos/sin [${cDims}] (${where}) equals the reference`, () => {
+        const inputs = [operand(xDims, 4), operand(cDims, 5), operand(cDims, 6)];
+        const attrs = { interleaved: attr.int(1) };
+        const expected = runKernel(reference, { opType: 'ApplyRotary', inputs, attrs });
+        const actual = runKernel(where === 'threads' ? withThreads(kernel, 3) : kernel, {
+          opType: 'ApplyRotary',
+          inputs,
+          attrs,
+          memory: wasmMemory(false),
+        });
+        expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThanOrEqual(1e-6);
+      });
+
+  it('rotates adjacent pairs: x = [1, 2, 3, 4], cos = 0, sin = 1, interleaved, gives [-2, 1, -4, 3]', () => {
+    const inputs = [
+      { dims: [4], values: Float32Array.of(1, 2, 3, 4) },
+      { dims: [4], values: Float32Array.of(0, 0, 0, 0) },
+      { dims: [4], values: Float32Array.of(1, 1, 1, 1) },
+    ];
+    const attrs = { interleaved: attr.int(1) };
+    expect([...runKernel(kernel, { opType: 'ApplyRotary', inputs, attrs, memory: wasmMemory(false) }).values]).toEqual([-2, 1, -4, 3]);
+    expect([...runKernel(reference, { opType: 'ApplyRotary', inputs, attrs }).values]).toEqual([-2, 1, -4, 3]);
+  });
 
   it('rotates half: x = [1, 2, 3, 4], cos = 0, sin = 1 gives [-3, -4, 1, 2]', () => {
     const inputs = [

@@ -33,7 +33,7 @@ export function simdApplyRotaryKernel(reference: KernelV1): KernelV1 {
       if (!(y.data instanceof Float32Array) || !inMemory(memory, y)) return reference.compute(ctx);
       if (width === 0 || y.data.length === 0) return;
       const rows = y.data.length / width;
-      const shape = [rank, ...x.dims, ...cosStrides, ...sinStrides];
+      const shape = [ctx.attrs.int('interleaved', 0) !== 0 ? 1 : 0, rank, ...x.dims, ...cosStrides, ...sinStrides];
       const at = (t: { data: unknown }) => (t.data as Float32Array).byteOffset;
       const tiles = splitRange(rows, ctx.parallel?.threads ?? 1, 1, width * 3, 1 << 16).map(([r0, r1]) => [
         at(x),
@@ -53,26 +53,27 @@ const APPLY_ROTARY_TILE = 'js.applyRotary';
 
 /**
  * Tile: rows [r0, r1) of x; its arguments are the byte addresses of x, y, cos and sin, the row
- * range, x's rank, its dims and the element strides of cos and sin broadcast to them.
+ * range, 1 for interleaved pairs, x's rank, its dims and the element strides of cos and sin
+ * broadcast to them.
  */
 export const applyRotaryTile = tileFunction(APPLY_ROTARY_TILE, (memory: LinearMemory, t: readonly number[]) => {
-  const [x, y, cos, sin, r0, r1, rank] = t as [number, number, number, number, number, number, number];
-  const dims = t.slice(7, 7 + rank);
-  const cosStrides = t.slice(7 + rank, 7 + 2 * rank);
-  const sinStrides = t.slice(7 + 2 * rank, 7 + 3 * rank);
+  const [x, y, cos, sin, r0, r1, interleaved, rank] = t as [number, number, number, number, number, number, number, number];
+  const dims = t.slice(8, 8 + rank);
+  const cosStrides = t.slice(8 + rank, 8 + 2 * rank);
+  const sinStrides = t.slice(8 + 2 * rank, 8 + 3 * rank);
   const width = dims[rank - 1] as number;
   const half = width / 2;
   // rows of one run share every leading index but the innermost, so cos and sin advance evenly
   const run = rank > 1 ? (dims[rank - 2] as number) : 1;
   const cosStep = rank > 1 ? (cosStrides[rank - 2] as number) : 0;
   const sinStep = rank > 1 ? (sinStrides[rank - 2] as number) : 0;
-  const simd = rotaryRows(memory);
+  const simd = rotaryRows(memory, interleaved !== 0);
   for (let r = r0; r < r1; ) {
     const end = Math.min(r1, (Math.floor(r / run) + 1) * run);
     const c = cos + rowOffset(r, dims, cosStrides) * 4;
     const s = sin + rowOffset(r, dims, sinStrides) * 4;
     if (simd) simd(x + r * width * 4, y + r * width * 4, c, s, end - r, half, cosStep * 4, sinStep * 4);
-    else rotateRows(memory, { x: x + r * width * 4, y: y + r * width * 4, c, s }, end - r, [half, cosStep, sinStep]);
+    else rotateRows(memory, { x: x + r * width * 4, y: y + r * width * 4, c, s }, end - r, [half, cosStep, sinStep], interleaved !== 0);
     r = end;
   }
 });
@@ -83,6 +84,7 @@ function rotateRows(
   at: { x: number; y: number; c: number; s: number },
   rows: number,
   [half, cosStep, sinStep]: readonly number[],
+  interleaved: boolean,
 ): void {
   const width = 2 * (half as number);
   const h = half as number;
@@ -96,10 +98,13 @@ function rotateRows(
     const c = r * (cosStep as number);
     const s = r * (sinStep as number);
     for (let i = 0; i < h; i++) {
-      const x1 = xs[o + i] as number;
-      const x2 = xs[o + h + i] as number;
-      ys[o + i] = f(x1 * (cs[c + i] as number)) - f(x2 * (ss[s + i] as number));
-      ys[o + h + i] = f(x2 * (cs[c + h + i] as number)) + f(x1 * (ss[s + h + i] as number));
+      // the pair of element a is b: a half apart, or adjacent when interleaved
+      const a = interleaved ? 2 * i : i;
+      const b = interleaved ? 2 * i + 1 : h + i;
+      const x1 = xs[o + a] as number;
+      const x2 = xs[o + b] as number;
+      ys[o + a] = f(x1 * (cs[c + a] as number)) - f(x2 * (ss[s + a] as number));
+      ys[o + b] = f(x2 * (cs[c + b] as number)) + f(x1 * (ss[s + b] as number));
     }
   }
 }

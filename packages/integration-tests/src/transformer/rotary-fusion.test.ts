@@ -179,6 +179,75 @@ describe('rotary embedding fusion', () => {
     expect(worst).toBeLessThanOrEqual(1e-5);
   });
 
+  /** GPT-J's rotate_every_two: Slices of step 2, (−odd, even) stacked on a new axis and flattened. */
+  const everyTwo = (opset: number, oddFrom = 1, negate: 'Neg' | 'Mul' = 'Neg'): NodeSpec[] => {
+    const stepSlice = (y: string, from: number) => [
+      ints(`${y}_starts`, [from]),
+      ints(`${y}_ends`, [BIG]),
+      ints(`${y}_axes`, [-1]),
+      ints(`${y}_steps`, [2]),
+      node('Slice', ['x', `${y}_starts`, `${y}_ends`, `${y}_axes`, `${y}_steps`], [y]),
+    ];
+    const unsqueeze = (x: string, y: string) =>
+      opset >= 13
+        ? [ints(`${y}_axes`, [-1]), node('Unsqueeze', [x, `${y}_axes`], [y])]
+        : [node('Unsqueeze', [x], [y], [{ name: 'axes', ints: [-1] }])];
+    const neg =
+      negate === 'Neg'
+        ? [node('Neg', ['odd'], ['n'])]
+        : [node('Constant', [], ['minus'], [{ name: 'value_float', float: -1 }]), node('Mul', ['odd', 'minus'], ['n'])];
+    return [
+      ...stepSlice('odd', oddFrom),
+      ...stepSlice('even', 1 - oddFrom),
+      ...neg,
+      ...unsqueeze('n', 'un'),
+      ...unsqueeze('even', 'ue'),
+      concat('un', 'ue', 'stacked'),
+      ints('flat', [B, H, S, D]),
+      node('Reshape', ['stacked', 'flat'], ['r']),
+      ...tail('x', 'r'),
+    ];
+  };
+  for (const [opset, negate] of [
+    [17, 'Neg'],
+    [11, 'Mul'],
+  ] as const)
+    it(`interleaved (GPT-J rotate_every_two), ${negate}, opset ${opset}`, async () => {
+      const [inputs, outputs] = io([S, D]);
+      expect(
+        await fusedCount(`interleaved-${opset}`, onnxModel(everyTwo(opset, 1, negate), inputs, outputs, opset), feedsFor([S, D])),
+      ).toBe(1);
+      expect(lastOps).toContain('ApplyRotary/wasm-simd');
+      expect(lastOps.some((o) => /^(Slice|Neg|Unsqueeze|Concat|Reshape|Mul|Add)\//.test(o))).toBe(false);
+    });
+  it('interleaved with the odd and even Slices swapped stays unfused and agrees', async () => {
+    const [inputs, outputs] = io([S, D]);
+    expect(await fusedCount('interleaved-swapped', onnxModel(everyTwo(17, 0), inputs, outputs, 17), feedsFor([S, D]))).toBe(0);
+  });
+  it('interleaved on the reference kernel (js device) agrees with onnxruntime-node', async () => {
+    const [inputs, outputs] = io([1, 1, S, D]);
+    const bytes = onnxModel(everyTwo(17), inputs, outputs, 17);
+    const feeds = feedsFor([1, 1, S, D]);
+    const session = await ort.InferenceSession.create(bytes);
+    const want = (
+      await session.run(
+        Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor('float32', t.data as Float32Array, t.dims)])),
+      )
+    ).y as ort.Tensor;
+    await session.release();
+    const compiled = await compileModel(await parseModel(bytes, { fileName: 'interleaved-js.onnx' }), { target: 'js' });
+    expect(compiled.summary.counters.rotary).toBe(1);
+    const model = await loadModel(compiled.om, { device: 'js' });
+    const got = (await model.run(feeds)).y as HostTensor;
+    await model.release();
+    let worst = 0;
+    const a = got.data as Float32Array;
+    const b = want.data as Float32Array;
+    expect(a.length).toBe(b.length);
+    for (let i = 0; i < b.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
+    expect(worst).toBeLessThanOrEqual(1e-5);
+  });
+
   describe('near misses are left alone', () => {
     const halves = (h: number) => [...slice('x', 'x1', 0, h), ...slice('x', 'x2', h, BIG)];
     const cases: readonly [string, NodeSpec[], Operand[]][] = [

@@ -1,4 +1,4 @@
-/** tsge::ApplyRotary: y = x·cos + concat(−x₂, x₁)·sin over the halves x₁, x₂ of x's last axis. */
+/** tsge::ApplyRotary: y = x·cos + rotate(x)·sin, rotating the halves of x's last axis or (interleaved) its adjacent pairs. */
 import { type HostTensor, type KernelContextV1, type KernelV1, TSGE_DOMAIN } from '@tsge/metadef';
 import { APPLY_ROTARY } from '@tsge/ops/kernel-support';
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
@@ -55,6 +55,23 @@ function compute(ctx: KernelContextV1): void {
   const y = floatOutput(ctx, 0, dims, xT.type);
   const half = width / 2;
   const rows = width === 0 ? 0 : x.length / width;
+  // the pair (a, b) of element i: a half apart, or adjacent when interleaved
+  const interleaved = ctx.attrs.int('interleaved', 0) !== 0;
+  if (interleaved) {
+    for (let r = 0; r < rows; r++) {
+      const at = r * width;
+      const c = rowOffset(r, dims, cosStrides);
+      const s = rowOffset(r, dims, sinStrides);
+      for (let i = 0; i < width; i += 2) {
+        const x1 = x[at + i] as number;
+        const x2 = x[at + i + 1] as number;
+        y.data[at + i] = x1 * (cos[c + i] as number) - x2 * (sin[s + i] as number);
+        y.data[at + i + 1] = x2 * (cos[c + i + 1] as number) + x1 * (sin[s + i + 1] as number);
+      }
+    }
+    y.commit();
+    return;
+  }
   for (let r = 0; r < rows; r++) {
     const at = r * width;
     const c = rowOffset(r, dims, cosStrides);

@@ -1,11 +1,13 @@
-import { type Dim, type OpDefinitionV1, InferenceError, TSGE_DOMAIN, isUnknownRank } from '@tsge/metadef';
+import { type Dim, type OpDefinitionV1, InferenceError, TSGE_DOMAIN, attr, isUnknownRank } from '@tsge/metadef';
 import { NN_FLOAT_TYPES, inputInfo } from '../common/nn-float-io.js';
 import { defineOp, param } from '../define.js';
 
 /**
- * tsge::ApplyRotary, rotary position embedding in the non-interleaved ("rotate half") form:
- * y = x·cos + concat(−x[…, d/2:], x[…, :d/2])·sin. cos and sin broadcast to x (unidirectionally:
- * y has x's shape) and their last axis is x's last axis d, which is even.
+ * tsge::ApplyRotary, rotary position embedding y = x·cos + rotate(x)·sin. In the default
+ * ("rotate half", LLaMA/NeoX) form rotate(x) = concat(−x[…, d/2:], x[…, :d/2]); with
+ * `interleaved` = 1 (GPT-J's rotate_every_two) the pairs are adjacent: rotate(x)[2i] = −x[2i+1],
+ * rotate(x)[2i+1] = x[2i]. cos and sin broadcast to x (unidirectionally: y has x's shape) and
+ * their last axis is x's last axis d, which is even.
  */
 export const APPLY_ROTARY = 'ApplyRotary';
 
@@ -15,9 +17,10 @@ export const applyRotaryDefinition: OpDefinitionV1 = defineOp({
   type: APPLY_ROTARY,
   domain: TSGE_DOMAIN,
   sinceVersion: 1,
-  doc: 'x·cos + rotate_half(x)·sin, rotate_half(x) = concat(−x₂, x₁) of the halves of the last axis.',
+  doc: 'x·cos + rotate(x)·sin: rotate(x) = concat(−x₂, x₁) of the halves of the last axis, or of adjacent pairs with interleaved = 1.',
   inputs: [param.required('x', 'T'), param.required('cos', 'T'), param.required('sin', 'T')],
   outputs: [param.required('y', 'T')],
+  attributes: [{ name: 'interleaved', kind: 'int', default: attr.int(0) }],
   typeConstraints: [{ name: 'T', allowed: NN_FLOAT_TYPES }],
   infer: (ctx) => {
     const x = inputInfo(ctx, 0);
