@@ -179,6 +179,30 @@ describe('rotary embedding fusion', () => {
     expect(worst).toBeLessThanOrEqual(1e-5);
   });
 
+  it('partial rotary (NeoX/Phi: the first D/2 features rotated, the rest passed through)', async () => {
+    const R = D / 2;
+    const nodes = [
+      ...slice('x', 'xr', 0, R),
+      ...slice('x', 'xp', R, BIG),
+      ...slice('xr', 'x1', 0, R / 2),
+      ...slice('xr', 'x2', R / 2, BIG),
+      node('Neg', ['x2'], ['n']),
+      concat('n', 'x1', 'r'),
+      node('Mul', ['xr', 'cos'], ['xc']),
+      node('Mul', ['r', 'sin'], ['rs']),
+      node('Add', ['xc', 'rs'], ['yr']),
+      concat('yr', 'xp', 'y'),
+    ];
+    const bytes = onnxModel(nodes, [f32('x', [B, H, S, D]), f32('cos', [S, R]), f32('sin', [S, R])], [f32('y', [B, H, S, D])], 17);
+    const feeds = {
+      x: randomFloats('float32', [B, H, S, D], random),
+      cos: randomFloats('float32', [S, R], random),
+      sin: randomFloats('float32', [S, R], random),
+    };
+    expect(await fusedCount('partial', bytes, feeds)).toBe(1);
+    expect(lastOps).toContain('ApplyRotary/wasm-simd');
+  });
+
   /** GPT-J's rotate_every_two: Slices of step 2, (−odd, even) stacked on a new axis and flattened. */
   const everyTwo = (opset: number, oddFrom = 1, negate: 'Neg' | 'Mul' = 'Neg'): NodeSpec[] => {
     const stepSlice = (y: string, from: number) => [
