@@ -204,6 +204,10 @@ export class Code {
   f32ConvertI32S(): this {
     return this.op(0xb2);
   }
+  /** Truncates an f32 toward zero (traps outside i32's range). */
+  i32TruncF32S(): this {
+    return this.op(0xa8);
+  }
   /** Unsigned ≥, for byte addresses that may pass 2 GiB. */
   i32GeU(): this {
     return this.op(0x4f);
@@ -375,6 +379,21 @@ export class Code {
   }
   i16x8Splat(): this {
     return this.simd(0x10);
+  }
+  i8x16Splat(): this {
+    return this.simd(0x0f);
+  }
+  /** Saturating signed i16 add. */
+  i16x8AddSatS(): this {
+    return this.simd(0x8f);
+  }
+  /** Lane-wise minimum of bytes, signed or unsigned. */
+  i8x16Min(signed: boolean): this {
+    return this.simd(signed ? 0x76 : 0x77);
+  }
+  /** Lane-wise maximum of bytes, signed or unsigned. */
+  i8x16Max(signed: boolean): this {
+    return this.simd(signed ? 0x78 : 0x79);
   }
   i32x4Splat(): this {
     return this.simd(0x11);

@@ -242,20 +242,28 @@ interface RequantLocals {
   readonly flags: number;
   readonly packed: number;
   readonly sum: number;
+  /** The zero point as i16 lanes, the output range as bytes (the float32 path). */
+  readonly zp16: number;
+  readonly lo8: number;
+  readonly hi8: number;
 }
 
 const LANES_2_3 = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 /**
- * Emits the requantizing store of 8 accumulators (two i32x4) of one row: leaves the 8 result bytes
- * in the low half of a v128 on the stack.
+ * Emits the requantizing store of 8 accumulators (two i32x4, the bias already in them) of one
+ * row: leaves the 8 result bytes in the low half of a v128 on the stack. The float32 path rounds,
+ * then saturates through i32, i16 (+ zero point) and bytes before the clamp to [lo, hi]: every
+ * step is monotone and saturates only outside the output range, so the bytes equal
+ * clamp(round(acc · scale), lo − zp, hi − zp) + zp.
  */
 function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals, v: RequantLocals): void {
+  const packed = v.packed;
+  code.get(v.flags).i32(INT_FLAGS.exactProduct).i32And().ifValue(V128);
   for (const acc of accs) {
-    code.get(v.flags).i32(INT_FLAGS.exactProduct).i32And().ifValue(V128);
     // float64, two lanes at a time
-    code.get(acc).get(row.bias).i32x4Add().set(v.sum);
+    code.get(acc).set(v.sum);
     for (const high of [false, true]) {
       code.get(v.sum);
       if (high) code.get(v.sum).i8x16Shuffle(LANES_2_3);
@@ -263,18 +271,26 @@ function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals
       code.get(v.lo64).f64x2Max().get(v.hi64).f64x2Min().i32x4TruncSatF64x2SZero();
     }
     code.i8x16Shuffle(LOW_HALVES);
-    code.else();
-    code.get(acc).get(row.bias).i32x4Add().f32x4ConvertI32x4S();
-    code.get(row.scale).f32x4Mul().f32x4Nearest();
-    code.get(v.lo).f32x4Max().get(v.hi).f32x4Min().i32x4TruncSatF32x4S();
-    code.end();
     code.get(v.zp).i32x4Add();
   }
   code.i16x8NarrowI32x4S();
   // int8 or uint8 saturation (the values are in range already)
-  const packed = v.packed;
   code.set(packed);
   code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) => code.get(packed).get(packed).i8x16NarrowI16x8(s));
+  code.else();
+  for (const acc of accs) code.get(acc).f32x4ConvertI32x4S().get(row.scale).f32x4Mul().f32x4Nearest().i32x4TruncSatF32x4S();
+  code.i16x8NarrowI32x4S().get(v.zp16).i16x8AddSatS().set(packed);
+  code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) =>
+    code.get(packed).get(packed).i8x16NarrowI16x8(s).get(v.lo8).i8x16Max(s).get(v.hi8).i8x16Min(s),
+  );
+  code.end();
+}
+
+/** Sets the requantizing store's zero point (i16 lanes) and byte range (lo, hi: the range minus zp, f32) locals. */
+function emitByteRange(code: Code, p: { lo: number; hi: number; zp: number }, v: { zp16: number; lo8: number; hi8: number }): void {
+  code.get(p.zp).i16x8Splat().set(v.zp16);
+  code.get(p.lo).i32TruncF32S().get(p.zp).i32Add().i8x16Splat().set(v.lo8);
+  code.get(p.hi).i32TruncF32S().get(p.zp).i32Add().i8x16Splat().set(v.hi8);
 }
 
 /**
@@ -414,9 +430,11 @@ function igemmFunction(): FunctionDef {
   code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
   code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
   code.get(P.zp).i32x4Splat().set(zp);
+  const bytesRange = { zp16: code.local(V128), lo8: code.local(V128), hi8: code.local(V128) };
+  emitByteRange(code, P, bytesRange);
   code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
   code.get(P.NP).i32(2).i32Shl().set(panelStep);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum, ...bytesRange };
 
   /** Rows m..m+R-1 over all column blocks. */
   const block = (R: number): void => {
@@ -453,7 +471,9 @@ function igemmFunction(): FunctionDef {
       });
     }
     countUp(code, pj, P.np, 8, () => {
-      for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
+      // the accumulators start at the bias
+      for (let r = 0; r < R; r++)
+        for (const a of (rows[r] as (typeof rows)[number]).accs) code.get((rows[r] as (typeof rows)[number]).bias).set(a);
       code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
       code.get(P.wpack).set(wp);
       // wp walks R pairs a step until it reaches wend (pairs·R·4 bytes on)
@@ -560,6 +580,9 @@ function dwChannelsFunction(): FunctionDef {
     'Hp',
     'dhBytes',
     'pairStep',
+    'zxRow',
+    'pt',
+    'dh',
   ] as const;
   const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
   const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
@@ -599,13 +622,21 @@ function dwChannelsFunction(): FunctionDef {
   const hi64 = code.local(V128);
   const sum = code.local(V128);
   const accs: [number, number] = [code.local(V128), code.local(V128)];
+  const rowA = code.local(I32);
+  const rowB = code.local(I32);
+  const evenA = code.local(V128);
+  const oddA = code.local(V128);
+  const evenB = code.local(V128);
+  const oddB = code.local(V128);
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.zx).i16x8Splat().set(zx);
   code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
   code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
+  const bytesRange = { zp16: code.local(V128), lo8: code.local(V128), hi8: code.local(V128) };
+  emitByteRange(code, P, bytesRange);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum, ...bytesRange };
 
   /** Columns ix..ix+15 of a row (read from src) minus zx into their stride-2 phases of the padded row. */
   const split16 = (): void => {
@@ -626,7 +657,102 @@ function dwChannelsFunction(): FunctionDef {
       code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
     }
   };
+  /** Pushes the address of input row `row` of the channel at src, or of the zx row when the row is padding. */
+  const rowAddress = (row: () => void): void => {
+    code.get(src);
+    row();
+    code.get(P.W).i32Mul().i32Add();
+    code.get(P.zxRow);
+    row();
+    code.get(P.H).i32LtU();
+    code.select();
+  };
+  /** Bytes at `at` + ix widened (low or high half of 16, or 8 when `eight`) minus zx. */
+  const widened = (at: number, part: 'eight' | 'low' | 'high'): void => {
+    code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) =>
+      part === 'eight' ? code.get(at).get(ix).i32Add().v128Load8x8(s) : widen(code.get(at).get(ix).i32Add().v128Load(), part === 'high', s),
+    );
+    code.get(zx).i16x8Sub();
+  };
+  /**
+   * Stride 1 and 2: the pair rows straight from the bytes, minus zx, without the i16 plane: pair
+   * row y holds input rows y − pt and y − pt + dh (the zx row where they are padding, so that they
+   * read 0), column ix at lane ix + pl of its phase. The lanes left of pl stay as the tile cleared
+   * them; the lanes a row's last vector wrote past W are cleared after it.
+   */
+  const fusedPairs = (): void => {
+    code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
+    code.get(P.sw).get(P.Lp).i32Mul().set(rowLanes);
+    forLoop(
+      code,
+      iy,
+      () => code.i32(0),
+      () => code.get(P.Hp),
+      () => code.get(P.pairStep),
+      () => {
+        rowAddress(() => code.get(iy).get(P.pt).i32Sub());
+        code.set(rowA);
+        rowAddress(() => code.get(iy).get(P.pt).i32Sub().get(P.dh).i32Add());
+        code.set(rowB);
+        code.get(P.pairs).get(iy).get(rowLanes).i32Mul().i32(2).i32Shl().i32Add().set(dstRow);
+        code.i32(0).set(ix);
+        code.get(P.sw).i32(1).i32Eq().if();
+        code.block().loop();
+        code.get(ix).get(P.W).i32GeS().brIf(1);
+        widened(rowA, 'eight');
+        code.set(lo16);
+        widened(rowB, 'eight');
+        code.set(hi16);
+        code.get(dstRow).get(ix).get(P.pl).i32Add().i32(2).i32Shl().i32Add().tee(dst);
+        code.get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+        code.get(dst).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+        code.get(ix).i32(8).i32Add().set(ix);
+        code.br(0).end().end();
+        code.get(dstRow).get(P.W).get(P.pl).i32Add().i32(2).i32Shl().i32Add().tee(dst).i32x4Const(0).v128Store();
+        code.get(dst).i32x4Const(0).v128Store(16);
+        code.else();
+        // stride 2: 16 columns a step, the even ones (ix + 2q) to one phase, the odd ones to the other
+        code.block().loop();
+        code.get(ix).get(P.W).i32GeS().brIf(1);
+        for (const [at, even, odd] of [
+          [rowA, evenA, oddA],
+          [rowB, evenB, oddB],
+        ] as const) {
+          widened(at, 'low');
+          code.set(lo16);
+          widened(at, 'high');
+          code.set(hi16);
+          code.get(lo16).get(hi16).i8x16Shuffle(EVEN_I16).set(even);
+          code.get(lo16).get(hi16).i8x16Shuffle(ODD_I16).set(odd);
+        }
+        for (const [shift, a, b] of [
+          [0, evenA, evenB],
+          [1, oddA, oddB],
+        ] as const) {
+          // column ix + shift + pl: phase col & 1, lane col >> 1
+          code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
+          code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(2).i32Shl().i32Add().tee(dst);
+          code.get(a).get(b).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+          code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+        }
+        code.get(ix).i32(16).i32Add().set(ix);
+        code.br(0).end().end();
+        for (const phase of [0, 1]) {
+          // the phase's first column at or past W + pl
+          code.get(P.W).get(P.pl).i32Add().set(col);
+          code.get(col).get(col).i32(phase).i32Add().i32(1).i32And().i32Add().set(col);
+          code.get(dstRow).i32(phase).get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(2).i32Shl().i32Add().tee(dst);
+          code.i32x4Const(0).v128Store();
+          code.get(dst).i32x4Const(0).v128Store(16);
+        }
+        code.end();
+      },
+    );
+  };
   countUp(code, c, P.count, 1, () => {
+    code.get(P.sw).i32(3).i32LtS().if();
+    fusedPairs();
+    code.else();
     // the plane minus its zero point into the padded i16 copy
     code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
     countUp(code, iy, P.H, 1, () => {
@@ -715,6 +841,7 @@ function dwChannelsFunction(): FunctionDef {
         code.br(0).end().end();
       },
     );
+    code.end();
     // this channel's tap pairs minus the zero point (entries: offset, tap a, tap b or -1, pair)
     code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
     loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
@@ -754,8 +881,8 @@ function dwChannelsFunction(): FunctionDef {
     countUp(code, oi, P.OH, 1, () => {
       code.get(P.pairs).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
       countUp(code, oj, P.OW, 8, () => {
-        code.i32x4Const(0).set(accs[0]);
-        code.i32x4Const(0).set(accs[1]);
+        code.get(row.bias).set(accs[0]);
+        code.get(row.bias).set(accs[1]);
         /** Two taps of 8 outputs from the pair rows at the address on the stack. */
         const tap = (weight: () => void): void => {
           code.set(j);

@@ -156,7 +156,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const plane = align64(taps + rowPairs * KW * 16);
     const planeBytes = (Hp + dh) * sw * Lp * 2;
     const pairPlane = align64(plane + planeBytes);
-    if (pairPlane + Hp * sw * Lp * 4 > workspace.bytes) return false;
+    // strides 1 and 2 build the pair plane from the bytes, padding rows read from a row of zx
+    const zxRow = align64(pairPlane + Hp * sw * Lp * 4);
+    if (zxRow + align64(W + 32) > workspace.bytes) return false;
     // per tap pair: its byte offset in the pair plane, the taps (rows 2r and 2r + 1, or -1)
     const tapPairs: number[] = [];
     for (let rp = 0; rp < rowPairs; rp++)
@@ -168,7 +170,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 4, pt * sw * Lp * 2, sw, zx, pl, planeBytes];
     // output row oi reads pair rows oi·sh + 2r·dh: all multiples of gcd(sh, 2·dh)
     const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh)];
+    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh), zxRow, align64(W + 32), pt, dh];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
@@ -270,13 +272,15 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
 /** Tile: output channels [0, count) of a depthwise convolution, addresses at the first one. */
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
   const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
-  const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl, planeBytes] = t.slice(15, 29) as number[] as NumberTuple<14>;
-  const [KP, pairPlane, Hp, dhBytes, pairStep] = t.slice(29, 34) as number[] as NumberTuple<5>;
+  const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl] = t.slice(15, 28) as number[] as NumberTuple<13>;
+  const [KP, pairPlane, Hp, dhBytes, pairStep, zxRow, zxRowBytes, pt, dh] = t.slice(29, 38) as number[] as NumberTuple<9>;
   const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
-  new Uint8Array(memory.buffer, ws.offset + plane, planeBytes).fill(0);
+  // the i16 plane and the pair plane cleared (their padding lanes stay zero), the zx row set
+  new Uint8Array(memory.buffer, ws.offset + plane, zxRow - plane).fill(0);
+  new Uint8Array(memory.buffer, ws.offset + zxRow, zxRowBytes).fill(zx & 0xff);
   const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
-  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[34 + i * 3 + f] as number;
+  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[38 + i * 3 + f] as number;
   k.dwChannels(
     x,
     w,
@@ -312,6 +316,9 @@ const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
     Hp,
     dhBytes,
     pairStep,
+    ws.offset + zxRow,
+    pt,
+    dh,
   );
 });
 
