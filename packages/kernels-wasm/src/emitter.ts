@@ -503,10 +503,14 @@ export interface FunctionDef {
  */
 export function assembleModule(functions: readonly FunctionDef[], memory: { shared: boolean }): Uint8Array {
   const out: number[] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+  // (appended in chunks: a spread of a large body would pass the engine's argument limit)
+  const append = (target: number[], bytes: readonly number[]): void => {
+    for (let i = 0; i < bytes.length; i += 8192) target.push(...bytes.slice(i, i + 8192));
+  };
   const section = (id: number, body: number[]): void => {
     out.push(id);
     uleb(out, body.length);
-    out.push(...body);
+    append(out, body);
   };
   const name = (target: number[], s: string): void => {
     const bytes = new TextEncoder().encode(s);
@@ -567,9 +571,10 @@ export function assembleModule(functions: readonly FunctionDef[], memory: { shar
       uleb(body, count);
       body.push(t);
     }
-    body.push(...f.code.bytes, 0x0b);
+    append(body, f.code.bytes);
+    body.push(0x0b);
     uleb(code, body.length);
-    code.push(...body);
+    append(code, body);
   }
   section(10, code);
   return new Uint8Array(out);

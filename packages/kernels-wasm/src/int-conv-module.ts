@@ -367,7 +367,7 @@ function emitRowParams(
  * Each block of 4 rows is first laid out, minus its zero points, as i16 pairs in wpack
  * (16·(ceil(K/2) + 8) bytes), so the inner loop splats one i32 per row and pair.
  */
-function igemmFunction(): FunctionDef {
+function igemmFunction(fixedFlags?: number): FunctionDef {
   const P = {
     M: 0,
     K: 1,
@@ -395,6 +395,8 @@ function igemmFunction(): FunctionDef {
   params[P.lo] = F32;
   params[P.hi] = F32;
   const code = new Code(21);
+  // a specialised copy: the flags a constant, so that the compiler drops the branches on them
+  if (fixedFlags !== undefined) code.i32(fixedFlags).set(P.flags);
   const m = code.local(I32);
   const wp = code.local(I32);
   const panelStep = code.local(I32);
@@ -529,7 +531,7 @@ function igemmFunction(): FunctionDef {
   block(1);
   code.get(m).i32(1).i32Add().set(m);
   code.br(0).end().end();
-  return { name: 'igemm', params, results: [], code };
+  return { name: fixedFlags === undefined ? 'igemm' : `igemm_${fixedFlags}`, params, results: [], code };
 }
 
 /**
@@ -544,7 +546,7 @@ function igemmFunction(): FunctionDef {
  * last row, then their weights minus the zero point as an i16 pair, filled here) each take one
  * i32x4.dot_i16x8_s per 4 outputs; output row oi reads from pairs + oi·rowStep.
  */
-function dwChannelsFunction(): FunctionDef {
+function dwChannelsFunction(fixedFlags?: number): FunctionDef {
   const names = [
     'x',
     'w',
@@ -587,6 +589,7 @@ function dwChannelsFunction(): FunctionDef {
   const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
   const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
   const code = new Code(names.length);
+  if (fixedFlags !== undefined) code.i32(fixedFlags).set(P.flags);
   const c = code.local(I32);
   const lane = code.local(I32);
   const rowLanes = code.local(I32);
@@ -916,7 +919,7 @@ function dwChannelsFunction(): FunctionDef {
       });
     });
   });
-  return { name: 'dwChannels', params, results: [], code };
+  return { name: fixedFlags === undefined ? 'dwChannels' : `dwChannels_${fixedFlags}`, params, results: [], code };
 }
 
 export interface IntConvExports {
@@ -926,6 +929,22 @@ export interface IntConvExports {
   dwChannels(...args: number[]): void;
 }
 
+/**
+ * The flag sets with specialised copies of igemm and dwChannels (`igemm_<flags>`,
+ * `dwChannels_<flags>`): the requantizing float32 store with a bias (a quantized model's
+ * convolutions), any signs.
+ */
+export const SPECIALISED_INT_FLAGS: readonly number[] = Array.from({ length: 8 }, (_, i) => {
+  const bit = (b: number, flag: number) => ((i >> b) & 1 ? flag : 0);
+  return bit(0, INT_FLAGS.weightsSigned) | bit(1, INT_FLAGS.inputSigned) | bit(2, INT_FLAGS.outSigned) | INT_FLAGS.bias;
+});
+
 export function intConvFunctions(): FunctionDef[] {
-  return [packPairsFunction(), packWindowsFunction(), igemmFunction(), dwChannelsFunction()];
+  return [
+    packPairsFunction(),
+    packWindowsFunction(),
+    igemmFunction(),
+    dwChannelsFunction(),
+    ...SPECIALISED_INT_FLAGS.flatMap((f) => [igemmFunction(f), dwChannelsFunction(f)]),
+  ];
 }

@@ -269,6 +269,11 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
   return k;
 }
 
+/** The copy of a kernel specialised for these flags (the constant flags drop its branches), else the generic one. */
+function specialised(k: IntConvExports, name: 'igemm' | 'dwChannels', flags: number): (...args: number[]) => void {
+  return (k as unknown as Record<string, ((...args: number[]) => void) | undefined>)[`${name}_${flags}`] ?? k[name];
+}
+
 /** Tile: output channels [0, count) of a depthwise convolution, addresses at the first one. */
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
   const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
@@ -281,7 +286,7 @@ const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
   new Uint8Array(memory.buffer, ws.offset + zxRow, zxRowBytes).fill(zx & 0xff);
   const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
   for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[38 + i * 3 + f] as number;
-  k.dwChannels(
+  specialised(k, 'dwChannels', flags)(
     x,
     w,
     wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
@@ -348,7 +353,7 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
     const np = Math.min(NP, p1 - c);
     if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
     else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
-    k.igemm(
+    specialised(k, 'igemm', flags)(
       M,
       K,
       w,
