@@ -224,6 +224,105 @@ function packWindowsFunction(): FunctionDef {
   return { name: 'packWindows', params: names.map(() => I32), results: [], code };
 }
 
+/**
+ * `packPadded(xp, panel, NP, np, c, table, pairs, Wq, OW, sh, sw, zx, signed)`: packWindows for
+ * column strides 1 and 2 from a padded copy xp of the input (padding bytes equal to zx, rows Wq
+ * bytes with slack for a step's reads), 8 output columns a step. `table` holds per row pair the
+ * byte offsets in xp of its two rows' window origins (channel, ki·dh, kj·dw), the second −1 for
+ * the zero row of an odd K. A step that passes the end of an output row writes lanes that the
+ * next row's first step (or, past np, nothing that is read) overwrites; it may write 28 bytes past
+ * the panel.
+ */
+function packPaddedFunction(): FunctionDef {
+  const names = ['xp', 'panel', 'NP', 'np', 'c', 'table', 'pairs', 'Wq', 'OW', 'sh', 'sw', 'zx', 'signed'] as const;
+  const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
+  const code = new Code(names.length);
+  const kp = code.local(I32);
+  const a0 = code.local(I32);
+  const b0 = code.local(I32);
+  const rowA = code.local(I32);
+  const rowB = code.local(I32);
+  const dst = code.local(I32);
+  const o = code.local(I32);
+  const oi = code.local(I32);
+  const oj = code.local(I32);
+  const q = code.local(I32);
+  const seg = code.local(I32);
+  const at = code.local(I32);
+  const oi0 = code.local(I32);
+  const oj0 = code.local(I32);
+  const zx = code.local(V128);
+  const va = code.local(V128);
+  const vb = code.local(V128);
+  const bytes16 = code.local(V128);
+  code.get(P.zx).i16x8Splat().set(zx);
+  code.get(P.c).get(P.OW).i32DivU().set(oi0);
+  code.get(P.c).get(oi0).get(P.OW).i32Mul().i32Sub().set(oj0);
+  /** 8 columns of the row at `row` from output column oj + q, minus zx, as i16 lanes. */
+  const columns = (row: number): void => {
+    code.get(row).get(oj).get(q).i32Add().get(P.sw).i32Mul().i32Add().set(at);
+    code.get(P.sw).i32(1).i32Eq().ifValue(V128);
+    code.bySign(
+      () => code.get(P.signed),
+      V128,
+      (s) => code.get(at).v128Load8x8(s),
+    );
+    code.else();
+    // stride 2: the even bytes of 16
+    code.bySign(
+      () => code.get(P.signed),
+      V128,
+      (s) => {
+        code.get(at).v128Load().set(bytes16);
+        widen(code.get(bytes16), false, s);
+        widen(code.get(bytes16), true, s);
+        code.i8x16Shuffle(EVEN_I16);
+      },
+    );
+    code.end();
+    code.get(zx).i16x8Sub();
+  };
+  countUp(code, kp, P.pairs, 1, () => {
+    code.get(P.table).get(kp).i32(3).i32Shl().i32Add().i32Load(0).get(P.xp).i32Add().set(a0);
+    code.get(P.table).get(kp).i32(3).i32Shl().i32Add().i32Load(4).set(b0);
+    code.get(b0).i32(0).i32GeS().if();
+    code.get(b0).get(P.xp).i32Add().set(b0);
+    code.end();
+    code.get(P.panel).get(kp).get(P.NP).i32Mul().i32(2).i32Shl().i32Add().set(dst);
+    code.get(oi0).set(oi);
+    code.get(oj0).set(oj);
+    code.i32(0).set(o);
+    code.block().loop();
+    code.get(o).get(P.np).i32GeS().brIf(1);
+    // this output row's columns oj.. (at most np − o of them)
+    code.get(P.OW).get(oj).i32Sub().set(seg);
+    code.get(seg).get(P.np).get(o).i32Sub().i32GtS().if();
+    code.get(P.np).get(o).i32Sub().set(seg);
+    code.end();
+    code.get(oi).get(P.sh).i32Mul().get(P.Wq).i32Mul().set(at);
+    code.get(a0).get(at).i32Add().set(rowA);
+    code.get(b0).get(at).i32Add().set(rowB);
+    countUp(code, q, seg, 8, () => {
+      columns(rowA);
+      code.set(va);
+      code.get(b0).i32(0).i32GeS().ifValue(V128);
+      columns(rowB);
+      code.else();
+      code.i32x4Const(0);
+      code.end();
+      code.set(vb);
+      code.get(dst).get(o).get(q).i32Add().i32(2).i32Shl().i32Add().tee(at);
+      code.get(va).get(vb).i8x16Shuffle(INTERLEAVE_LOW).v128Store(0);
+      code.get(at).get(va).get(vb).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+    });
+    code.get(o).get(seg).i32Add().set(o);
+    code.i32(0).set(oj);
+    code.get(oi).i32(1).i32Add().set(oi);
+    code.br(0).end().end();
+  });
+  return { name: 'packPadded', params: names.map(() => I32), results: [], code };
+}
+
 /** Per-row values the store reads (bias as i32x4, scale as f32x4 splats), held in locals while a row block runs. */
 interface RowLocals {
   readonly bias: number;
@@ -925,6 +1024,7 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
 export interface IntConvExports {
   packPairs(x: number, ldx: number, K: number, np: number, panel: number, NP: number, zx: number, signed: number): void;
   packWindows(...args: number[]): void;
+  packPadded(...args: number[]): void;
   igemm(...args: number[]): void;
   dwChannels(...args: number[]): void;
 }
@@ -943,6 +1043,7 @@ export function intConvFunctions(): FunctionDef[] {
   return [
     packPairsFunction(),
     packWindowsFunction(),
+    packPaddedFunction(),
     igemmFunction(),
     dwChannelsFunction(),
     ...SPECIALISED_INT_FLAGS.flatMap((f) => [igemmFunction(f), dwChannelsFunction(f)]),

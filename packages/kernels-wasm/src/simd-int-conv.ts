@@ -195,8 +195,17 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const P = OH * OW;
     const pairs = (K + 1) >> 1;
     const pointwise = KH === 1 && KW === 1 && sh === 1 && sw === 1 && pt === 0 && pl === 0 && OH === H && OW === W;
-    // the panel, then the packed weight rows of one 4-row block
-    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 64 - (pairs + 8) * 16);
+    // column strides 1 and 2 gather from a padded copy of the group's planes at the workspace's
+    // end (padding bytes equal to zx, rows with slack for a step's reads), with a table of the
+    // row pairs' window origins before it
+    const Hq = (OH - 1) * sh + (KH - 1) * dh + 1;
+    const Wq = (OW + 8) * sw + (KW - 1) * dw + 16;
+    const paddedBytes = align64(cg * Hq * Wq) + align64(pairs * 8);
+    const padded = !pointwise && (sw === 1 || sw === 2) && paddedBytes <= workspace.bytes / 2;
+    const tableAt = (workspace.bytes - paddedBytes) & ~63;
+    // the panel (and up to 28 bytes the padded gather writes past it), then the packed weight rows
+    // of one 4-row block
+    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 128 - (pairs + 8) * 16 - (padded ? paddedBytes + 64 : 0));
     const NP = Math.min((P + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
     if (NP < 8) return false;
     // one byte past an odd K's last weight row is read (and multiplied by the zero pad row)
@@ -222,7 +231,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
             p1,
             NP,
             zx,
-            pointwise ? 0 : 1,
+            pointwise ? 0 : padded ? 2 : 1,
             ops.wzp < 0 ? -1 : ops.wzp + row * ops.wzStride,
             ops.wzStride,
             flags,
@@ -245,6 +254,10 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
             dw,
             pt,
             pl,
+            tableAt,
+            tableAt + align64(pairs * 8),
+            Hq,
+            Wq,
           ]);
         }
       }
@@ -343,15 +356,47 @@ const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => 
   gemmInt(memory, [...t.slice(0, 16), ws.offset + SCALE_WORD, ...t.slice(17, 33)], ws);
 });
 
+/**
+ * The padded copy of a gathered gemm tile's input planes (padding bytes equal to zx) and the
+ * table of its row pairs' window origins, written into this thread's workspace.
+ */
+function padInput(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }, zx: number): void {
+  const [x, , , , K] = t as number[] as NumberTuple<5>;
+  const [cg, H, W, , KH, KW, , , dh, dw, pt, pl, tableAt, padAt, Hq, Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
+  const xp = new Uint8Array(memory.buffer, ws.offset + padAt, cg * Hq * Wq);
+  xp.fill(zx & 0xff);
+  const src = new Uint8Array(memory.buffer, x, cg * H * W);
+  for (let ch = 0; ch < cg; ch++)
+    for (let iy = 0; iy < H && iy + pt < Hq; iy++)
+      xp.set(src.subarray((ch * H + iy) * W, (ch * H + iy + 1) * W), (ch * Hq + iy + pt) * Wq + pl);
+  const pairs = (K + 1) >> 1;
+  const table = new Int32Array(memory.buffer, ws.offset + tableAt, pairs * 2);
+  for (let r = 0; r < pairs * 2; r++) {
+    if (r >= K) {
+      table[r] = -1;
+      continue;
+    }
+    const ch = Math.floor(r / (KH * KW));
+    const ki = Math.floor(r / KW) % KH;
+    const kj = r % KW;
+    table[r] = ch * Hq * Wq + ki * dh * Wq + kj * dw;
+  }
+}
+
 function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }): void {
   const [x, w, y, M, K, P, p0, p1, NP, zx, gathered, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] =
     t as number[] as NumberTuple<21>;
   const k = kernelsOf(memory);
   const panel = ws.offset + HEADER;
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
+  if (gathered === 2) padInput(memory, t, ws, zx);
+  const signed = flags & INT_FLAGS.inputSigned ? 1 : 0;
   for (let c = p0; c < p1; c += NP) {
     const np = Math.min(NP, p1 - c);
-    if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
+    if (gathered === 2) {
+      const [, , , OW, , , sh, sw, , , , , tableAt, padAt, , Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
+      k.packPadded(ws.offset + padAt, panel, NP, np, c, ws.offset + tableAt, (K + 1) >> 1, Wq, OW, sh, sw, zx, signed);
+    } else if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, signed);
     else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
     specialised(k, 'igemm', flags)(
       M,
