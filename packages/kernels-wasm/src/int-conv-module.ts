@@ -1009,7 +1009,11 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
           tap(() => code.get(P.taps).get(t).i32(4).i32Shl().i32Add().v128Load32Splat(12));
         });
         code.end();
-        code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);
+        // a step past the row's end stores all 8 lanes too, over the outputs after the row (this
+        // tile writes them later), unless fewer than 8 of the tile's outputs are left
+        code.get(oj).i32(8).i32Add().get(P.OW).i32LeS();
+        code.get(P.count).get(c).i32Sub().get(P.OH).i32Mul().get(P.OW).i32Mul();
+        code.get(oi).get(P.OW).i32Mul().get(oj).i32Add().i32Sub().i32(8).i32GeS().i32Or().set(full);
         code.get(P.OW).get(oj).i32Sub().set(count);
         code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();
         code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
