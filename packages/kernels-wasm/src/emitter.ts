@@ -204,6 +204,10 @@ export class Code {
   f32ConvertI32S(): this {
     return this.op(0xb2);
   }
+  /** Truncates an f32 toward zero (traps outside i32's range). */
+  i32TruncF32S(): this {
+    return this.op(0xa8);
+  }
   /** Unsigned ≥, for byte addresses that may pass 2 GiB. */
   i32GeU(): this {
     return this.op(0x4f);
@@ -379,6 +383,21 @@ export class Code {
   i16x8Splat(): this {
     return this.simd(0x10);
   }
+  i8x16Splat(): this {
+    return this.simd(0x0f);
+  }
+  /** Saturating signed i16 add. */
+  i16x8AddSatS(): this {
+    return this.simd(0x8f);
+  }
+  /** Lane-wise minimum of bytes, signed or unsigned. */
+  i8x16Min(signed: boolean): this {
+    return this.simd(signed ? 0x76 : 0x77);
+  }
+  /** Lane-wise maximum of bytes, signed or unsigned. */
+  i8x16Max(signed: boolean): this {
+    return this.simd(signed ? 0x78 : 0x79);
+  }
   i32x4Splat(): this {
     return this.simd(0x11);
   }
@@ -487,10 +506,14 @@ export interface FunctionDef {
  */
 export function assembleModule(functions: readonly FunctionDef[], memory: { shared: boolean }): Uint8Array {
   const out: number[] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+  // (appended in chunks: a spread of a large body would pass the engine's argument limit)
+  const append = (target: number[], bytes: readonly number[]): void => {
+    for (let i = 0; i < bytes.length; i += 8192) target.push(...bytes.slice(i, i + 8192));
+  };
   const section = (id: number, body: number[]): void => {
     out.push(id);
     uleb(out, body.length);
-    out.push(...body);
+    append(out, body);
   };
   const name = (target: number[], s: string): void => {
     const bytes = new TextEncoder().encode(s);
@@ -551,9 +574,10 @@ export function assembleModule(functions: readonly FunctionDef[], memory: { shar
       uleb(body, count);
       body.push(t);
     }
-    body.push(...f.code.bytes, 0x0b);
+    append(body, f.code.bytes);
+    body.push(0x0b);
     uleb(code, body.length);
-    code.push(...body);
+    append(code, body);
   }
   section(10, code);
   return new Uint8Array(out);

@@ -224,6 +224,105 @@ function packWindowsFunction(): FunctionDef {
   return { name: 'packWindows', params: names.map(() => I32), results: [], code };
 }
 
+/**
+ * `packPadded(xp, panel, NP, np, c, table, pairs, Wq, OW, sh, sw, zx, signed)`: packWindows for
+ * column strides 1 and 2 from a padded copy xp of the input (padding bytes equal to zx, rows Wq
+ * bytes with slack for a step's reads), 8 output columns a step. `table` holds per row pair the
+ * byte offsets in xp of its two rows' window origins (channel, ki·dh, kj·dw), the second −1 for
+ * the zero row of an odd K. A step that passes the end of an output row writes lanes that the
+ * next row's first step (or, past np, nothing that is read) overwrites; it may write 28 bytes past
+ * the panel.
+ */
+function packPaddedFunction(): FunctionDef {
+  const names = ['xp', 'panel', 'NP', 'np', 'c', 'table', 'pairs', 'Wq', 'OW', 'sh', 'sw', 'zx', 'signed'] as const;
+  const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
+  const code = new Code(names.length);
+  const kp = code.local(I32);
+  const a0 = code.local(I32);
+  const b0 = code.local(I32);
+  const rowA = code.local(I32);
+  const rowB = code.local(I32);
+  const dst = code.local(I32);
+  const o = code.local(I32);
+  const oi = code.local(I32);
+  const oj = code.local(I32);
+  const q = code.local(I32);
+  const seg = code.local(I32);
+  const at = code.local(I32);
+  const oi0 = code.local(I32);
+  const oj0 = code.local(I32);
+  const zx = code.local(V128);
+  const va = code.local(V128);
+  const vb = code.local(V128);
+  const bytes16 = code.local(V128);
+  code.get(P.zx).i16x8Splat().set(zx);
+  code.get(P.c).get(P.OW).i32DivU().set(oi0);
+  code.get(P.c).get(oi0).get(P.OW).i32Mul().i32Sub().set(oj0);
+  /** 8 columns of the row at `row` from output column oj + q, minus zx, as i16 lanes. */
+  const columns = (row: number): void => {
+    code.get(row).get(oj).get(q).i32Add().get(P.sw).i32Mul().i32Add().set(at);
+    code.get(P.sw).i32(1).i32Eq().ifValue(V128);
+    code.bySign(
+      () => code.get(P.signed),
+      V128,
+      (s) => code.get(at).v128Load8x8(s),
+    );
+    code.else();
+    // stride 2: the even bytes of 16
+    code.bySign(
+      () => code.get(P.signed),
+      V128,
+      (s) => {
+        code.get(at).v128Load().set(bytes16);
+        widen(code.get(bytes16), false, s);
+        widen(code.get(bytes16), true, s);
+        code.i8x16Shuffle(EVEN_I16);
+      },
+    );
+    code.end();
+    code.get(zx).i16x8Sub();
+  };
+  countUp(code, kp, P.pairs, 1, () => {
+    code.get(P.table).get(kp).i32(3).i32Shl().i32Add().i32Load(0).get(P.xp).i32Add().set(a0);
+    code.get(P.table).get(kp).i32(3).i32Shl().i32Add().i32Load(4).set(b0);
+    code.get(b0).i32(0).i32GeS().if();
+    code.get(b0).get(P.xp).i32Add().set(b0);
+    code.end();
+    code.get(P.panel).get(kp).get(P.NP).i32Mul().i32(2).i32Shl().i32Add().set(dst);
+    code.get(oi0).set(oi);
+    code.get(oj0).set(oj);
+    code.i32(0).set(o);
+    code.block().loop();
+    code.get(o).get(P.np).i32GeS().brIf(1);
+    // this output row's columns oj.. (at most np − o of them)
+    code.get(P.OW).get(oj).i32Sub().set(seg);
+    code.get(seg).get(P.np).get(o).i32Sub().i32GtS().if();
+    code.get(P.np).get(o).i32Sub().set(seg);
+    code.end();
+    code.get(oi).get(P.sh).i32Mul().get(P.Wq).i32Mul().set(at);
+    code.get(a0).get(at).i32Add().set(rowA);
+    code.get(b0).get(at).i32Add().set(rowB);
+    countUp(code, q, seg, 8, () => {
+      columns(rowA);
+      code.set(va);
+      code.get(b0).i32(0).i32GeS().ifValue(V128);
+      columns(rowB);
+      code.else();
+      code.i32x4Const(0);
+      code.end();
+      code.set(vb);
+      code.get(dst).get(o).get(q).i32Add().i32(2).i32Shl().i32Add().tee(at);
+      code.get(va).get(vb).i8x16Shuffle(INTERLEAVE_LOW).v128Store(0);
+      code.get(at).get(va).get(vb).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+    });
+    code.get(o).get(seg).i32Add().set(o);
+    code.i32(0).set(oj);
+    code.get(oi).i32(1).i32Add().set(oi);
+    code.br(0).end().end();
+  });
+  return { name: 'packPadded', params: names.map(() => I32), results: [], code };
+}
+
 /** Per-row values the store reads (bias as i32x4, scale as f32x4 splats), held in locals while a row block runs. */
 interface RowLocals {
   readonly bias: number;
@@ -242,20 +341,28 @@ interface RequantLocals {
   readonly flags: number;
   readonly packed: number;
   readonly sum: number;
+  /** The zero point as i16 lanes, the output range as bytes (the float32 path). */
+  readonly zp16: number;
+  readonly lo8: number;
+  readonly hi8: number;
 }
 
 const LANES_2_3 = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 /**
- * Emits the requantizing store of 8 accumulators (two i32x4) of one row: leaves the 8 result bytes
- * in the low half of a v128 on the stack.
+ * Emits the requantizing store of 8 accumulators (two i32x4, the bias already in them) of one
+ * row: leaves the 8 result bytes in the low half of a v128 on the stack. The float32 path rounds,
+ * then saturates through i32, i16 (+ zero point) and bytes before the clamp to [lo, hi]: every
+ * step is monotone and saturates only outside the output range, so the bytes equal
+ * clamp(round(acc · scale), lo − zp, hi − zp) + zp.
  */
 function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals, v: RequantLocals): void {
+  const packed = v.packed;
+  code.get(v.flags).i32(INT_FLAGS.exactProduct).i32And().ifValue(V128);
   for (const acc of accs) {
-    code.get(v.flags).i32(INT_FLAGS.exactProduct).i32And().ifValue(V128);
     // float64, two lanes at a time
-    code.get(acc).get(row.bias).i32x4Add().set(v.sum);
+    code.get(acc).set(v.sum);
     for (const high of [false, true]) {
       code.get(v.sum);
       if (high) code.get(v.sum).i8x16Shuffle(LANES_2_3);
@@ -263,18 +370,26 @@ function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals
       code.get(v.lo64).f64x2Max().get(v.hi64).f64x2Min().i32x4TruncSatF64x2SZero();
     }
     code.i8x16Shuffle(LOW_HALVES);
-    code.else();
-    code.get(acc).get(row.bias).i32x4Add().f32x4ConvertI32x4S();
-    code.get(row.scale).f32x4Mul().f32x4Nearest();
-    code.get(v.lo).f32x4Max().get(v.hi).f32x4Min().i32x4TruncSatF32x4S();
-    code.end();
     code.get(v.zp).i32x4Add();
   }
   code.i16x8NarrowI32x4S();
   // int8 or uint8 saturation (the values are in range already)
-  const packed = v.packed;
   code.set(packed);
   code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) => code.get(packed).get(packed).i8x16NarrowI16x8(s));
+  code.else();
+  for (const acc of accs) code.get(acc).f32x4ConvertI32x4S().get(row.scale).f32x4Mul().f32x4Nearest().i32x4TruncSatF32x4S();
+  code.i16x8NarrowI32x4S().get(v.zp16).i16x8AddSatS().set(packed);
+  code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) =>
+    code.get(packed).get(packed).i8x16NarrowI16x8(s).get(v.lo8).i8x16Max(s).get(v.hi8).i8x16Min(s),
+  );
+  code.end();
+}
+
+/** Sets the requantizing store's zero point (i16 lanes) and byte range (lo, hi: the range minus zp, f32) locals. */
+function emitByteRange(code: Code, p: { lo: number; hi: number; zp: number }, v: { zp16: number; lo8: number; hi8: number }): void {
+  code.get(p.zp).i16x8Splat().set(v.zp16);
+  code.get(p.lo).i32TruncF32S().get(p.zp).i32Add().i8x16Splat().set(v.lo8);
+  code.get(p.hi).i32TruncF32S().get(p.zp).i32Add().i8x16Splat().set(v.hi8);
 }
 
 /**
@@ -351,7 +466,7 @@ function emitRowParams(
  * Each block of 4 rows is first laid out, minus its zero points, as i16 pairs in wpack
  * (16·(ceil(K/2) + 8) bytes), so the inner loop splats one i32 per row and pair.
  */
-function igemmFunction(): FunctionDef {
+function igemmFunction(fixedFlags?: number): FunctionDef {
   const P = {
     M: 0,
     K: 1,
@@ -379,6 +494,8 @@ function igemmFunction(): FunctionDef {
   params[P.lo] = F32;
   params[P.hi] = F32;
   const code = new Code(21);
+  // a specialised copy: the flags a constant, so that the compiler drops the branches on them
+  if (fixedFlags !== undefined) code.i32(fixedFlags).set(P.flags);
   const m = code.local(I32);
   const wp = code.local(I32);
   const panelStep = code.local(I32);
@@ -414,9 +531,11 @@ function igemmFunction(): FunctionDef {
   code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
   code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
   code.get(P.zp).i32x4Splat().set(zp);
+  const bytesRange = { zp16: code.local(V128), lo8: code.local(V128), hi8: code.local(V128) };
+  emitByteRange(code, P, bytesRange);
   code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
   code.get(P.NP).i32(2).i32Shl().set(panelStep);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum, ...bytesRange };
 
   /** Rows m..m+R-1 over all column blocks. */
   const block = (R: number): void => {
@@ -453,7 +572,9 @@ function igemmFunction(): FunctionDef {
       });
     }
     countUp(code, pj, P.np, 8, () => {
-      for (let r = 0; r < R; r++) for (const a of (rows[r] as (typeof rows)[number]).accs) code.i32x4Const(0).set(a);
+      // the accumulators start at the bias
+      for (let r = 0; r < R; r++)
+        for (const a of (rows[r] as (typeof rows)[number]).accs) code.get((rows[r] as (typeof rows)[number]).bias).set(a);
       code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
       code.get(P.wpack).set(wp);
       // wp walks R pairs a step until it reaches wend (pairs·R·4 bytes on)
@@ -509,7 +630,7 @@ function igemmFunction(): FunctionDef {
   block(1);
   code.get(m).i32(1).i32Add().set(m);
   code.br(0).end().end();
-  return { name: 'igemm', params, results: [], code };
+  return { name: fixedFlags === undefined ? 'igemm' : `igemm_${fixedFlags}`, params, results: [], code };
 }
 
 /**
@@ -524,7 +645,7 @@ function igemmFunction(): FunctionDef {
  * last row, then their weights minus the zero point as an i16 pair, filled here) each take one
  * i32x4.dot_i16x8_s per 4 outputs; output row oi reads from pairs + oi·rowStep.
  */
-function dwChannelsFunction(): FunctionDef {
+function dwChannelsFunction(fixedFlags?: number): FunctionDef {
   const names = [
     'x',
     'w',
@@ -560,10 +681,14 @@ function dwChannelsFunction(): FunctionDef {
     'Hp',
     'dhBytes',
     'pairStep',
+    'zxRow',
+    'pt',
+    'dh',
   ] as const;
   const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
   const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
   const code = new Code(names.length);
+  if (fixedFlags !== undefined) code.i32(fixedFlags).set(P.flags);
   const c = code.local(I32);
   const lane = code.local(I32);
   const rowLanes = code.local(I32);
@@ -599,13 +724,21 @@ function dwChannelsFunction(): FunctionDef {
   const hi64 = code.local(V128);
   const sum = code.local(V128);
   const accs: [number, number] = [code.local(V128), code.local(V128)];
+  const rowA = code.local(I32);
+  const rowB = code.local(I32);
+  const evenA = code.local(V128);
+  const oddA = code.local(V128);
+  const evenB = code.local(V128);
+  const oddB = code.local(V128);
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.zx).i16x8Splat().set(zx);
   code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
   code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
-  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum };
+  const bytesRange = { zp16: code.local(V128), lo8: code.local(V128), hi8: code.local(V128) };
+  emitByteRange(code, P, bytesRange);
+  const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum, ...bytesRange };
 
   /** Columns ix..ix+15 of a row (read from src) minus zx into their stride-2 phases of the padded row. */
   const split16 = (): void => {
@@ -626,7 +759,102 @@ function dwChannelsFunction(): FunctionDef {
       code.get(lo16).get(hi16).i8x16Shuffle(lanes).v128Store();
     }
   };
+  /** Pushes the address of input row `row` of the channel at src, or of the zx row when the row is padding. */
+  const rowAddress = (row: () => void): void => {
+    code.get(src);
+    row();
+    code.get(P.W).i32Mul().i32Add();
+    code.get(P.zxRow);
+    row();
+    code.get(P.H).i32LtU();
+    code.select();
+  };
+  /** Bytes at `at` + ix widened (low or high half of 16, or 8 when `eight`) minus zx. */
+  const widened = (at: number, part: 'eight' | 'low' | 'high'): void => {
+    code.bySign(flagOf(code, P.flags, INT_FLAGS.inputSigned), V128, (s) =>
+      part === 'eight' ? code.get(at).get(ix).i32Add().v128Load8x8(s) : widen(code.get(at).get(ix).i32Add().v128Load(), part === 'high', s),
+    );
+    code.get(zx).i16x8Sub();
+  };
+  /**
+   * Stride 1 and 2: the pair rows straight from the bytes, minus zx, without the i16 plane: pair
+   * row y holds input rows y − pt and y − pt + dh (the zx row where they are padding, so that they
+   * read 0), column ix at lane ix + pl of its phase. The lanes left of pl stay as the tile cleared
+   * them; the lanes a row's last vector wrote past W are cleared after it.
+   */
+  const fusedPairs = (): void => {
+    code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
+    code.get(P.sw).get(P.Lp).i32Mul().set(rowLanes);
+    forLoop(
+      code,
+      iy,
+      () => code.i32(0),
+      () => code.get(P.Hp),
+      () => code.get(P.pairStep),
+      () => {
+        rowAddress(() => code.get(iy).get(P.pt).i32Sub());
+        code.set(rowA);
+        rowAddress(() => code.get(iy).get(P.pt).i32Sub().get(P.dh).i32Add());
+        code.set(rowB);
+        code.get(P.pairs).get(iy).get(rowLanes).i32Mul().i32(2).i32Shl().i32Add().set(dstRow);
+        code.i32(0).set(ix);
+        code.get(P.sw).i32(1).i32Eq().if();
+        code.block().loop();
+        code.get(ix).get(P.W).i32GeS().brIf(1);
+        widened(rowA, 'eight');
+        code.set(lo16);
+        widened(rowB, 'eight');
+        code.set(hi16);
+        code.get(dstRow).get(ix).get(P.pl).i32Add().i32(2).i32Shl().i32Add().tee(dst);
+        code.get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+        code.get(dst).get(lo16).get(hi16).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+        code.get(ix).i32(8).i32Add().set(ix);
+        code.br(0).end().end();
+        code.get(dstRow).get(P.W).get(P.pl).i32Add().i32(2).i32Shl().i32Add().tee(dst).i32x4Const(0).v128Store();
+        code.get(dst).i32x4Const(0).v128Store(16);
+        code.else();
+        // stride 2: 16 columns a step, the even ones (ix + 2q) to one phase, the odd ones to the other
+        code.block().loop();
+        code.get(ix).get(P.W).i32GeS().brIf(1);
+        for (const [at, even, odd] of [
+          [rowA, evenA, oddA],
+          [rowB, evenB, oddB],
+        ] as const) {
+          widened(at, 'low');
+          code.set(lo16);
+          widened(at, 'high');
+          code.set(hi16);
+          code.get(lo16).get(hi16).i8x16Shuffle(EVEN_I16).set(even);
+          code.get(lo16).get(hi16).i8x16Shuffle(ODD_I16).set(odd);
+        }
+        for (const [shift, a, b] of [
+          [0, evenA, evenB],
+          [1, oddA, oddB],
+        ] as const) {
+          // column ix + shift + pl: phase col & 1, lane col >> 1
+          code.get(ix).get(P.pl).i32Add().i32(shift).i32Add().set(col);
+          code.get(dstRow).get(col).i32(1).i32And().get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(2).i32Shl().i32Add().tee(dst);
+          code.get(a).get(b).i8x16Shuffle(INTERLEAVE_LOW).v128Store();
+          code.get(dst).get(a).get(b).i8x16Shuffle(INTERLEAVE_HIGH).v128Store(16);
+        }
+        code.get(ix).i32(16).i32Add().set(ix);
+        code.br(0).end().end();
+        for (const phase of [0, 1]) {
+          // the phase's first column at or past W + pl
+          code.get(P.W).get(P.pl).i32Add().set(col);
+          code.get(col).get(col).i32(phase).i32Add().i32(1).i32And().i32Add().set(col);
+          code.get(dstRow).i32(phase).get(P.Lp).i32Mul().get(col).i32(1).i32ShrS().i32Add().i32(2).i32Shl().i32Add().tee(dst);
+          code.i32x4Const(0).v128Store();
+          code.get(dst).i32x4Const(0).v128Store(16);
+        }
+        code.end();
+      },
+    );
+  };
   countUp(code, c, P.count, 1, () => {
+    code.get(P.sw).i32(3).i32LtS().if();
+    fusedPairs();
+    code.else();
     // the plane minus its zero point into the padded i16 copy
     code.get(P.x).get(c).get(P.H).get(P.W).i32Mul().i32Mul().i32Add().set(src);
     countUp(code, iy, P.H, 1, () => {
@@ -715,6 +943,7 @@ function dwChannelsFunction(): FunctionDef {
         code.br(0).end().end();
       },
     );
+    code.end();
     // this channel's tap pairs minus the zero point (entries: offset, tap a, tap b or -1, pair)
     code.get(P.wzp).get(P.c0).get(c).i32Add().get(P.wzStride).i32Mul().i32Add().set(src);
     loadByte(code, src, P.flags, INT_FLAGS.weightsSigned);
@@ -754,8 +983,8 @@ function dwChannelsFunction(): FunctionDef {
     countUp(code, oi, P.OH, 1, () => {
       code.get(P.pairs).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
       countUp(code, oj, P.OW, 8, () => {
-        code.i32x4Const(0).set(accs[0]);
-        code.i32x4Const(0).set(accs[1]);
+        code.get(row.bias).set(accs[0]);
+        code.get(row.bias).set(accs[1]);
         /** Two taps of 8 outputs from the pair rows at the address on the stack. */
         const tap = (weight: () => void): void => {
           code.set(j);
@@ -780,7 +1009,11 @@ function dwChannelsFunction(): FunctionDef {
           tap(() => code.get(P.taps).get(t).i32(4).i32Shl().i32Add().v128Load32Splat(12));
         });
         code.end();
-        code.get(oj).i32(8).i32Add().get(P.OW).i32LeS().set(full);
+        // a step past the row's end stores all 8 lanes too, over the outputs after the row (this
+        // tile writes them later), unless fewer than 8 of the tile's outputs are left
+        code.get(oj).i32(8).i32Add().get(P.OW).i32LeS();
+        code.get(P.count).get(c).i32Sub().get(P.OH).i32Mul().get(P.OW).i32Mul();
+        code.get(oi).get(P.OW).i32Mul().get(oj).i32Add().i32Sub().i32(8).i32GeS().i32Or().set(full);
         code.get(P.OW).get(oj).i32Sub().set(count);
         code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();
         code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
@@ -789,16 +1022,34 @@ function dwChannelsFunction(): FunctionDef {
       });
     });
   });
-  return { name: 'dwChannels', params, results: [], code };
+  return { name: fixedFlags === undefined ? 'dwChannels' : `dwChannels_${fixedFlags}`, params, results: [], code };
 }
 
 export interface IntConvExports {
   packPairs(x: number, ldx: number, K: number, np: number, panel: number, NP: number, zx: number, signed: number): void;
   packWindows(...args: number[]): void;
+  packPadded(...args: number[]): void;
   igemm(...args: number[]): void;
   dwChannels(...args: number[]): void;
 }
 
+/**
+ * The flag sets with specialised copies of igemm and dwChannels (`igemm_<flags>`,
+ * `dwChannels_<flags>`): the requantizing float32 store with a bias (a quantized model's
+ * convolutions), any signs.
+ */
+export const SPECIALISED_INT_FLAGS: readonly number[] = Array.from({ length: 8 }, (_, i) => {
+  const bit = (b: number, flag: number) => ((i >> b) & 1 ? flag : 0);
+  return bit(0, INT_FLAGS.weightsSigned) | bit(1, INT_FLAGS.inputSigned) | bit(2, INT_FLAGS.outSigned) | INT_FLAGS.bias;
+});
+
 export function intConvFunctions(): FunctionDef[] {
-  return [packPairsFunction(), packWindowsFunction(), igemmFunction(), dwChannelsFunction()];
+  return [
+    packPairsFunction(),
+    packWindowsFunction(),
+    packPaddedFunction(),
+    igemmFunction(),
+    dwChannelsFunction(),
+    ...SPECIALISED_INT_FLAGS.flatMap((f) => [igemmFunction(f), dwChannelsFunction(f)]),
+  ];
 }

@@ -98,6 +98,22 @@ const cases: Case[] = [
     w: [2, 1, 3, 3],
     attrs: { group: attr.int(2), strides: attr.ints([3, 3]), pads: attr.ints([1, 1, 1, 1]) },
   },
+  {
+    name: '3×3 stride 2 int8, odd K, batch 2, columns split (padded gather)',
+    x: [2, 5, 29, 27],
+    w: [6, 5, 3, 3],
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 0, 0, 1]) },
+    xType: 'int8',
+    wType: 'int8',
+    yType: 'int8',
+    perChannel: true,
+  },
+  {
+    name: '2×3 stride 1×2 dilation 2×1 (padded gather)',
+    x: [1, 2, 12, 19],
+    w: [5, 2, 2, 3],
+    attrs: { strides: attr.ints([1, 2]), dilations: attr.ints([2, 1]), pads: attr.ints([2, 1, 0, 2]) },
+  },
   { name: 'clipped (Relu6 range), no bias', x: [1, 9, 6, 6], w: [7, 9, 1, 1], attrs: {}, bias: false, clip: [3, 200] },
 ];
 
@@ -191,6 +207,59 @@ describe.skipIf(!hasWasmSimd())('integer convolution SIMD kernels equal the refe
     expect(fallbacks.count).toBe(before + 1);
     expect(requantizedConv?.domain).toBe(TSGE_DOMAIN);
   });
+});
+
+// Depthwise strides 1 and 2 build their pair rows straight from the bytes, padding rows read from a
+// row of zx bytes: zero points at the type's edges (padding then reads the extreme byte), widths
+// around the 8- and 16-column steps, left pads 0 to 3
+describe.skipIf(!hasWasmSimd())('integer convolutions with edge zero points equal the reference', () => {
+  const geometries: { x: number[]; k: number[]; s: number; pads: number[]; full?: number }[] = [
+    { x: [1, 3, 5, 7], k: [3, 3], s: 1, pads: [1, 1, 1, 1] },
+    { x: [1, 2, 9, 16], k: [3, 3], s: 1, pads: [0, 0, 2, 2] },
+    { x: [2, 3, 6, 17], k: [3, 3], s: 2, pads: [1, 3, 1, 0] },
+    { x: [1, 4, 11, 32], k: [3, 3], s: 2, pads: [0, 0, 1, 1] },
+    { x: [1, 2, 8, 33], k: [5, 5], s: 2, pads: [2, 2, 2, 2] },
+    { x: [1, 2, 7, 9], k: [2, 4], s: 1, pads: [0, 2, 1, 1] },
+    // full convolutions (group 1): the gemm's padded gather
+    { x: [1, 3, 15, 21], k: [3, 3], s: 2, pads: [0, 0, 1, 1], full: 4 },
+    { x: [1, 2, 6, 11], k: [3, 3], s: 1, pads: [1, 1, 1, 1], full: 5 },
+  ];
+  const types = [
+    { t: 'uint8', zeros: [0, 255] },
+    { t: 'int8', zeros: [-128, 127] },
+  ] as const;
+  for (const g of geometries)
+    for (const { t, zeros } of types)
+      for (const zx of zeros)
+        it(`${g.full ? 'full' : 'depthwise'} ${g.k.join('×')} stride ${g.s} on ${g.x.join('×')}, ${t} zero point ${zx}`, () => {
+          const C = g.x[1] as number;
+          const rnd = seeded(C * 31 + zx + (g.x[3] as number));
+          const x = bytes(t, g.x, C + 2);
+          const M = g.full ?? C;
+          const w = bytes(t, [M, g.full ? C : 1, ...g.k], C + 3);
+          const xz = tensorOf(t, [], () => zx);
+          const wz = tensorOf(t, [M], (i) => (i === 0 ? zeros[1] : i === 1 ? zeros[0] : Math.floor(rnd() * 50)));
+          const attrs = { group: attr.int(g.full ? 1 : C), strides: attr.ints([g.s, g.s]), pads: attr.ints(g.pads) };
+          const conv = [x, w, xz, wz];
+          const expectedInt = run(referenceOf('ConvInteger'), conv, attrs);
+          const bias = tensorOf('int32', [M], () => Math.floor((rnd() - 0.5) * 200000));
+          const acc = Array.from(expectedInt.data as Int32Array).reduce((m, v) => Math.max(m, Math.abs(v)), 1);
+          const scale = tensorOf('float32', [M], () => (0.5 + rnd()) * (100 / acc));
+          const yz = tensorOf(t, [], () => (t === 'uint8' ? 100 : -20));
+          const requant = [x, w, xz, wz, bias, scale, yz];
+          const expected = run(referenceOf('RequantizedConv'), requant, attrs);
+          for (const threads of [undefined, 2]) {
+            const before = fallbacks.count;
+            const memory = wasmMemory(false, 64);
+            expect(Array.from(run(convInteger as KernelV1, conv, attrs, memory, threads).data as Int32Array)).toEqual(
+              Array.from(expectedInt.data as Int32Array),
+            );
+            const got = run(requantizedConv as KernelV1, requant, attrs, memory, threads);
+            expect(fallbacks.count, 'SIMD path taken').toBe(before);
+            expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(expected.data as Uint8Array));
+          }
+          expect(new Set(Array.from(expected.data as Uint8Array)).size).toBeGreaterThan(10);
+        });
 });
 
 describe.skipIf(!hasWasmSimd())('MatMulInteger SIMD kernel equals the reference', () => {

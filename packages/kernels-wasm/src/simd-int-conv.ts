@@ -156,7 +156,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const plane = align64(taps + rowPairs * KW * 16);
     const planeBytes = (Hp + dh) * sw * Lp * 2;
     const pairPlane = align64(plane + planeBytes);
-    if (pairPlane + Hp * sw * Lp * 4 > workspace.bytes) return false;
+    // strides 1 and 2 build the pair plane from the bytes, padding rows read from a row of zx
+    const zxRow = align64(pairPlane + Hp * sw * Lp * 4);
+    if (zxRow + align64(W + 32) > workspace.bytes) return false;
     // per tap pair: its byte offset in the pair plane, the taps (rows 2r and 2r + 1, or -1)
     const tapPairs: number[] = [];
     for (let rp = 0; rp < rowPairs; rp++)
@@ -168,7 +170,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 4, pt * sw * Lp * 2, sw, zx, pl, planeBytes];
     // output row oi reads pair rows oi·sh + 2r·dh: all multiples of gcd(sh, 2·dh)
     const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh)];
+    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh), zxRow, align64(W + 32), pt, dh];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
@@ -193,8 +195,17 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const P = OH * OW;
     const pairs = (K + 1) >> 1;
     const pointwise = KH === 1 && KW === 1 && sh === 1 && sw === 1 && pt === 0 && pl === 0 && OH === H && OW === W;
-    // the panel, then the packed weight rows of one 4-row block
-    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 64 - (pairs + 8) * 16);
+    // column strides 1 and 2 gather from a padded copy of the group's planes at the workspace's
+    // end (padding bytes equal to zx, rows with slack for a step's reads), with a table of the
+    // row pairs' window origins before it
+    const Hq = (OH - 1) * sh + (KH - 1) * dh + 1;
+    const Wq = (OW + 8) * sw + (KW - 1) * dw + 16;
+    const paddedBytes = align64(cg * Hq * Wq) + align64(pairs * 8);
+    const padded = !pointwise && (sw === 1 || sw === 2) && paddedBytes <= workspace.bytes / 2;
+    const tableAt = (workspace.bytes - paddedBytes) & ~63;
+    // the panel (and up to 28 bytes the padded gather writes past it), then the packed weight rows
+    // of one 4-row block
+    const budget = Math.min(PANEL_BYTES, workspace.bytes - HEADER - 128 - (pairs + 8) * 16 - (padded ? paddedBytes + 64 : 0));
     const NP = Math.min((P + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
     if (NP < 8) return false;
     // one byte past an odd K's last weight row is read (and multiplied by the zero pad row)
@@ -220,7 +231,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
             p1,
             NP,
             zx,
-            pointwise ? 0 : 1,
+            pointwise ? 0 : padded ? 2 : 1,
             ops.wzp < 0 ? -1 : ops.wzp + row * ops.wzStride,
             ops.wzStride,
             flags,
@@ -243,6 +254,10 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
             dw,
             pt,
             pl,
+            tableAt,
+            tableAt + align64(pairs * 8),
+            Hq,
+            Wq,
           ]);
         }
       }
@@ -267,17 +282,24 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
   return k;
 }
 
+/** The copy of a kernel specialised for these flags (the constant flags drop its branches), else the generic one. */
+function specialised(k: IntConvExports, name: 'igemm' | 'dwChannels', flags: number): (...args: number[]) => void {
+  return (k as unknown as Record<string, ((...args: number[]) => void) | undefined>)[`${name}_${flags}`] ?? k[name];
+}
+
 /** Tile: output channels [0, count) of a depthwise convolution, addresses at the first one. */
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
   const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
-  const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl, planeBytes] = t.slice(15, 29) as number[] as NumberTuple<14>;
-  const [KP, pairPlane, Hp, dhBytes, pairStep] = t.slice(29, 34) as number[] as NumberTuple<5>;
+  const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl] = t.slice(15, 28) as number[] as NumberTuple<13>;
+  const [KP, pairPlane, Hp, dhBytes, pairStep, zxRow, zxRowBytes, pt, dh] = t.slice(29, 38) as number[] as NumberTuple<9>;
   const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
-  new Uint8Array(memory.buffer, ws.offset + plane, planeBytes).fill(0);
+  // the i16 plane and the pair plane cleared (their padding lanes stay zero), the zx row set
+  new Uint8Array(memory.buffer, ws.offset + plane, zxRow - plane).fill(0);
+  new Uint8Array(memory.buffer, ws.offset + zxRow, zxRowBytes).fill(zx & 0xff);
   const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
-  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[34 + i * 3 + f] as number;
-  k.dwChannels(
+  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[38 + i * 3 + f] as number;
+  specialised(k, 'dwChannels', flags)(
     x,
     w,
     wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
@@ -312,6 +334,9 @@ const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
     Hp,
     dhBytes,
     pairStep,
+    ws.offset + zxRow,
+    pt,
+    dh,
   );
 });
 
@@ -331,17 +356,49 @@ const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => 
   gemmInt(memory, [...t.slice(0, 16), ws.offset + SCALE_WORD, ...t.slice(17, 33)], ws);
 });
 
+/**
+ * The padded copy of a gathered gemm tile's input planes (padding bytes equal to zx) and the
+ * table of its row pairs' window origins, written into this thread's workspace.
+ */
+function padInput(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }, zx: number): void {
+  const [x, , , , K] = t as number[] as NumberTuple<5>;
+  const [cg, H, W, , KH, KW, , , dh, dw, pt, pl, tableAt, padAt, Hq, Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
+  const xp = new Uint8Array(memory.buffer, ws.offset + padAt, cg * Hq * Wq);
+  xp.fill(zx & 0xff);
+  const src = new Uint8Array(memory.buffer, x, cg * H * W);
+  for (let ch = 0; ch < cg; ch++)
+    for (let iy = 0; iy < H && iy + pt < Hq; iy++)
+      xp.set(src.subarray((ch * H + iy) * W, (ch * H + iy + 1) * W), (ch * Hq + iy + pt) * Wq + pl);
+  const pairs = (K + 1) >> 1;
+  const table = new Int32Array(memory.buffer, ws.offset + tableAt, pairs * 2);
+  for (let r = 0; r < pairs * 2; r++) {
+    if (r >= K) {
+      table[r] = -1;
+      continue;
+    }
+    const ch = Math.floor(r / (KH * KW));
+    const ki = Math.floor(r / KW) % KH;
+    const kj = r % KW;
+    table[r] = ch * Hq * Wq + ki * dh * Wq + kj * dw;
+  }
+}
+
 function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }): void {
   const [x, w, y, M, K, P, p0, p1, NP, zx, gathered, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] =
     t as number[] as NumberTuple<21>;
   const k = kernelsOf(memory);
   const panel = ws.offset + HEADER;
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
+  if (gathered === 2) padInput(memory, t, ws, zx);
+  const signed = flags & INT_FLAGS.inputSigned ? 1 : 0;
   for (let c = p0; c < p1; c += NP) {
     const np = Math.min(NP, p1 - c);
-    if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
+    if (gathered === 2) {
+      const [, , , OW, , , sh, sw, , , , , tableAt, padAt, , Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
+      k.packPadded(ws.offset + padAt, panel, NP, np, c, ws.offset + tableAt, (K + 1) >> 1, Wq, OW, sh, sw, zx, signed);
+    } else if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, signed);
     else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
-    k.igemm(
+    specialised(k, 'igemm', flags)(
       M,
       K,
       w,
