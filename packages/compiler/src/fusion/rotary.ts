@@ -92,7 +92,8 @@ function lastAxisSlice(slice: Node, rank: number, width: number): [number, numbe
     axes = intsAttr(slice, 'axes');
     steps = [1];
   }
-  if (!starts || !ends || !steps || starts.length !== 1 || ends.length !== 1 || steps.length !== 1 || !((steps[0] as number) > 0)) return undefined;
+  if (!starts || !ends || !steps || starts.length !== 1 || ends.length !== 1 || steps.length !== 1 || !((steps[0] as number) > 0))
+    return undefined;
   const axis = axes ? axes[0] : 0;
   if ((axes && axes.length !== 1) || axis === undefined || (axis !== -1 && axis !== rank - 1)) return undefined;
   const clamp = (v: number) => Math.min(width, Math.max(0, v < 0 ? v + width : v));
@@ -175,7 +176,8 @@ function pairsOf(m: FusionMatch): Node[] | undefined {
 function requirementsHold(m: FusionMatch): boolean {
   const x = descOf(m.inputs[0]);
   if (!rotatable(x) || !broadcastsTo(descOf(m.inputs[1]), x) || !broadcastsTo(descOf(m.inputs[4]), x)) return false;
-  if (isInterleaved(m)) return (!m.pattern.endsWith('-mul') || isConstScalar(m.inputs[m.inputs.length - 1], -1, 0)) && pairsOf(m) !== undefined;
+  if (isInterleaved(m))
+    return (!m.pattern.endsWith('-mul') || isConstScalar(m.inputs[m.inputs.length - 1], -1, 0)) && pairsOf(m) !== undefined;
   if (m.pattern === mulForm.name && !isConstScalar(m.inputs[5], -1, 0)) return false;
   const concat = m.nodes.get('concat') as Node;
   const axis = intAttr(concat, 'axis');
