@@ -144,7 +144,6 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     const plans = drafts.map((draft) => bindPlan(draft, device));
     const layout = controlLayout(slotCount, maxEventCount, (count) => device.eventWords(count));
     const weightsBase = device.allocate(Math.max(64, model.weights.byteLength));
-    device.bytes().set(model.weights, weightsBase);
     const arenaBases = Array.from({ length: slotCount }, () => device.allocate(arenaBytes));
     const controlOffset = device.allocate(layout.totalWords * 4);
     // a dynamic run's tensors shaped at run time go to its driver worker's run-time arena
@@ -215,6 +214,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     let ready: Promise<void> = Promise.resolve();
     let replaceWorkers: ExecutorParts['replaceWorkers'] = async () => {};
     let closed = false;
+    let started: Promise<void> | undefined;
     const startWorkers = useWorkers ? device.startWorkers?.bind(device) : undefined;
     if (startWorkers) {
       // a dynamic plan runs whole on one worker (the slot's driver): every worker gets all its streams
@@ -285,21 +285,23 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         if (tileBytes > 0) new Uint8Array(device.memory.buffer, tileOffset, tileBytes).fill(0);
         if (!closed) startPool().catch(() => {});
       };
-      const started = startPool();
-      if (options.startWorkers === 'eager') {
-        await started.catch((error: unknown) => {
-          throw TsgeError.of(
-            'TSGE-E6009',
-            { worker: 'start', reason: error instanceof Error ? error.message : String(error) },
-            undefined,
-            error,
-          );
-        });
-      } else {
-        // lazy (default): loading does not wait for worker start-up; runs before the workers are
-        // ready (or if they never start) take the same task lists on the calling thread
-        started.catch(() => {});
-      }
+      // the workers start as soon as the memory layout is known and every task has a kernel: the
+      // weights (up to hundreds of MB, copied and first touched here) go in while they boot
+      started = startPool();
+      // lazy start: a pool that never starts leaves runs on the calling thread (eager: below)
+      started.catch(() => {});
+    }
+    device.bytes().set(model.weights, weightsBase);
+
+    if (started && options.startWorkers === 'eager') {
+      await started.catch((error: unknown) => {
+        throw TsgeError.of(
+          'TSGE-E6009',
+          { worker: 'start', reason: error instanceof Error ? error.message : String(error) },
+          undefined,
+          error,
+        );
+      });
     }
     const { executor, warmUp } = createExecutor({
       model,
