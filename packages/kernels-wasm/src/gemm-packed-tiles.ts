@@ -87,7 +87,8 @@ export const GEMM_PREPACKED = 'simd.gemmPrepacked';
 export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
   const [a, lda, b, panelBytes, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
   const { kernels, workspace } = gemmResources(memory, GEMM_PREPACKED);
-  blockedGemm(memory, kernels, workspace.offset, { a, lda, c, ldc, K, m0, m1, n0, n1 }, n1 - n0, (nn, _cols, pc) => [
+  // NC columns at a time still: a KC × NC block of panels (512 KiB) stays in L2 for every block of A
+  blockedGemm(memory, kernels, workspace.offset, { a, lda, c, ldc, K, m0, m1, n0, n1 }, NC, (nn, _cols, pc) => [
     b + (nn / 8) * panelBytes + pc * 32,
     panelBytes,
   ]);
