@@ -87,12 +87,36 @@ export const GEMM_PREPACKED = 'simd.gemmPrepacked';
 export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
   const [a, lda, b, panelBytes, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
   const { kernels, workspace } = gemmResources(memory, GEMM_PREPACKED);
-  // NC columns at a time still: a KC × NC block of panels (512 KiB) stays in L2 for every block of A
-  blockedGemm(memory, kernels, workspace.offset, { a, lda, c, ldc, K, m0, m1, n0, n1 }, NC, (nn, _cols, pc) => [
-    b + (nn / 8) * panelBytes + pc * 32,
-    panelBytes,
-  ]);
+  const g = { a, lda, c, ldc, K, m0, m1, n0, n1 };
+  if (!aliasedPanels(panelBytes)) {
+    // NC columns at a time still: a KC × NC block of panels (512 KiB) stays in L2 for every block of A
+    blockedGemm(memory, kernels, workspace.offset, g, NC, (nn, _cols, pc) => [b + (nn / 8) * panelBytes + pc * 32, panelBytes]);
+    return;
+  }
+  // panels a power-of-two-ish stride apart (K a multiple of 512) fall on a few cache sets and
+  // evict each other: a block's panels are copied side by side into the workspace first
+  const all = new Float32Array(memory.buffer);
+  const panels = workspace.offset + WORKSPACE_HEADER + A_BLOCK_BYTES;
+  const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER - A_BLOCK_BYTES) / (KC * 32)) * 8);
+  blockedGemm(memory, kernels, workspace.offset, g, nc, (nn, cols, pc, kc) => {
+    for (let q = 0; q < Math.ceil(cols / 8); q++) {
+      const from = (b + (nn / 8 + q) * panelBytes + pc * 32) / 4;
+      all.copyWithin(panels / 4 + q * kc * 8, from, from + kc * 8);
+    }
+    return [panels, kc * 32];
+  });
 });
+
+/**
+ * Whether panels `panelBytes` apart start on fewer than 4 places of a 64 KiB cache-set period, so
+ * the 64 panels of a KC × NC block would share too few L2 sets.
+ */
+function aliasedPanels(panelBytes: number): boolean {
+  let x = panelBytes;
+  let y = 65536;
+  while (y !== 0) [x, y] = [y, x % y];
+  return 65536 / x < 4;
+}
 
 function gemmResources(memory: LinearMemory, name: string) {
   const kernels = simdKernels(memory);

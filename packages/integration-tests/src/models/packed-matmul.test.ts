@@ -34,6 +34,7 @@ describe('PackedMatMul (constant B in panels)', () => {
     [5, 33, 100], // past the GEMV: the GEMM on panels
     [70, 130, 77],
     [2, 512, 1037], // enough work for several tiles on two threads
+    [80, 1024, 37], // K a multiple of 512: the GEMM copies each block of panels side by side first
   ];
   for (const [rows, k, n] of shapes)
     for (const epilogue of [false, true])
