@@ -35,7 +35,7 @@ export async function benchLmHead(hidden: number, vocab: number, threads: number
   const rows: string[] = [];
   // one node's arena is small: smallModelBytes 0 keeps the worker threads a decoder gets. B packed in
   // panels (the default) and as stored (the column GEMV), measured in alternating rounds
-  const variants = [
+  const variants: { label: string; switches: Record<string, boolean> }[] = [
     { label: 'tsge', switches: {} },
     { label: 'tsge-unpacked', switches: { 'pack-matmul-weights': false } },
   ];
