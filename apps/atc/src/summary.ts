@@ -13,15 +13,17 @@ function kernelLines(descriptions: readonly KernelDescription[]): string[] {
   });
 }
 
-/** One line per fused group: the generated-kernel node, its kernel and the nodes it replaced. */
+/** One line per fused group: the generated-kernel node (FusedElementwise, FusedConv), its kernel and the nodes it replaced. */
 function groupLines(model: OmModel): string[] {
   const lines: string[] = [];
   for (const node of model.graph.nodes) {
-    if (node.opDesc.domain !== TSGE_DOMAIN || node.type !== 'FusedElementwise') continue;
     const kernel = node.opDesc.attrs.get('kernel');
+    if (node.opDesc.domain !== TSGE_DOMAIN || kernel?.kind !== 'int') continue;
     const fused = node.opDesc.attrs.get('fused_nodes');
-    const names = fused?.kind === 'strings' ? fused.value.join(', ') : '?';
-    lines.push(`  ${node.name} (kernel ${kernel?.kind === 'int' ? kernel.value : '?'}): ${names}`);
+    const names = fused?.kind === 'strings' ? fused.value.join(', ') : node.type === 'FusedElementwise' ? '?' : node.name;
+    // a FusedConv's kernel is its epilogue
+    const role = node.type === 'FusedElementwise' ? '' : ` ${node.type} epilogue`;
+    lines.push(`  ${node.name} (kernel ${kernel.value}${role}): ${names}`);
   }
   return lines;
 }

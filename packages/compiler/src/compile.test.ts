@@ -1,4 +1,4 @@
-import { createTensor } from '@tsge/metadef';
+import { attr, createTensor, encodeKernelDescription } from '@tsge/metadef';
 import { readOm } from '@tsge/om';
 import { createKernelRegistry, createKernelRegistryOf } from '@tsge/metadef';
 import { jsKernelLibrary, interpretGraph } from '@tsge/kernels-js';
@@ -51,6 +51,12 @@ describe('compile', () => {
     const expected = before[0] as { data: Float32Array };
     for (const optLevel of [0, 1, 2, 3] as const) {
       const result = await compile(graph, { ops, kernels, optLevel, verify: true });
+      // generated kernels (Conv epilogues at O3) get their KERNELS entry back, as the executor gives it
+      for (const node of result.model.graph.nodes) {
+        const index = node.opDesc.attrs.get('kernel');
+        const d = index?.kind === 'int' ? result.model.kernelDescriptions?.[index.value] : undefined;
+        if (d) node.opDesc.attrs.set('description', attr.ints(Array.from(encodeKernelDescription(d))));
+      }
       const after = interpretGraph(result.model.graph, { x }, { kernels, weights: result.model.weights })[0] as { data: Float32Array };
       expect(after.data.length).toBe(10);
       for (let i = 0; i < 10; i++) expect(after.data[i]).toBeCloseTo(expected.data[i] as number, 4);

@@ -16,6 +16,8 @@ export {
   descriptionRows,
   fusedElementwiseKernel,
   interpretDescription,
+  applyEpilogue,
+  epilogueOperands,
   outputDims,
 } from './fused/generated-kernel.js';
 export { runKernelOnHost } from './host/run-on-host.js';

@@ -1,3 +1,4 @@
+import { tileEpilogue } from './conv-epilogue.js';
 import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
@@ -45,15 +46,17 @@ export function directSlab(
  * the workspace and reads window row (c, kh, kw) at a fixed offset from each output row. Either
  * way B goes to `gemmIndirect` through a table of row offsets: no im2col.
  * Arguments: x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, dh, dw, pt, pl,
- * width, bandRows (0: pointwise), g0, g1, m0, m1, r0, r1, lo, hi.
+ * width, bandRows (0: pointwise), g0, g1, m0, m1, r0, r1, lo, hi, then a generated epilogue's
+ * tail (conv-epilogue.ts), run over each finished block of Y.
  */
 export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
   const a = t as number[];
   const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, dh, dw, pt, pl, width, bandRows] = a as NumberTuple<20>;
-  const [g0, g1, m0, m1, r0, r1, lo, hi] = a.slice(20) as NumberTuple<8>;
+  const [g0, g1, m0, m1, r0, r1, lo, hi] = a.slice(20, 28) as NumberTuple<8>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_DIRECT} needs WebAssembly SIMD and a thread workspace`);
+  const epilogue = tileEpilogue(memory, a, 28);
   const cg = inC / group;
   const mg = outC / group;
   const K = cg * KH * KW;
@@ -90,8 +93,10 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
     // pointwise: B row k is input channel k, read in place; positions [r0, r1)
     for (let k = 0; k < K; k++) table[k] = k * H * W;
     for (let g = g0; g < g1; g++)
-      for (let n = 0; n < batch; n++)
+      for (let n = 0; n < batch; n++) {
         gemm(x + ((n * inC + g * cg) * H * W + r0) * 4, r1 - r0, y + ((n * outC + g * mg) * positions + r0) * 4, g);
+        epilogue?.run(n, g * mg + m0, g * mg + m1, r0, r1);
+      }
     return;
   }
 
@@ -122,6 +127,7 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
         all.fill(0, slab + cg * slabRows * width, slab + cg * slabRows * width + SLACK);
         const yg = y + (n * outC + g * mg) * positions * 4;
         for (let r = 0; r < rows; r++) gemm(slabByte + r * width * 4, OW, yg + (band + r) * OW * 4, g);
+        epilogue?.run(n, g * mg + m0, g * mg + m1, band * OW, (band + rows) * OW);
       }
     }
   }

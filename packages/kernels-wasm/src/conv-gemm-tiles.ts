@@ -1,7 +1,6 @@
-import type { KernelContextV1 } from '@tsge/metadef';
-import { applyActivation } from '@tsge/kernels-js/kernel-support';
 import { GEMM_BIAS, GEMM_CLAMP, GEMM_ROW_BLOCK, forEachGemmBlock } from './gemm-tile-module.js';
-import { type SimdKernelExports, simdKernels } from './kernel-modules.js';
+import { tileEpilogue } from './conv-epilogue.js';
+import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, tileFunction } from './tiles.js';
 
@@ -25,70 +24,6 @@ const MAX_NC = 512;
 const MIN_TILE_WORK = 1 << 22; // about 0.1 ms of one thread: a tile job costs microseconds of signalling
 
 export const CONV_GEMM = 'simd.convGemm';
-
-/** The activation a fused Conv applies: a clamp inside the GEMM store (Relu, Clip) or a pass after. */
-export interface ConvEpilogue {
-  readonly lo: number;
-  readonly hi: number;
-  readonly after?: (data: Float32Array) => void;
-}
-
-export function convEpilogue(ctx: KernelContextV1): ConvEpilogue {
-  const { activation, params } = activationOf(ctx);
-  const none = { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY };
-  if (activation === 'None') return none;
-  if (activation === 'Relu') return { lo: 0, hi: Number.POSITIVE_INFINITY };
-  if (activation === 'Clip') return { lo: params[0] ?? Number.NEGATIVE_INFINITY, hi: params[1] ?? Number.POSITIVE_INFINITY };
-  const after = activationPass(ctx);
-  return after ? { ...none, after } : none;
-}
-
-function activationOf(ctx: KernelContextV1): { activation: string; params: readonly number[] } {
-  return {
-    activation: ctx.attrs.has('activation') ? ctx.attrs.string('activation') : 'None',
-    params: ctx.attrs.has('activation_params') ? ctx.attrs.floats('activation_params') : [],
-  };
-}
-
-/**
- * A fused Conv's activation as one pass over its output (SIMD for outputs in device memory), for
- * the paths without an in-GEMM epilogue; undefined when the node has none.
- */
-export function activationPass(ctx: KernelContextV1): ((data: Float32Array) => void) | undefined {
-  const { activation, params } = activationOf(ctx);
-  if (activation === 'None') return undefined;
-  const memory = ctx.memory;
-  const kernels = memory && simdKernels(memory);
-  const simd = kernels && simdActivation(kernels, activation, params);
-  return (data) =>
-    simd && data.buffer === memory?.buffer ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params);
-}
-
-/** The SIMD elementwise kernel for an activation applied in place, when there is one. */
-function simdActivation(
-  k: SimdKernelExports,
-  activation: string,
-  params: readonly number[],
-): ((byte: number, count: number) => void) | undefined {
-  switch (activation) {
-    case 'Relu':
-      return (at, n) => k.relu(at, at, n);
-    case 'Clip':
-      return (at, n) => k.clip(at, at, n, params[0] ?? Number.NEGATIVE_INFINITY, params[1] ?? Number.POSITIVE_INFINITY);
-    case 'HardSwish':
-      return (at, n) => k.hardSwish(at, at, n);
-    case 'HardSigmoid':
-      return (at, n) => k.hardSigmoid(at, at, n, params[0] ?? 0.2, params[1] ?? 0.5);
-    case 'Sigmoid':
-      return (at, n) => k.sigmoid(at, at, n);
-    case 'Tanh':
-      return (at, n) => k.tanh(at, at, n);
-    case 'LeakyRelu':
-      return (at, n) => k.leakyRelu(at, at, n, params[0] ?? 0.01);
-    default:
-      return undefined;
-  }
-}
 
 /**
  * Tiles [g0, g1, m0, m1, u0, u1] of a convolution as a GEMM per group: output channels [m0, m1)
@@ -124,17 +59,20 @@ export function convTiles(
 
 /**
  * Tile: im2col blocks of the tile's positions packed into this thread's workspace, then a blocked
- * GEMM reading the weights in place and storing into Y with the bias and clamp epilogue.
+ * GEMM reading the weights in place and storing into Y with the bias and clamp epilogue; a
+ * generated epilogue runs over each block of Y as soon as it is complete.
  * Arguments: x, w, y, bias (byte addresses; bias -1 when absent), batch, inC, outC, group,
- * H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl, g0, g1, m0, m1, o0, o1, lo, hi.
+ * H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl, g0, g1, m0, m1, o0, o1, lo, hi, then the
+ * epilogue's tail (conv-epilogue.ts).
  */
 export const convGemmTile = tileFunction(CONV_GEMM, (memory, t) => {
   const a = t as number[];
   const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl] = a as NumberTuple<20>;
-  const [g0, g1, m0, m1, o0, o1, lo, hi] = a.slice(20) as NumberTuple<8>;
+  const [g0, g1, m0, m1, o0, o1, lo, hi] = a.slice(20, 28) as NumberTuple<8>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_GEMM} needs WebAssembly SIMD and a thread workspace`);
+  const epilogue = tileEpilogue(memory, a, 28);
   const cg = inC / group;
   const mg = outC / group;
   const K = cg * KH * KW;
@@ -158,6 +96,7 @@ export const convGemmTile = tileFunction(CONV_GEMM, (memory, t) => {
           const C = yg + (mc * positions + oc) * 4;
           kernels.gemmTile(rows, cols, kc, A, K, col + pc * 32, K * 32, C, positions, flags, bias + m * 4, lo, hi, tmp);
         });
+        epilogue?.run(n, g * mg + m0, g * mg + m1, oc, oc + cols);
       }
     }
   }

@@ -96,33 +96,55 @@ export function emitDescription(d: KernelDescription, shared: boolean): Uint8Arr
     }
     code.get(regs[d.output] as number).set(env.out);
   });
-  return assembleModule([fn, rowsLoop(kinds.length)], { shared });
+  return assembleModule([fn, rowsLoop(kinds.length, false), rowsLoop(kinds.length, true)], { shared });
 }
 
-/** `rows`: the outer loop over the next-to-last dim, calling `row` (function 0) once per run. */
-function rowsLoop(k: number): FunctionDef {
+/**
+ * `rows`: the outer loop over the next-to-last dim, calling `row` (function 0) once per run; y
+ * moves on by the run. `box` takes y's step as one more argument: runs of a block inside a larger
+ * output (a conv tile's channels × positions, for an epilogue).
+ */
+function rowsLoop(k: number, strided: boolean): FunctionDef {
   const [y, n, count] = [k, k + 1, k + 2];
   const step = (i: number): number => k + 3 + i;
-  const code = new Code(2 * k + 3);
+  const params = 2 * k + 3 + (strided ? 1 : 0);
+  const code = new Code(params);
   const r = code.local(I32);
   code.block().loop();
   code.get(r).get(count).i32GeS().brIf(1);
   for (let i = 0; i <= k + 1; i++) code.get(i);
   code.call(0);
   for (let i = 0; i < k; i++) code.get(i).get(step(i)).i32Add().set(i);
-  code.get(y).get(n).i32(2).i32Shl().i32Add().set(y);
+  if (strided)
+    code
+      .get(y)
+      .get(2 * k + 3)
+      .i32Add()
+      .set(y);
+  else code.get(y).get(n).i32(2).i32Shl().i32Add().set(y);
   code.get(r).i32(1).i32Add().set(r);
   code.br(0).end().end();
-  return { name: 'rows', params: new Array<ValType>(2 * k + 3).fill(I32), results: [], code };
+  return { name: strided ? 'box' : 'rows', params: new Array<ValType>(params).fill(I32), results: [], code };
 }
 
 const MAX_CACHED = 1024;
 /** Compiled modules per process, keyed by description words and memory kind; instances per memory. */
 const modules = new Map<string, object>();
-const instances = new WeakMap<LinearMemory, Map<string, RowsFunction>>();
+const instances = new WeakMap<LinearMemory, Map<string, { rows: RowsFunction; box: RowsFunction }>>();
 const descriptions = new Map<string, KernelDescription>();
 
-function compiledRows(memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined {
+/** A description from its words, validated once per process (`where` names it in errors). */
+export function cachedDescription(words: readonly number[], key: string, where: string): KernelDescription {
+  let d = descriptions.get(key);
+  if (!d) {
+    d = decodeKernelDescription(words, where);
+    if (descriptions.size >= MAX_CACHED) descriptions.clear();
+    descriptions.set(key, d);
+  }
+  return d;
+}
+
+function compiledModule(memory: LinearMemory, d: KernelDescription, key: string): { rows: RowsFunction; box: RowsFunction } | undefined {
   if (!wasm || !hasWasmSimd() || !emittable(d)) return undefined;
   let perMemory = instances.get(memory);
   if (!perMemory) {
@@ -139,10 +161,21 @@ function compiledRows(memory: LinearMemory, d: KernelDescription, key: string): 
     if (modules.size >= MAX_CACHED) modules.clear();
     modules.set(moduleKey, module);
   }
-  const run = new wasm.Instance(module, { env: { memory } }).exports.rows as RowsFunction;
+  const exports = new wasm.Instance(module, { env: { memory } }).exports;
+  const run = { rows: exports.rows as RowsFunction, box: exports.box as RowsFunction };
   perMemory.set(key, run);
   return run;
 }
+
+const compiledRows = (memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined =>
+  compiledModule(memory, d, key)?.rows;
+
+/**
+ * The emitted `box` of a description (see `rowsLoop`), undefined when the emitter does not cover
+ * it or there is no WebAssembly SIMD.
+ */
+export const compiledBox = (memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined =>
+  compiledModule(memory, d, key)?.box;
 
 /** Rows [r0, r1) of a description over tensors at byte addresses: the emitted row function, else the interpreter. */
 function runRows(memory: LinearMemory, d: KernelDescription, key: string, addresses: readonly number[], r0: number, r1: number): void {
@@ -207,12 +240,7 @@ export const generatedElementwiseTile = tileFunction('generated-elementwise', (m
   const count = args[2] as number;
   const words = args.slice(3 + count);
   const key = words.join(',');
-  let d = descriptions.get(key);
-  if (!d) {
-    d = decodeKernelDescription(words, 'tile');
-    if (descriptions.size >= MAX_CACHED) descriptions.clear();
-    descriptions.set(key, d);
-  }
+  const d = cachedDescription(words, key, 'tile');
   if (count !== d.inputs.length + 1) throw new RangeError(`generated-elementwise tile: ${count} addresses for ${d.inputs.length} inputs`);
   runRows(memory, d, key, args.slice(3, 3 + count), args[0] as number, args[1] as number);
 });

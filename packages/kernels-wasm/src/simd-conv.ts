@@ -8,10 +8,18 @@ import {
   TsgeError,
 } from '@tsge/metadef';
 import { FUSED_CONV } from '@tsge/ops/kernel-support';
-import { captureOutput, windowGatherTable, convProblem, defineKernel, type ConvProblem } from '@tsge/kernels-js/kernel-support';
+import {
+  applyEpilogue,
+  captureOutput,
+  windowGatherTable,
+  convProblem,
+  defineKernel,
+  type ConvProblem,
+} from '@tsge/kernels-js/kernel-support';
 import { simdKernels } from './kernel-modules.js';
 import { convDirectTile, directSlab } from './conv-direct-tiles.js';
-import { convGemmTile, WORKSPACE_HEADER, activationPass, convEpilogue, convTiles } from './conv-gemm-tiles.js';
+import { convGemmTile, WORKSPACE_HEADER, convTiles } from './conv-gemm-tiles.js';
+import { activationPass, convEpilogue, tileEpilogue } from './conv-epilogue.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
@@ -51,7 +59,8 @@ const innerContexts = new WeakMap<KernelContextV1, ReturnType<typeof captureOutp
 
 /**
  * tsge::FusedConv on the same paths: the activation is fused into the GEMM store or planned as a
- * pass after it; only the reference fallback needs it applied here. `reference` is the Conv reference.
+ * pass after it, a generated epilogue runs in each tile (conv-epilogue.ts); only the reference
+ * fallback needs them applied here. `reference` is the Conv reference.
  */
 export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
@@ -71,6 +80,7 @@ export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
       const y = inner.result();
       if (!y) throw TsgeError.of('TSGE-E4003', { reason: `${FUSED_CONV} ${ctx.nodeName}: Conv produced no output` });
       activationPass(ctx)?.(y.data as Float32Array);
+      applyEpilogue(ctx, y.data as Float32Array);
     },
   });
 }
@@ -97,10 +107,27 @@ interface ConvPlan {
 }
 const plans = new WeakMap<KernelContextV1, ConvPlan>();
 
-/** What must be equal for a context's plan to apply again: tensor offsets, threads, input dims. */
-function signatureOf(ctx: KernelContextV1, x: HostTensor, w: HostTensor, b: HostTensor | undefined): number[] {
+/** What must be equal for a context's plan to apply again: tensor offsets (epilogue inputs too), threads, input dims. */
+function signatureOf(
+  ctx: KernelContextV1,
+  x: HostTensor,
+  w: HostTensor,
+  b: HostTensor | undefined,
+  extra: readonly HostTensor[],
+): number[] {
   const offset = (t: HostTensor): number => (t.data as Float32Array).byteOffset;
-  return [offset(x), offset(w), b ? offset(b) : -1, ctx.parallel?.threads ?? 1, ...x.dims];
+  return [offset(x), offset(w), b ? offset(b) : -1, ...extra.map(offset), ctx.parallel?.threads ?? 1, ...x.dims];
+}
+
+/** A FusedConv's epilogue inputs (after B); undefined when one is missing. */
+function epilogueInputs(ctx: KernelContextV1): HostTensor[] | undefined {
+  const extra: HostTensor[] = [];
+  for (let i = 3; i < ctx.inputCount; i++) {
+    const t = ctx.tensor(i);
+    if (!t) return undefined;
+    extra.push(t);
+  }
+  return extra;
 }
 
 function sameSignature(a: readonly number[], b: readonly number[]): boolean {
@@ -136,7 +163,9 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
   const memory = ctx.memory;
   if (!x || !w || !memory || x.type !== 'float32' || w.type !== 'float32') return fallback(ctx, reference);
   if (!inMemory(memory, x, w) || (b && !inMemory(memory, b))) return fallback(ctx, reference);
-  const signature = signatureOf(ctx, x, w, b);
+  const extra = epilogueInputs(ctx);
+  if (!extra || extra.some((t) => t.type !== 'float32' || !inMemory(memory, t))) return fallback(ctx, reference);
+  const signature = signatureOf(ctx, x, w, b, extra);
   if (runPlan(ctx, memory, signature)) return true;
   const p = convProblem(ctx, x, w);
   const mg = p.outChannels / p.group;
@@ -165,13 +194,13 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
     if (!workspace || WORKSPACE_HEADER + kDim * 32 > workspace.bytes) return fallback(ctx, reference);
     const [H, Wd] = g.inDims as [number, number];
     const [OH, OW] = g.outDims as [number, number];
-    const epilogue = convEpilogue(ctx);
+    const epilogue = convEpilogue(ctx, Y);
     const head = [X.byteOffset, W.byteOffset, Y.byteOffset, bias ? bias.byteOffset : -1, p.batch, p.inChannels, p.outChannels, p.group];
     const [KH, KW] = g.kernel as [number, number];
     const [sh, sw] = g.strides as [number, number];
     const [dh, dw] = g.dilations as [number, number];
     const [pt, pl] = g.padsBegin as [number, number];
-    const tail = [epilogue.lo, epilogue.hi];
+    const tail = [epilogue.lo, epilogue.hi, ...epilogue.tail];
     // stride 1 with few output channels, where im2col costs a large share of the GEMM: B read in
     // place (pointwise) or from a padded slab of input rows
     const pointwise = kSize === 1 && pt === 0 && pl === 0 && inSize === outSize;
@@ -293,6 +322,8 @@ function depthwisePlan(
   const Wt = w.data as Float32Array;
   const Y = y.data as Float32Array;
   const biasByte = b ? (b.data as Float32Array).byteOffset : -1;
+  // the depthwise kernel stores no clamp: an activation or epilogue runs per channel plane, or after
+  const epilogue = convEpilogue(ctx, Y, false);
   const tiles: number[][] = [];
   for (let n = 0; n < p.batch; n++) {
     for (const [c0, c1] of splitRange(p.outChannels, ctx.parallel?.threads ?? 1, 1, OH * OW * KH * KW)) {
@@ -317,18 +348,25 @@ function depthwisePlan(
         dw,
         owLo,
         owHi,
+        n,
+        c0,
+        ...epilogue.tail,
       ]);
     }
   }
-  const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: depthwiseTile, tiles, after: activationPass(ctx) };
+  const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: depthwiseTile, tiles, after: epilogue.after };
   return { plan, y: Y };
 }
 
 const DEPTHWISE = 'simd.depthwise';
 
-/** Tile: `count` consecutive channels of a depthwise convolution (addresses of the first one). */
+/**
+ * Tile: `count` consecutive channels of a depthwise convolution (addresses of the first one,
+ * channel c0 of image n), each plane followed by the generated epilogue when there is one.
+ */
 export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
-  const [x, w, y, bias, count, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi] = t as number[] as NumberTuple<19>;
+  const [x, w, y, bias, count, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi, n, c0] = t as number[] as NumberTuple<21>;
+  const epilogue = tileEpilogue(memory, t, 21);
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error('simd.depthwise needs WebAssembly SIMD');
   const all = bias >= 0 ? new Float32Array(memory.buffer) : undefined;
@@ -373,4 +411,6 @@ export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
       owHi,
     );
   }
+  // the tile's planes (a few channels) are still in cache
+  epilogue?.run(n, c0, c0 + count, 0, OH * OW);
 });

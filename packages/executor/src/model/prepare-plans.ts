@@ -125,12 +125,13 @@ export function preparePlans(model: OmModel, nodes: () => ReadonlyMap<string, No
 }
 
 /**
- * A generated-kernel call gets its description from the model's KERNELS (validated on read) as
+ * A generated-kernel call (a FusedElementwise, or a FusedConv with an epilogue: any tsge-domain call
+ * with attribute `kernel`) gets its description from the model's KERNELS (validated on read) as
  * attribute `description`, so every thread's kernel finds it in the call alone.
  */
 function withDescription(call: KernelCall, model: OmModel, diagnostics: Diagnostic[]): KernelCall {
-  if (call.opType !== FUSED_ELEMENTWISE || call.domain !== TSGE_DOMAIN) return call;
   const index = call.attrs.get('kernel');
+  if (call.domain !== TSGE_DOMAIN || (index === undefined && call.opType !== FUSED_ELEMENTWISE)) return call;
   const descriptions = model.kernelDescriptions ?? [];
   const d = index?.kind === 'int' && Number.isInteger(index.value) ? descriptions[index.value] : undefined;
   if (!d) {

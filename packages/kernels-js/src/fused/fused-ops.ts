@@ -1,6 +1,7 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, TSGE_DOMAIN, TsgeError } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
 import { applyActivation } from './activation.js';
+import { applyEpilogue } from './generated-kernel.js';
 import { EXTRA_BIAS, FUSED_BASE_OF } from '@tsge/ops/kernel-support';
 
 /** The base kernel runs into the planned output, then the bias and activation run over it in place. */
@@ -12,13 +13,24 @@ export function fusedKernel(type: string, base: KernelV1): KernelV1 {
     dtypes: ['float32', 'float64'],
     ...(base.parallel !== undefined ? { parallel: base.parallel } : {}),
     compute(ctx: KernelContextV1) {
-      const inner = captureOutput(ctx, base.opType, EXTRA_BIAS.has(type) ? Math.min(ctx.inputCount, 2) : ctx.inputCount);
+      // the base op's own inputs: a FusedMatMul's bias and a FusedConv's epilogue inputs come after them
+      const inner = captureOutput(ctx, base.opType, Math.min(ctx.inputCount, EXTRA_BIAS.has(type) ? 2 : 3));
       base.compute(inner.context);
       const result = inner.result();
       if (!result) throw TsgeError.of('TSGE-E4003', { reason: `${type} ${ctx.nodeName}: ${base.opType} produced no output` });
       const bias = EXTRA_BIAS.has(type) ? ctx.tensor(2) : undefined;
       if (bias) addBiasOverLastAxis(result.data as Float32Array, bias.data as Float32Array, ctx.nodeName);
       applyActivation(result.data as Float32Array, ctx.attrs.string('activation'), ctx.attrs.floats('activation_params', []));
+      // `kernel` without `description`: a call the executor did not give its KERNELS entry (a coded error)
+      if (ctx.attrs.has('description') || ctx.attrs.has('kernel')) {
+        if (result.type !== 'float32')
+          throw TsgeError.of('TSGE-E7103', {
+            node: ctx.nodeName,
+            kernel: ctx.nodeName,
+            reason: `an epilogue runs on float32, not ${result.type}`,
+          });
+        applyEpilogue(ctx, result.data as Float32Array);
+      }
     },
   });
 }

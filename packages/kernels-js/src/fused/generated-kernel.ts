@@ -167,6 +167,30 @@ export function interpretDescription(
   }
 }
 
+/** The tensors a FusedConv's epilogue reads: its output (input 0), then the node's inputs after B. */
+export function epilogueOperands(ctx: KernelContextV1, y: Float32Array): Float32Array[] {
+  const operands = [y];
+  for (let i = 3; i < ctx.inputCount; i++) {
+    const t = ctx.tensor(i);
+    if (t?.type !== 'float32')
+      throw TsgeError.of('TSGE-E7103', { node: ctx.nodeName, kernel: ctx.nodeName, reason: `epilogue input ${i} is not float32` });
+    operands.push(t.data as Float32Array);
+  }
+  return operands;
+}
+
+/**
+ * A FusedConv's generated epilogue (attribute `description`) over its output in place, on the
+ * interpreter. Input 0 is the output itself: each block is read before it is written.
+ */
+export function applyEpilogue(ctx: KernelContextV1, y: Float32Array): void {
+  if (!ctx.attrs.has('description') && !ctx.attrs.has('kernel')) return;
+  const d = descriptionOf(ctx);
+  const inputs = epilogueOperands(ctx, y);
+  checkOperands(d, inputs, y, ctx.nodeName);
+  interpretDescription(d, inputs, y);
+}
+
 /** The reference kernel of `tsge::FusedElementwise`: the interpreter over the whole output. */
 export const fusedElementwiseKernel = defineKernel({
   opType: FUSED_ELEMENTWISE,

@@ -6,6 +6,12 @@ import { defineOp, param } from '../define.js';
  * FusedConv = Conv (+ bias) + activation, FusedGemm = Gemm + activation, FusedMatMul = MatMul + a
  * bias over the last axis (optional input 2) + activation. They live here, beside the ops they
  * extend, so every executor that loads @tsge/ops can run a fused model.
+ *
+ * FusedConv may also carry a generated epilogue (automatic fusion): a kernel description (numbers
+ * and op codes, metadef's kernel IR) over the output's [N, C, H·W] whose input 0 is the
+ * convolution's own value (after its activation) and whose inputs 1.. are the node's inputs after
+ * B (`epilogue_inputs`: residuals, per-channel scales, …). It is attribute `description` while
+ * compiling and `kernel` (its index in the .om's KERNELS) after, as on FusedElementwise.
  */
 export const FUSED_CONV = 'FusedConv';
 export const FUSED_GEMM = 'FusedGemm';
@@ -24,18 +30,32 @@ const ACTIVATION_ATTRS = [
   { name: 'activation_params', kind: 'floats', default: attr.floats([]) },
 ] as const;
 
+const EPILOGUE_ATTRS = [
+  { name: 'description', kind: 'ints' },
+  { name: 'kernel', kind: 'int' },
+  { name: 'fused_nodes', kind: 'strings' },
+] as const;
+
 export function fusedDefinition(type: string, base: OpDefinitionV1): OpDefinitionV1 {
+  const epilogue = type === FUSED_CONV;
   return defineOp({
     type,
     domain: TSGE_DOMAIN,
     sinceVersion: 1,
-    doc: `${base.type} followed by an activation applied in place (attributes: ${base.type}'s plus activation, activation_params).`,
-    inputs: EXTRA_BIAS.has(type) ? [...base.inputs, param.optional('bias', 'T')] : base.inputs,
+    doc: `${base.type} followed by an activation applied in place (attributes: ${base.type}'s plus activation, activation_params${epilogue ? '; optionally a generated epilogue over the inputs after B' : ''}).`,
+    inputs: EXTRA_BIAS.has(type)
+      ? [...base.inputs, param.optional('bias', 'T')]
+      : epilogue
+        ? [...base.inputs, param.variadic('epilogue_inputs', 'T', 0)]
+        : base.inputs,
     outputs: [param.required('Y', 'T')],
-    attributes: [...base.attributes, ...ACTIVATION_ATTRS],
+    attributes: [...base.attributes, ...ACTIVATION_ATTRS, ...(epilogue ? EPILOGUE_ATTRS : [])],
     typeConstraints: [{ name: 'T', allowed: ['float32', 'float64'] }],
     infer: (ctx: InferenceContextV1) => {
       if (!ctx.attrs.has('activation')) throw new InferenceError(`${type} ${ctx.nodeName}: attribute activation is required`);
+      const extra = epilogue ? Math.max(0, ctx.inputCount - base.inputs.length) : 0;
+      if (extra > 0 && !ctx.attrs.has('description') && !ctx.attrs.has('kernel'))
+        throw new InferenceError(`${type} ${ctx.nodeName}: ${extra} epilogue inputs but no epilogue description`);
       base.infer(ctx);
     },
   });

@@ -9,11 +9,12 @@ import {
   constValueOf,
   createAttrReader,
   createOpDesc,
+  createTensorDesc,
   encodeKernelDescription,
   isStaticShape,
   shapeSize,
 } from '@tsge/metadef';
-import { FUSED_ELEMENTWISE } from '@tsge/ops';
+import { FUSED_CONV, FUSED_ELEMENTWISE } from '@tsge/ops';
 import { uniqueName } from '../../graph-utils.js';
 import { definePass } from '../../pass-manager.js';
 import { type ExpressionBuilder, LOWERINGS } from './lower-ops.js';
@@ -114,14 +115,89 @@ function collapse(shape: readonly number[], strides: readonly number[][]): { sha
   return { shape: s, strides: st };
 }
 
+/**
+ * An epilogue's layout: the output as [N, C, spatial], each input one stride per dim. Undefined
+ * when an input's spatial elements are not one run (contiguous, or one repeated value): a conv
+ * tile hands the epilogue runs of positions of one channel.
+ */
+function channelLayout(shape: readonly number[], strides: readonly number[][]): { shape: number[]; strides: number[][] } | undefined {
+  if (shape.length < 3) return undefined;
+  const spatial = shape.slice(2).reduce((a, b) => a * b, 1);
+  const out: number[][] = [];
+  for (const row of strides) {
+    // from the innermost dim out, every spatial dim of size > 1 continues the run of the ones inside it
+    let run = -1;
+    let step = 1;
+    for (let i = shape.length - 1; i >= 2; i--) {
+      const d = shape[i] as number;
+      if (d === 1) continue;
+      const s = row[i] as number;
+      if (run < 0) run = s;
+      else if (s !== run * step) return undefined;
+      step *= d;
+    }
+    if (run < 0) run = 0;
+    if (run !== 0 && run !== 1) return undefined;
+    out.push([row[0] as number, row[1] as number, run]);
+  }
+  return { shape: [shape[0] as number, shape[1] as number, spatial], strides: out };
+}
+
+/** An activation of a fused op (attribute `activation`, `activation_params`) as instructions on register `x`. */
+function lowerActivation(b: ExpressionBuilder, x: number, activation: string, params: readonly number[]): number | undefined {
+  const p = (i: number, fallback: number) => params[i] ?? fallback;
+  const attrs = (entries: [string, number][]) => createAttrReader(new Map(entries.map(([k, v]) => [k, attr.float(v)])));
+  const lower = (type: string, reader = attrs([])) => LOWERINGS[type]?.(b, { regs: [x], scalars: [undefined], attrs: reader });
+  switch (activation) {
+    case 'None':
+      return x;
+    case 'Relu':
+    case 'Sigmoid':
+    case 'Tanh':
+    case 'HardSwish':
+    case 'Gelu':
+      return lower(activation);
+    case 'LeakyRelu':
+      return lower(activation, attrs([['alpha', p(0, 0.01)]]));
+    case 'HardSigmoid':
+      return lower(
+        activation,
+        attrs([
+          ['alpha', p(0, 0.2)],
+          ['beta', p(1, 0.5)],
+        ]),
+      );
+    case 'Clip': {
+      let y = x;
+      if (Number.isFinite(p(0, Number.NaN))) y = b.emit(KOp.clampLo, y, b.constant(p(0, 0)));
+      if (Number.isFinite(p(1, Number.NaN))) y = b.emit(KOp.clampHi, y, b.constant(p(1, 0)));
+      return y;
+    }
+    default:
+      return undefined;
+  }
+}
+
 interface GroupKernel {
   readonly inputs: OutDataAnchor[];
   readonly words: Int32Array;
 }
 
+/**
+ * Where a group's description starts from a Conv's output instead (an epilogue): that output is
+ * input 0, seeded with the Conv's activation lowered, and the description keeps the output's
+ * [N, C, spatial] layout so a conv tile can run it over its own block.
+ */
+export interface EpilogueHost {
+  readonly anchor: OutDataAnchor;
+  /** The host's activation (attribute `activation`, `activation_params`) to apply first. */
+  readonly activation: string;
+  readonly params: readonly number[];
+}
+
 /** The kernel description of a group (members in topological order, the sink last). */
-function describeGroup(members: readonly Node[], sink: Node): GroupKernel | undefined {
-  const outShape = (sink.opDesc.outputDescs[0]?.shape ?? []) as number[];
+export function describeGroup(members: readonly Node[], sink: Node | undefined, host?: EpilogueHost): GroupKernel | undefined {
+  const outShape = ((sink ?? host?.anchor.node)?.opDesc.outputDescs[sink ? 0 : (host?.anchor.index ?? 0)]?.shape ?? []) as number[];
   const inSet = new Set(members);
   const inputs: OutDataAnchor[] = [];
   const constants: number[] = [];
@@ -166,6 +242,13 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
       return operands.length - 1;
     },
   };
+  if (host) {
+    const seed: Operand = { kind: 'input', index: inputs.push(host.anchor) - 1 };
+    operands.push(seed);
+    const activated = lowerActivation(builder, operands.length - 1, host.activation, host.params);
+    if (activated === undefined) return undefined;
+    valueAt.set(host.anchor, operands[activated] as Operand);
+  }
   for (const node of members) {
     const regs = node.inData.map((a) => {
       if (!a.peer) return undefined;
@@ -187,7 +270,7 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
   const reg = (o: Operand): number =>
     o.kind === 'input' ? o.index : o.kind === 'constant' ? (o.index < 0 ? 0 : inputs.length + o.index) : first + o.index;
   for (const p of pending) instructions.push({ op: p.op, a: reg(p.a), b: p.b.index < 0 && p.b.kind === 'constant' ? 0 : reg(p.b) });
-  const out = valueAt.get(sink.outData[0] as OutDataAnchor) as Operand;
+  const out = valueAt.get(sink ? (sink.outData[0] as OutDataAnchor) : (host as EpilogueHost).anchor) as Operand;
   let output = reg(out);
   // a sink that is a plain copy of an input still needs an instruction to store
   if (out.kind !== 'temp') {
@@ -195,7 +278,10 @@ function describeGroup(members: readonly Node[], sink: Node): GroupKernel | unde
     output = first + instructions.length - 1;
   }
   const strides = inputs.map((a) => broadcastStrides((descOfAnchor(a)?.shape ?? []) as number[], outShape));
-  const collapsed = collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
+  const collapsed = host
+    ? channelLayout(outShape, strides)
+    : collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
+  if (!collapsed) return undefined;
   const words = encodeKernelDescription({
     kind: KernelKind.elementwise,
     dtype: KernelDtype.float32,
@@ -217,7 +303,10 @@ function ordered(members: readonly Node[], order: ReadonlyMap<Node, number>): No
 /**
  * Automatic fusion (O3): chains of elementwise and broadcast ops become one `tsge::FusedElementwise`
  * node whose kernel description the executor turns into a WebAssembly SIMD kernel (or interprets,
- * on the js device). Static float32 shapes only; dynamic parts stay as they are.
+ * on the js device). A chain that reads a Conv's output (its only reader) becomes that Conv's
+ * generated epilogue instead (TVM's out-elemwise-fusable rule): a `tsge::FusedConv` whose tiles run
+ * the description over each output block while it is in cache; a FusedConv's own activation
+ * becomes a description too. Static float32 shapes only; dynamic parts stay as they are.
  */
 export const autoFusionPass = definePass({
   name: 'auto-fusion',
@@ -239,16 +328,26 @@ export const autoFusionPass = definePass({
     for (const sink of [...sorted].reverse()) {
       if (assigned.has(sink) || !candidate(sink)) continue;
       const group = growGroup(sink, (n) => !assigned.has(n) && candidate(n));
-      if (group.length < MIN_GROUP) continue;
       const members = ordered(group, position);
+      const host = epilogueHostOf(members, sink);
+      const epilogue = host && describeGroup(members, sink, host);
+      if (host && epilogue) {
+        for (const m of members) assigned.add(m);
+        absorbIntoConv(graph, members, sink, host, epilogue);
+        fused++;
+        continue;
+      }
+      if (group.length < MIN_GROUP) continue;
       const kernel = describeGroup(members, sink);
       if (!kernel) continue;
       for (const m of members) assigned.add(m);
       replaceGroup(graph, members, sink, kernel);
       fused++;
     }
+    const activations = activationEpilogues(graph);
     if (fused) ctx.count('auto-fusion', fused);
-    return { changed: fused > 0 };
+    if (activations) ctx.count('auto-fusion activation epilogues', activations);
+    return { changed: fused + activations > 0 };
   },
 });
 
@@ -302,4 +401,94 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
   });
   graph.replaceAllUses(sink.outData[0] as OutDataAnchor, node.outData[0] as OutDataAnchor);
   for (const m of members) graph.removeNode(m);
+}
+
+/** Activations a FusedConv hands to a generated epilogue on its own: the ones the SIMD emitter covers. */
+const EPILOGUE_ACTIVATIONS = new Set(['Relu', 'Clip', 'LeakyRelu', 'HardSigmoid', 'HardSwish', 'Sigmoid']);
+
+function isConvHost(node: Node): boolean {
+  if (node.inControl.peers.length > 0 || node.outControl.peers.length > 0 || node.outData.length !== 1) return false;
+  if (node.type === 'Conv' && (node.opDesc.domain === '' || node.opDesc.domain === 'ai.onnx')) return node.inData.length <= 3;
+  return node.type === FUSED_CONV && node.opDesc.domain === TSGE_DOMAIN && !node.opDesc.attrs.has('description') && node.inData.length <= 3;
+}
+
+function activationOf(node: Node): { activation: string; params: number[] } {
+  const attrs = createAttrReader(node.opDesc.attrs);
+  return { activation: attrs.string('activation', 'None'), params: [...attrs.floats('activation_params', [])] };
+}
+
+/** The Conv a group can be the epilogue of: it feeds the group only, with the sink's exact static shape. */
+function epilogueHostOf(members: readonly Node[], sink: Node): EpilogueHost | undefined {
+  const inGroup = new Set(members);
+  const shape = sink.opDesc.outputDescs[0]?.shape;
+  for (const m of members)
+    for (const a of m.inData) {
+      const p = a.peer;
+      if (!p || inGroup.has(p.node) || !isConvHost(p.node)) continue;
+      const desc = descOfAnchor(p);
+      if (!staticFloatDesc(desc) || desc.shape.length < 3 || !shape || desc.shape.join(',') !== shape.join(',')) continue;
+      if (!p.peers.every((c) => inGroup.has(c.node))) continue;
+      return { anchor: p, ...activationOf(p.node) };
+    }
+  return undefined;
+}
+
+/** Rebuilds the host as a FusedConv whose epilogue is the group, reading the group's other inputs after B. */
+function absorbIntoConv(graph: Graph, members: readonly Node[], sink: Node, host: EpilogueHost, kernel: GroupKernel): void {
+  const conv = host.anchor.node;
+  const desc = sink.opDesc.outputDescs[0] as TensorDesc;
+  const attrs = new Map(conv.opDesc.attrs);
+  attrs.set('activation', attr.string('None'));
+  attrs.set('activation_params', attr.floats([]));
+  attrs.set('description', attr.ints(Array.from(kernel.words)));
+  const before = conv.opDesc.attrs.get('fused_nodes');
+  attrs.set('fused_nodes', attr.strings([...(before?.kind === 'strings' ? before.value : [conv.name]), ...members.map((m) => m.name)]));
+  const extra = kernel.inputs.slice(1);
+  const slots = extra.length > 0 ? 3 + extra.length : conv.inData.length;
+  // every slot has a desc (an omitted bias too, as the parsers give omitted optional inputs)
+  const producers = [...Array.from({ length: 3 }, (_, i) => conv.inData[i]?.peer), ...extra].slice(0, slots);
+  const inputDescs = producers.map((a) => {
+    const d = a ? descOfAnchor(a) : undefined;
+    return d ? { ...d, shape: [...d.shape], originShape: [...d.originShape] } : createTensorDesc('float32', []);
+  });
+  const node = graph.addNode(
+    createOpDesc({
+      name: uniqueName(graph, `${conv.name}_epilogue`),
+      type: FUSED_CONV,
+      domain: TSGE_DOMAIN,
+      attrs: [...attrs],
+      inputDescs,
+      outputDescs: [desc],
+      outputNames: [sink.opDesc.outputNames[0] ?? sink.name],
+    }),
+    { inputs: slots, outputs: 1 },
+  );
+  conv.inData.forEach((a, i) => {
+    if (a.peer) graph.link(a.peer, node.inData[i] as Node['inData'][number]);
+  });
+  extra.forEach((a, i) => {
+    graph.link(a, node.inData[3 + i] as Node['inData'][number]);
+  });
+  graph.replaceAllUses(sink.outData[0] as OutDataAnchor, node.outData[0] as OutDataAnchor);
+  for (const m of members) graph.removeNode(m);
+  graph.removeNode(conv);
+}
+
+/** FusedConvs left with an activation of their own: the activation becomes their generated epilogue. */
+function activationEpilogues(graph: Graph): number {
+  let count = 0;
+  for (const node of [...graph.nodes]) {
+    if (!isConvHost(node) || node.type !== FUSED_CONV) continue;
+    const { activation, params } = activationOf(node);
+    const out = node.outData[0] as OutDataAnchor;
+    const desc = descOfAnchor(out);
+    if (!EPILOGUE_ACTIVATIONS.has(activation) || !staticFloatDesc(desc) || desc.shape.length < 3) continue;
+    const kernel = describeGroup([], undefined, { anchor: out, activation, params });
+    if (!kernel) continue;
+    node.opDesc.attrs.set('activation', attr.string('None'));
+    node.opDesc.attrs.set('activation_params', attr.floats([]));
+    node.opDesc.attrs.set('description', attr.ints(Array.from(kernel.words)));
+    count++;
+  }
+  return count;
 }

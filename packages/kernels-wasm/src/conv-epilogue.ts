@@ -1,0 +1,182 @@
+import { type KernelContextV1, type KernelDescription, KOp, type LinearMemory, TsgeError, kernelElements } from '@tsge/metadef';
+import { applyActivation, checkOperands, descriptionOf, epilogueOperands, interpretDescription } from '@tsge/kernels-js/kernel-support';
+import { cachedDescription, compiledBox, emittable } from './generated-elementwise.js';
+import { type SimdKernelExports, hasWasmSimd, simdKernels } from './kernel-modules.js';
+
+/**
+ * What a fused Conv applies to its result, and where:
+ * - `lo`/`hi`: a clamp inside the GEMM store (Relu, Clip, or a generated epilogue that is only that);
+ * - `tail`: tile arguments of a generated epilogue (automatic fusion) that each tile runs over its
+ *   own output block right after computing it, while the block is in cache (`[0]`: none);
+ * - `after`: a pass over the whole output once every tile is done (activations the store cannot
+ *   apply, and epilogues the SIMD emitter does not cover, on the interpreter).
+ */
+export interface ConvEpilogue {
+  readonly lo: number;
+  readonly hi: number;
+  readonly tail: readonly number[];
+  readonly after?: (data: Float32Array) => void;
+}
+
+const NO_TAIL: readonly number[] = [0];
+
+/**
+ * The epilogue of a Conv or FusedConv writing `y`. `storeClamp`: whether the path's GEMM store can
+ * clamp (the depthwise kernel cannot: its clamp comes from the tail or the pass after).
+ */
+export function convEpilogue(ctx: KernelContextV1, y: Float32Array, storeClamp = true): ConvEpilogue {
+  const { activation, params } = activationOf(ctx);
+  const clamp = storeClamp ? clampOf(activation, params) : undefined;
+  const pass = clamp ? undefined : activationPass(ctx);
+  const none = { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY, tail: NO_TAIL };
+  const base = { ...none, ...clamp, ...(pass ? { after: pass } : {}) };
+  if (!ctx.attrs.has('description') && !ctx.attrs.has('kernel')) return base;
+  const d = descriptionOf(ctx);
+  const operands = epilogueOperands(ctx, y);
+  checkOperands(d, operands, y, ctx.nodeName);
+  checkLayout(d, ctx, y);
+  // the GEMM writes y before the epilogue reads its other inputs: they must not share bytes with it
+  for (const x of operands.slice(1))
+    if (x.buffer === y.buffer && x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength)
+      throw TsgeError.of('TSGE-E7103', {
+        node: ctx.nodeName,
+        kernel: ctx.nodeName,
+        reason: 'an epilogue input shares memory with the output',
+      });
+  const memory = ctx.memory;
+  const inMemory = memory !== undefined && operands.every((x) => x.buffer === memory.buffer);
+  // a plan runs this again on later runs: views of the memory as it is then (it may have grown)
+  const whole = (data: Float32Array) => {
+    pass?.(data);
+    const others = operands.slice(1).map((x) => (inMemory && memory ? new Float32Array(memory.buffer, x.byteOffset, x.length) : x));
+    interpretDescription(d, [data, ...others], data);
+  };
+  // an activation that runs as a pass after the tiles must come before the epilogue: both after
+  if (pass || !inMemory || !hasWasmSimd() || !emittable(d)) return { ...base, after: whole };
+  const chain = activation === 'None' && storeClamp ? clampChain(d) : undefined;
+  if (chain) return { ...none, ...chain };
+  const words = ctx.attrs.ints('description');
+  return { ...base, tail: [operands.length, ...operands.map((x) => x.byteOffset), words.length, ...words] };
+}
+
+/** An epilogue is over [N, C, spatial] of the output (what a tile's block addresses). */
+function checkLayout(d: KernelDescription, ctx: KernelContextV1, y: Float32Array): void {
+  const [n, c, p] = d.shape as [number, number, number];
+  if (d.shape.length === 3 && n * c * p === y.length && kernelElements(d) === y.length) return;
+  throw TsgeError.of('TSGE-E7103', {
+    node: ctx.nodeName,
+    kernel: ctx.nodeName,
+    reason: `an epilogue over [${d.shape.join(',')}] is not [N, C, spatial] of the ${y.length}-element output`,
+  });
+}
+
+/** A description that only clamps its single input (Relu, Clip lowered): the bounds. */
+function clampChain(d: KernelDescription): { lo: number; hi: number } | undefined {
+  if (d.inputs.length !== 1) return undefined;
+  let lo = Number.NEGATIVE_INFINITY;
+  let hi = Number.POSITIVE_INFINITY;
+  let value = 0;
+  const constant = (r: number) => (r >= 1 && r < 1 + d.constants.length ? (d.constants[r - 1] as number) : undefined);
+  for (const [i, ins] of d.instructions.entries()) {
+    if (ins.a !== value) return undefined;
+    const c = constant(ins.b);
+    // lower bounds first, then upper ones: the store applies max(lo) then min(hi)
+    if (ins.op === KOp.relu && hi === Number.POSITIVE_INFINITY) lo = Math.max(lo, 0);
+    else if (ins.op === KOp.clampLo && c !== undefined && hi === Number.POSITIVE_INFINITY) lo = Math.max(lo, c);
+    else if (ins.op === KOp.clampHi && c !== undefined) hi = Math.min(hi, c);
+    else if (ins.op !== KOp.copy) return undefined;
+    value = 1 + d.constants.length + i;
+  }
+  return value === d.output && lo <= hi ? { lo, hi } : undefined;
+}
+
+/** Runs the generated epilogue of a tile's arguments (its `tail`, from index `at`) over rows of one image. */
+export interface TileEpilogue {
+  /** Channels [c0, c1) × positions [p0, p1) of image n. */
+  run(n: number, c0: number, c1: number, p0: number, p1: number): void;
+}
+
+/** The tile epilogue in `args` from index `at`, undefined when the tail is empty. */
+export function tileEpilogue(memory: LinearMemory, args: readonly number[], at: number): TileEpilogue | undefined {
+  const count = args[at] as number;
+  if (!count) return undefined;
+  const addresses = args.slice(at + 1, at + 1 + count);
+  const length = args[at + 1 + count] as number;
+  const words = args.slice(at + 2 + count, at + 2 + count + length);
+  const key = words.join(',');
+  const d = cachedDescription(words, key, 'conv epilogue');
+  const box = compiledBox(memory, d, key);
+  if (!box || count !== d.inputs.length) throw new Error(`conv epilogue: ${count} addresses for ${d.inputs.length} inputs, or no SIMD`);
+  const [, C, P] = d.shape as [number, number, number];
+  const y = addresses[0] as number;
+  const k = count;
+  const call = new Array<number>(2 * k + 4);
+  return {
+    run(n, c0, c1, p0, p1) {
+      if (c1 <= c0 || p1 <= p0) return;
+      for (let i = 0; i < k; i++) {
+        const s = d.inputs[i]?.strides as readonly number[];
+        call[i] = (addresses[i] as number) + (n * (s[0] as number) + c0 * (s[1] as number) + p0 * (s[2] as number)) * 4;
+        call[k + 3 + i] = (s[1] as number) * 4;
+      }
+      call[k] = y + ((n * C + c0) * P + p0) * 4;
+      call[k + 1] = p1 - p0;
+      call[k + 2] = c1 - c0;
+      call[2 * k + 3] = P * 4;
+      box(...call);
+    },
+  };
+}
+
+function activationOf(ctx: KernelContextV1): { activation: string; params: readonly number[] } {
+  return {
+    activation: ctx.attrs.has('activation') ? ctx.attrs.string('activation') : 'None',
+    params: ctx.attrs.has('activation_params') ? ctx.attrs.floats('activation_params') : [],
+  };
+}
+
+function clampOf(activation: string, params: readonly number[]): { lo: number; hi: number } | undefined {
+  if (activation === 'Relu') return { lo: 0, hi: Number.POSITIVE_INFINITY };
+  if (activation === 'Clip') return { lo: params[0] ?? Number.NEGATIVE_INFINITY, hi: params[1] ?? Number.POSITIVE_INFINITY };
+  return undefined;
+}
+
+/**
+ * A fused Conv's activation as one pass over its output (SIMD for outputs in device memory), for
+ * the paths without an in-GEMM epilogue; undefined when the node has none.
+ */
+export function activationPass(ctx: KernelContextV1): ((data: Float32Array) => void) | undefined {
+  const { activation, params } = activationOf(ctx);
+  if (activation === 'None') return undefined;
+  const memory = ctx.memory;
+  const kernels = memory && simdKernels(memory);
+  const simd = kernels && simdActivation(kernels, activation, params);
+  return (data) =>
+    simd && data.buffer === memory?.buffer ? simd(data.byteOffset, data.length) : applyActivation(data, activation, params);
+}
+
+/** The SIMD elementwise kernel for an activation applied in place, when there is one. */
+function simdActivation(
+  k: SimdKernelExports,
+  activation: string,
+  params: readonly number[],
+): ((byte: number, count: number) => void) | undefined {
+  switch (activation) {
+    case 'Relu':
+      return (at, n) => k.relu(at, at, n);
+    case 'Clip':
+      return (at, n) => k.clip(at, at, n, params[0] ?? Number.NEGATIVE_INFINITY, params[1] ?? Number.POSITIVE_INFINITY);
+    case 'HardSwish':
+      return (at, n) => k.hardSwish(at, at, n);
+    case 'HardSigmoid':
+      return (at, n) => k.hardSigmoid(at, at, n, params[0] ?? 0.2, params[1] ?? 0.5);
+    case 'Sigmoid':
+      return (at, n) => k.sigmoid(at, at, n);
+    case 'Tanh':
+      return (at, n) => k.tanh(at, at, n);
+    case 'LeakyRelu':
+      return (at, n) => k.leakyRelu(at, at, n, params[0] ?? 0.01);
+    default:
+      return undefined;
+  }
+}
