@@ -1,6 +1,7 @@
 // TF1 while loops (Enter/Merge/Switch/LoopCond/NextIteration/Exit frames, as tf.while_loop lowers
 // them) become Loop subgraphs and match TensorFlow.js 4.22.0 (wasm backend) on the same GraphDef:
-// a counter loop with a loop invariant, TensorArrays (unstack → read → write → stack), TensorLists,
+// a counter loop with a loop invariant, TensorArrays (unstack → read → write → stack), TensorLists
+// (scatters, resizes, concats with lengths, splits; also in a loop),
 // and a loop nested in another's body.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -771,6 +772,7 @@ function unwrittenSlotsGraph(): NodeJson[] {
   return [
     placeholder('y', [2, 3]),
     placeholder('z', [3, 2, 4]),
+    placeholder('count', [], 'DT_INT32'),
     constNode('element_shape', [1], [3], 'DT_INT32'),
     constNode('unknown_shape', [1], [-1], 'DT_INT32'),
     constNode('plane_shape', [2], [2, 4], 'DT_INT32'),
@@ -789,6 +791,9 @@ function unwrittenSlotsGraph(): NodeJson[] {
     { name: 'v2', op: 'TensorListScatterV2', input: ['y', 'at', 'element_shape', 'five'], attr: listShapeAttrs },
     { name: 'v2_stack', op: 'TensorListStack', input: ['v2', 'element_shape'], attr: stackAttrs },
     { name: 'v2_length', op: 'TensorListLength', input: ['v2'] },
+    // the same with num_elements known only at run time
+    { name: 'v2_fed', op: 'TensorListScatterV2', input: ['y', 'at', 'element_shape', 'count'], attr: listShapeAttrs },
+    { name: 'v2_fed_stack', op: 'TensorListStack', input: ['v2_fed', 'element_shape'], attr: stackAttrs },
     // no num_elements, no element shape: the highest index + 1 slots, shaped by the rows
     { name: 'v1', op: 'TensorListScatter', input: ['y', 'at', 'unknown_shape'], attr: listShapeAttrs },
     { name: 'v1_stack', op: 'TensorListStack', input: ['v1', 'unknown_shape'], attr: stackAttrs },
@@ -837,6 +842,7 @@ function unwrittenSlotsGraph(): NodeJson[] {
     { name: 'zempty_concat', op: 'TensorListConcatV2', input: ['zempty', 'plane_shape', 'no_leading'], attr: listShapeAttrs },
     { name: 'v2_all', op: 'Identity', input: ['v2_stack'], attr: F },
     { name: 'v2_count', op: 'Identity', input: ['v2_length'], attr: I },
+    { name: 'v2_fed_all', op: 'Identity', input: ['v2_fed_stack'], attr: F },
     { name: 'v1_all', op: 'Identity', input: ['v1_stack'], attr: F },
     { name: 'v1_zeros', op: 'Identity', input: ['v1_get2'], attr: F },
     { name: 'existing_all', op: 'Identity', input: ['r1_stack'], attr: F },
@@ -1159,7 +1165,7 @@ describe('TensorList scatters, resizes, concats and splits', () => {
       Float32Array.from({ length: 24 }, (_, i) => i),
     );
     try {
-      const got = await model.run({ y, z });
+      const got = await model.run({ y, z, count: createTensor('int32', [], Int32Array.of(5)) });
       const read = (name: string) => {
         const v = got[name];
         if (!isHostTensor(v)) throw new Error(`${name} is not a tensor`);
@@ -1170,6 +1176,7 @@ describe('TensorList scatters, resizes, concats and splits', () => {
       // rows of y at [3, 1]: y[0] at 3, y[1] at 1
       expect(read('v2_all')).toEqual(f([5, 3], [0, 0, 0, 4, 5, 6, 0, 0, 0, 1, 2, 3, 0, 0, 0]));
       expect(read('v2_count')).toEqual(counts('int32', [5], []));
+      expect(read('v2_fed_all')).toEqual(read('v2_all'));
       expect(read('v1_all')).toEqual(f([4, 3], [0, 0, 0, 4, 5, 6, 0, 0, 0, 1, 2, 3]));
       expect(read('v1_zeros')).toEqual(f([3], [0, 0, 0]));
       expect(read('existing_all')).toEqual(f([4, 3], [4, 5, 6, 0, 0, 0, 0, 0, 0, 1, 2, 3]));
