@@ -1,6 +1,7 @@
 // TF1 while loops (Enter/Merge/Switch/LoopCond/NextIteration/Exit frames, as tf.while_loop lowers
 // them) become Loop subgraphs and match TensorFlow.js 4.22.0 (wasm backend) on the same GraphDef:
-// a counter loop with a loop invariant, TensorArrays (unstack → read → write → stack), TensorLists,
+// a counter loop with a loop invariant, TensorArrays (unstack → read → write → stack), TensorLists
+// (scatters, resizes, concats with lengths, splits; also in a loop),
 // and a loop nested in another's body.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -648,6 +649,235 @@ function reservedListGraph(): NodeJson[] {
   ];
 }
 
+const int64Const = (name: string, data: readonly number[]): NodeJson => ({
+  name,
+  op: 'Const',
+  attr: {
+    dtype: { type: 'DT_INT64' },
+    value: { tensor: { dtype: 'DT_INT64', tensorShape: { dim: [{ size: data.length }] }, int64Val: [...data] } },
+  },
+});
+const listAttrs = { element_dtype: { type: 'DT_FLOAT' } };
+const listShapeAttrs = { ...listAttrs, shape_type: { type: 'DT_INT32' } };
+const stackAttrs = { ...listAttrs, num_elements: { i: -1 } };
+const shapeAttr = (dims: readonly number[]) => ({ shape: { dim: dims.map((size) => ({ size })) } });
+
+/**
+ * Scatters and resizes TensorFlow.js runs too: TensorListScatter at [2, 0, 1] (stacked),
+ * TensorListScatterV2 with num_elements -1 (stacked, its length) and 3 (gathered at [2, 0]), a list
+ * resized down to 2 (stacked), a TensorListSplit into rows (its length, joined back by
+ * TensorListConcat), and the rows of z concatenated by TensorListConcat. (TensorFlow.js reads
+ * TensorListConcatV2's element shape from an attribute, not its input, and reshapes every element,
+ * split pieces too, to one shape: V2 and pieces of different lengths are checked by hand below.)
+ */
+function scatterResizeGraph(): NodeJson[] {
+  return [
+    placeholder('x', [3, 4]),
+    placeholder('z', [3, 2, 4]),
+    constNode('element_shape', [1], [4], 'DT_INT32'),
+    constNode('row_shape', [2], [-1, 4], 'DT_INT32'),
+    constNode('order', [3], [2, 0, 1], 'DT_INT32'),
+    constNode('order2', [3], [1, 2, 0], 'DT_INT32'),
+    constNode('picks', [2], [2, 0], 'DT_INT32'),
+    scalarInt('minus_one', -1),
+    scalarInt('three', 3),
+    scalarInt('two', 2),
+    int64Const('split_lengths', [1, 1, 1]),
+    { name: 's1', op: 'TensorListScatter', input: ['x', 'order', 'element_shape'], attr: listShapeAttrs },
+    { name: 's1_stack', op: 'TensorListStack', input: ['s1', 'element_shape'], attr: stackAttrs },
+    { name: 's2', op: 'TensorListScatterV2', input: ['x', 'order2', 'element_shape', 'minus_one'], attr: listShapeAttrs },
+    { name: 's2_stack', op: 'TensorListStack', input: ['s2', 'element_shape'], attr: stackAttrs },
+    { name: 's2_length', op: 'TensorListLength', input: ['s2'] },
+    { name: 's3', op: 'TensorListScatterV2', input: ['x', 'order', 'element_shape', 'three'], attr: listShapeAttrs },
+    { name: 's3_gather', op: 'TensorListGather', input: ['s3', 'picks', 'element_shape'], attr: listAttrs },
+    { name: 'list', op: 'TensorListFromTensor', input: ['x', 'element_shape'], attr: listShapeAttrs },
+    { name: 'shrunk', op: 'TensorListResize', input: ['list', 'two'] },
+    { name: 'shrunk_stack', op: 'TensorListStack', input: ['shrunk', 'element_shape'], attr: stackAttrs },
+    // of unknown rank (TensorFlow.js merges a split's element shape with the rows' shape minus dim 0)
+    constNode('any_shape', [], [-1], 'DT_INT32'),
+    { name: 'split', op: 'TensorListSplit', input: ['x', 'any_shape', 'split_lengths'], attr: { ...listShapeAttrs } },
+    { name: 'split_length', op: 'TensorListLength', input: ['split'] },
+    { name: 'rejoined', op: 'TensorListConcat', input: ['split'], attr: { ...listAttrs, element_shape: shapeAttr([1, 4]) } },
+    { name: 'zlist', op: 'TensorListFromTensor', input: ['z', 'row_shape'], attr: listShapeAttrs },
+    { name: 'zjoined', op: 'TensorListConcat', input: ['zlist'], attr: { ...listAttrs, element_shape: shapeAttr([2, 4]) } },
+    { name: 'scattered', op: 'Identity', input: ['s1_stack'], attr: F },
+    { name: 'scattered2', op: 'Identity', input: ['s2_stack'], attr: F },
+    { name: 'count2', op: 'Identity', input: ['s2_length'], attr: I },
+    { name: 'gathered3', op: 'Identity', input: ['s3_gather'], attr: F },
+    { name: 'truncated', op: 'Identity', input: ['shrunk_stack'], attr: F },
+    { name: 'pieces', op: 'Identity', input: ['split_length'], attr: I },
+    { name: 'joined', op: 'Identity', input: ['rejoined'], attr: F },
+    { name: 'z_joined', op: 'Identity', input: ['zjoined'], attr: F },
+  ];
+}
+
+/**
+ * A while loop that grows a TensorList by one slot (TensorListResize to i + 1) and sets 2·x_i
+ * there, from an EmptyTensorList; after it, the list stacked, concatenated and counted.
+ */
+function resizeLoopGraph(): NodeJson[] {
+  const v = { T: { type: 'DT_VARIANT' } } as unknown as T;
+  return [
+    placeholder('x', [4, 3]),
+    constNode('element_shape', [1], [3], 'DT_INT32'),
+    scalarInt('max', -1),
+    scalarInt('zero', 0),
+    scalarInt('n', 4),
+    { name: 'empty', op: 'EmptyTensorList', input: ['element_shape', 'max'], attr: listShapeAttrs },
+    ...whileLoop(
+      'loop',
+      [
+        { init: 'zero', T: I },
+        { init: 'empty', T: v },
+      ],
+      [
+        { init: 'n', T: I },
+        { init: 'x', T: F },
+      ],
+      ([i], [n]) => ({ nodes: [binary('loop/Less', 'Less', i as string, n as string, I)], out: 'loop/Less' }),
+      ([i, list], [, x]) => ({
+        nodes: [
+          scalarInt('loop/one', 1, i),
+          scalarInt('loop/axis', 0, i),
+          binary('loop/add_i', 'AddV2', i as string, 'loop/one', I),
+          { name: 'loop/grown', op: 'TensorListResize', input: [list as string, 'loop/add_i'] },
+          {
+            name: 'loop/row',
+            op: 'GatherV2',
+            input: [x as string, i as string, 'loop/axis'],
+            attr: { Tparams: { type: 'DT_FLOAT' }, Tindices: { type: 'DT_INT32' }, Taxis: { type: 'DT_INT32' }, batch_dims: { i: 0 } },
+          },
+          { ...constNode('loop/two', [], [2]), input: [`^${i}`] },
+          binary('loop/y', 'Mul', 'loop/row', 'loop/two'),
+          { name: 'loop/set', op: 'TensorListSetItem', input: ['loop/grown', i as string, 'loop/y'], attr: listAttrs },
+        ],
+        next: ['loop/add_i', 'loop/set'],
+      }),
+    ),
+    { name: 'stacked', op: 'TensorListStack', input: ['loop/Exit_1', 'element_shape'], attr: stackAttrs },
+    { name: 'joined', op: 'TensorListConcat', input: ['loop/Exit_1'], attr: { ...listAttrs, element_shape: shapeAttr([3]) } },
+    { name: 'length', op: 'TensorListLength', input: ['loop/Exit_1'] },
+    { name: 'y', op: 'Identity', input: ['stacked'], attr: F },
+    { name: 'flat', op: 'Identity', input: ['joined'], attr: F },
+    { name: 'count', op: 'Identity', input: ['length'], attr: I },
+  ];
+}
+
+/**
+ * What TensorFlow.js does not model, checked by hand against TensorFlow's kernels: slots a scatter
+ * or resize leaves unwritten, TensorListScatterIntoExistingList, and the `lengths` outputs.
+ */
+function unwrittenSlotsGraph(): NodeJson[] {
+  const concat = { dtype: { type: 'DT_FLOAT' }, element_shape_except0: { shape: { unknownRank: true as const } } };
+  return [
+    placeholder('y', [2, 3]),
+    placeholder('z', [3, 2, 4]),
+    placeholder('count', [], 'DT_INT32'),
+    constNode('element_shape', [1], [3], 'DT_INT32'),
+    constNode('unknown_shape', [1], [-1], 'DT_INT32'),
+    constNode('plane_shape', [2], [2, 4], 'DT_INT32'),
+    constNode('at', [2], [3, 1], 'DT_INT32'),
+    constNode('at_existing', [2], [3, 0], 'DT_INT32'),
+    constNode('order', [3], [2, 0, 1], 'DT_INT32'),
+    scalarInt('five', 5),
+    scalarInt('four', 4),
+    scalarInt('three', 3),
+    scalarInt('two', 2),
+    scalarInt('one', 1),
+    scalarInt('max', -1),
+    int64Const('pieces', [0, 2]),
+    int64Const('no_leading', []),
+    // num_elements 5: slots 0, 2 and 4 unwritten
+    { name: 'v2', op: 'TensorListScatterV2', input: ['y', 'at', 'element_shape', 'five'], attr: listShapeAttrs },
+    { name: 'v2_stack', op: 'TensorListStack', input: ['v2', 'element_shape'], attr: stackAttrs },
+    { name: 'v2_length', op: 'TensorListLength', input: ['v2'] },
+    // the same with num_elements known only at run time
+    { name: 'v2_fed', op: 'TensorListScatterV2', input: ['y', 'at', 'element_shape', 'count'], attr: listShapeAttrs },
+    { name: 'v2_fed_stack', op: 'TensorListStack', input: ['v2_fed', 'element_shape'], attr: stackAttrs },
+    // no num_elements, no element shape: the highest index + 1 slots, shaped by the rows
+    { name: 'v1', op: 'TensorListScatter', input: ['y', 'at', 'unknown_shape'], attr: listShapeAttrs },
+    { name: 'v1_stack', op: 'TensorListStack', input: ['v1', 'unknown_shape'], attr: stackAttrs },
+    { name: 'v1_get2', op: 'TensorListGetItem', input: ['v1', 'two', 'unknown_shape'], attr: listAttrs },
+    // into a reserved list of 2, growing it to 4
+    { name: 'r0', op: 'TensorListReserve', input: ['element_shape', 'two'], attr: listShapeAttrs },
+    { name: 'r1', op: 'TensorListScatterIntoExistingList', input: ['r0', 'y', 'at_existing'], attr: listAttrs },
+    { name: 'r1_stack', op: 'TensorListStack', input: ['r1', 'element_shape'], attr: stackAttrs },
+    { name: 'r1_length', op: 'TensorListLength', input: ['r1'] },
+    // resized up (unwritten zeros) and down
+    { name: 'list', op: 'TensorListFromTensor', input: ['y', 'element_shape'], attr: listShapeAttrs },
+    { name: 'up', op: 'TensorListResize', input: ['list', 'four'] },
+    { name: 'up_stack', op: 'TensorListStack', input: ['up', 'element_shape'], attr: stackAttrs },
+    { name: 'down', op: 'TensorListResize', input: ['up', 'one'] },
+    { name: 'down_stack', op: 'TensorListStack', input: ['down', 'element_shape'], attr: stackAttrs },
+    { name: 'empty', op: 'EmptyTensorList', input: ['element_shape', 'max'], attr: listShapeAttrs },
+    { name: 'empty_up', op: 'TensorListResize', input: ['empty', 'two'] },
+    { name: 'empty_up_stack', op: 'TensorListStack', input: ['empty_up', 'element_shape'], attr: stackAttrs },
+    // lengths: a TensorArray split into 1 and 2 rows, one scattered with z's rows, a list of z's rows
+    {
+      name: 'ta',
+      op: 'TensorArrayV3',
+      input: ['two'],
+      attr: { dtype: { type: 'DT_FLOAT' }, element_shape: { shape: { unknownRank: true } }, identical_element_shapes: { b: false } },
+    },
+    { name: 'ta_split', op: 'TensorArraySplitV3', input: ['ta', 'y', 'pieces', 'ta:1'], attr: F },
+    { name: 'ta_concat', op: 'TensorArrayConcatV3', input: ['ta', 'ta_split'], attr: concat },
+    {
+      name: 'tb',
+      op: 'TensorArrayV3',
+      input: ['three'],
+      attr: { dtype: { type: 'DT_FLOAT' }, element_shape: { shape: { unknownRank: true } } },
+    },
+    { name: 'tb_scatter', op: 'TensorArrayScatterV3', input: ['tb', 'order', 'z', 'tb:1'], attr: F },
+    { name: 'tb_concat', op: 'TensorArrayConcatV3', input: ['tb', 'tb_scatter'], attr: concat },
+    { name: 'zlist', op: 'TensorListFromTensor', input: ['z', 'plane_shape'], attr: listShapeAttrs },
+    {
+      name: 'z_concat',
+      op: 'TensorListConcat',
+      input: ['zlist'],
+      attr: { ...listAttrs, element_shape: { shape: { dim: [{ size: 2 }, { size: 4 }] } } },
+    },
+    { name: 'ysplit', op: 'TensorListSplit', input: ['y', 'unknown_shape', 'pieces'], attr: listShapeAttrs },
+    { name: 'ysplit_concat', op: 'TensorListConcatV2', input: ['ysplit', 'unknown_shape', 'no_leading'], attr: listShapeAttrs },
+    { name: 'zempty', op: 'EmptyTensorList', input: ['plane_shape', 'max'], attr: listShapeAttrs },
+    { name: 'zempty_concat', op: 'TensorListConcatV2', input: ['zempty', 'plane_shape', 'no_leading'], attr: listShapeAttrs },
+    { name: 'v2_all', op: 'Identity', input: ['v2_stack'], attr: F },
+    { name: 'v2_count', op: 'Identity', input: ['v2_length'], attr: I },
+    { name: 'v2_fed_all', op: 'Identity', input: ['v2_fed_stack'], attr: F },
+    { name: 'v1_all', op: 'Identity', input: ['v1_stack'], attr: F },
+    { name: 'v1_zeros', op: 'Identity', input: ['v1_get2'], attr: F },
+    { name: 'existing_all', op: 'Identity', input: ['r1_stack'], attr: F },
+    { name: 'existing_count', op: 'Identity', input: ['r1_length'], attr: I },
+    { name: 'up_all', op: 'Identity', input: ['up_stack'], attr: F },
+    { name: 'down_all', op: 'Identity', input: ['down_stack'], attr: F },
+    { name: 'empty_up_all', op: 'Identity', input: ['empty_up_stack'], attr: F },
+    { name: 'ta_joined', op: 'Identity', input: ['ta_concat'], attr: F },
+    { name: 'ta_lengths', op: 'Identity', input: ['ta_concat:1'], attr: { T: { type: 'DT_INT64' } } },
+    { name: 'tb_lengths', op: 'Identity', input: ['tb_concat:1'], attr: { T: { type: 'DT_INT64' } } },
+    { name: 'z_lengths', op: 'Identity', input: ['z_concat:1'], attr: { T: { type: 'DT_INT64' } } },
+    { name: 'z_joined', op: 'Identity', input: ['z_concat'], attr: F },
+    { name: 'zempty_joined', op: 'Identity', input: ['zempty_concat'], attr: F },
+    { name: 'ysplit_joined', op: 'Identity', input: ['ysplit_concat'], attr: F },
+    { name: 'ysplit_lengths', op: 'Identity', input: ['ysplit_concat:1'], attr: { T: { type: 'DT_INT64' } } },
+    { name: 'zempty_lengths', op: 'Identity', input: ['zempty_concat:1'], attr: { T: { type: 'DT_INT64' } } },
+  ];
+}
+
+/** One bad list op named `bad` on y [2, 3], read by `out`. */
+function badListGraph(bad: NodeJson, extra: NodeJson[] = []): NodeJson[] {
+  return [
+    placeholder('y', [2, 3]),
+    placeholder('k', [2], 'DT_INT32'),
+    constNode('element_shape', [1], [3], 'DT_INT32'),
+    constNode('wrong_shape', [1], [4], 'DT_INT32'),
+    scalarInt('two', 2),
+    scalarInt('minus_one', -1),
+    ...extra,
+    bad,
+    { name: 'stack', op: 'TensorListStack', input: ['bad', 'element_shape'], attr: stackAttrs },
+    { name: 'out', op: 'Identity', input: ['stack'], attr: F },
+  ];
+}
+
 /** The graph's Loop nodes, in it and in its subgraphs. */
 function loops(graph: Graph): number {
   const own = graph.nodes.filter((n) => n.type === 'Loop').length;
@@ -906,5 +1136,121 @@ describe('a TF1 while loop', () => {
     }
     // TensorFlow.js does not model reserved slots: its GetItem of one fails ("element at index 1 is null")
     await expect(runTfjsGraph({ load: async () => graphDefToArtifacts(bytes, TF_PROTO) }, { y }, ['unwritten'])).rejects.toThrow(/null/);
+  }, 120_000);
+});
+
+describe('TensorList scatters, resizes, concats and splits', () => {
+  it('match TensorFlow.js where it models them (scatter, scatter V2, resize down, split, concat)', async () => {
+    const random = createRandom(21);
+    const feeds = { x: randomTensor('float32', [3, 4], random), z: randomTensor('float32', [3, 2, 4], random) };
+    const outputs = ['scattered', 'scattered2', 'count2', 'gathered3', 'truncated', 'pieces', 'joined', 'z_joined'];
+    await check(scatterResizeGraph(), [feeds], outputs, 0);
+  }, 120_000);
+
+  it('in a while loop growing a list by TensorListResize and setting the new slot match TensorFlow.js', async () => {
+    const random = createRandom(22);
+    await check(resizeLoopGraph(), [{ x: randomTensor('float32', [4, 3], random) }], ['y', 'flat', 'count'], 1);
+  }, 120_000);
+
+  it('leave the slots a scatter or resize does not write as zeros and give concat lengths, as TensorFlow does', async () => {
+    // TensorFlow.js has no TensorListScatterIntoExistingList, no lengths outputs and no unset slots
+    // (its stack of one fails): the values are TensorFlow's kernels', by hand
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-scatter-')), 'scatter.pb');
+    writeFileSync(file, graphBytes(unwrittenSlotsGraph()));
+    const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+    const y = createTensor('float32', [2, 3], Float32Array.of(1, 2, 3, 4, 5, 6));
+    const z = createTensor(
+      'float32',
+      [3, 2, 4],
+      Float32Array.from({ length: 24 }, (_, i) => i),
+    );
+    try {
+      const got = await model.run({ y, z, count: createTensor('int32', [], Int32Array.of(5)) });
+      const read = (name: string) => {
+        const v = got[name];
+        if (!isHostTensor(v)) throw new Error(`${name} is not a tensor`);
+        return { type: v.type, dims: v.dims, data: Array.from(v.data, Number) };
+      };
+      const f = (dims: number[], data: number[]) => ({ type: 'float32', dims, data });
+      const counts = (type: 'int32' | 'int64', data: number[], dims = [data.length]) => ({ type, dims, data });
+      // rows of y at [3, 1]: y[0] at 3, y[1] at 1
+      expect(read('v2_all')).toEqual(f([5, 3], [0, 0, 0, 4, 5, 6, 0, 0, 0, 1, 2, 3, 0, 0, 0]));
+      expect(read('v2_count')).toEqual(counts('int32', [5], []));
+      expect(read('v2_fed_all')).toEqual(read('v2_all'));
+      expect(read('v1_all')).toEqual(f([4, 3], [0, 0, 0, 4, 5, 6, 0, 0, 0, 1, 2, 3]));
+      expect(read('v1_zeros')).toEqual(f([3], [0, 0, 0]));
+      expect(read('existing_all')).toEqual(f([4, 3], [4, 5, 6, 0, 0, 0, 0, 0, 0, 1, 2, 3]));
+      expect(read('existing_count')).toEqual(counts('int32', [4], []));
+      expect(read('up_all')).toEqual(f([4, 3], [1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0]));
+      expect(read('down_all')).toEqual(f([1, 3], [1, 2, 3]));
+      expect(read('empty_up_all')).toEqual(f([2, 3], [0, 0, 0, 0, 0, 0]));
+      expect(read('ta_joined')).toEqual(f([2, 3], [1, 2, 3, 4, 5, 6]));
+      expect(read('ta_lengths')).toEqual(counts('int64', [0, 2]));
+      expect(read('tb_lengths')).toEqual(counts('int64', [2, 2, 2]));
+      expect(read('z_lengths')).toEqual(counts('int64', [2, 2, 2]));
+      expect(read('z_joined')).toEqual(f([6, 4], Array.from(z.data as Float32Array)));
+      expect(read('zempty_joined')).toEqual(f([0, 4], []));
+      expect(read('zempty_lengths')).toEqual(counts('int64', []));
+      expect(read('ysplit_joined')).toEqual(f([2, 3], [1, 2, 3, 4, 5, 6]));
+      expect(read('ysplit_lengths')).toEqual(counts('int64', [0, 2]));
+    } finally {
+      await model.release();
+    }
+  }, 120_000);
+
+  it('fails a negative or out-of-bounds index, rows of another element shape or dtype, and a negative size with a coded error naming the node', async () => {
+    const yi = { name: 'yi', op: 'Cast', input: ['y'], attr: { SrcT: { type: 'DT_FLOAT' }, DstT: { type: 'DT_INT32' } } };
+    const cases: { bad: NodeJson; extra?: NodeJson[]; k?: number[]; message: RegExp }[] = [
+      {
+        bad: { name: 'bad', op: 'TensorListScatter', input: ['y', 'k', 'element_shape'], attr: listShapeAttrs },
+        k: [-1, 0],
+        message: /out of range/,
+      },
+      {
+        bad: { name: 'bad', op: 'TensorListScatterV2', input: ['y', 'at', 'element_shape', 'two'], attr: listShapeAttrs },
+        extra: [constNode('at', [2], [2, 0], 'DT_INT32')],
+        message: /position 2 is out of range for a sequence of 2/,
+      },
+      {
+        bad: { name: 'bad', op: 'TensorListScatterIntoExistingList', input: ['l0', 'y', 'k'], attr: listAttrs },
+        extra: [{ name: 'l0', op: 'TensorListReserve', input: ['element_shape', 'two'], attr: listShapeAttrs }],
+        k: [0, -1],
+        message: /out of range/,
+      },
+      { bad: { name: 'bad', op: 'TensorListScatter', input: ['y', 'k', 'wrong_shape'], attr: listShapeAttrs }, message: /dims|shape/ },
+      {
+        bad: { name: 'bad', op: 'TensorListScatterIntoExistingList', input: ['l0', 'yi', 'k'], attr: listAttrs },
+        extra: [{ name: 'l0', op: 'TensorListReserve', input: ['element_shape', 'two'], attr: listShapeAttrs }, yi],
+        message: /dtype int32 differs from the sequence's float32/,
+      },
+      {
+        bad: { name: 'bad', op: 'TensorListResize', input: ['l0', 'minus_one'] },
+        extra: [{ name: 'l0', op: 'TensorListFromTensor', input: ['y', 'element_shape'], attr: listShapeAttrs }],
+        message: /size -1 is not an integer/,
+      },
+    ];
+    for (const { bad, extra, k, message } of cases) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-bad-list-')), 'bad.pb');
+      writeFileSync(file, graphBytes(badListGraph(bad, extra)));
+      const uses = (name: string) => [bad, ...(extra ?? [])].some((n) => n.input?.includes(name));
+      const feeds = {
+        y: createTensor('float32', [2, 3], Float32Array.of(1, 2, 3, 4, 5, 6)),
+        ...(uses('k') ? { k: createTensor('int32', [2], Int32Array.from(k ?? [0, 1])) } : {}),
+      };
+      const failure = await (async () => {
+        const model = await loadModel(await buildModel(await parseModel(file), {}), { threads: 1 });
+        try {
+          await model.run(feeds);
+        } finally {
+          await model.release();
+        }
+      })().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(TsgeError.isInstance(failure), `${bad.op}: ${String(failure)}`).toBe(true);
+      expect(String(failure), bad.op).toMatch(/\bbad\b/);
+      expect(String(failure), bad.op).toMatch(message);
+    }
   }, 120_000);
 });

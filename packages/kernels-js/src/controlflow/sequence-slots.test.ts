@@ -115,4 +115,51 @@ describe('sequence slots', () => {
       unwritten: undefined,
     });
   });
+
+  it('resizes: truncates with the mask, grows by unwritten slots of the given, last or no shape', () => {
+    const reserved = run('SequenceReserve', [i64([], [3]), i64([1], [2])], float);
+    const set = run('SequenceSet', [reserved, i64([], [0]), f32([2], [1, 2])]);
+    expect(dump(run('SequenceResize', [set, i64([], [1])]))).toEqual({ items: [[[2], [1, 2]]], unwritten: undefined });
+    expect(dump(run('SequenceResize', [set, i64([], [2])])).unwritten).toEqual([false, true]);
+    expect(dump(run('SequenceResize', [set, i64([], [0])]))).toEqual({ items: [], unwritten: undefined });
+    const grown = run('SequenceResize', [set, i64([], [4])]);
+    expect(dump(grown)).toEqual({
+      items: [
+        [[2], [1, 2]],
+        [[2], [0, 0]],
+        [[2], [0, 0]],
+        [[2], [0, 0]],
+      ],
+      unwritten: [false, true, true, true],
+    });
+    // an empty sequence grows by slots of the given shape, or by unshaped ones the next write shapes
+    const empty = run('SequenceEmpty', [], float);
+    expect(dump(run('SequenceResize', [empty, i64([], [2]), i64([1], [3])])).items).toEqual([
+      [[3], [0, 0, 0]],
+      [[3], [0, 0, 0]],
+    ]);
+    const unshaped = run('SequenceResize', [empty, i64([], [2])]);
+    expect((unshaped as SequenceValue).unshaped).toBe(true);
+    expect(() => run('SequenceLengths', [unshaped])).toThrow(/element 0 was never written and its shape is not known/);
+    const shaped = run('SequenceSet', [unshaped, i64([], [1]), f32([1, 2], [5, 6])]);
+    expect(dump(shaped).items[0]).toEqual([
+      [1, 2],
+      [0, 0],
+    ]);
+    expect(() => run('SequenceResize', [set, i64([], [-1])])).toThrow(/TSGE-E4003[\s\S]*size -1 is not an integer/);
+  });
+
+  it('gives the first dimension of each element, written or not', () => {
+    const reserved = run('SequenceReserve', [i64([], [3]), i64([2], [2, 1])], float);
+    const set = run('SequenceSet', [reserved, i64([], [1]), f32([4, 1], [1, 2, 3, 4])]);
+    const lengths = run('SequenceLengths', [set]) as HostTensor;
+    expect({ type: lengths.type, dims: lengths.dims, data: Array.from(lengths.data as BigInt64Array, Number) }).toEqual({
+      type: 'int64',
+      dims: [3],
+      data: [2, 4, 2],
+    });
+    expect((run('SequenceLengths', [run('SequenceEmpty', [], float)]) as HostTensor).dims).toEqual([0]);
+    const scalars = run('SequenceConstruct', [f32([], [1])]);
+    expect(() => run('SequenceLengths', [scalars])).toThrow(/element 0 is a scalar/);
+  });
 });

@@ -1,5 +1,5 @@
-// tsge::SequenceReserve, tsge::SequenceSet and tsge::SequenceRead: sequences whose slots may stand
-// for elements never written (SequenceValue.unwritten; see the op definitions in @tsge/ops).
+// tsge::SequenceReserve, SequenceSet, SequenceRead, SequenceResize and SequenceLengths: sequences
+// whose slots may stand for elements never written (SequenceValue.unwritten; see the op definitions in @tsge/ops).
 import {
   type DataType,
   type HostTensor,
@@ -10,7 +10,7 @@ import {
   isSequenceValue,
   readNumber,
 } from '@tsge/metadef';
-import { SEQUENCE_READ, SEQUENCE_RESERVE, SEQUENCE_SET, dtypeAttr } from '@tsge/ops/kernel-support';
+import { SEQUENCE_LENGTHS, SEQUENCE_READ, SEQUENCE_RESERVE, SEQUENCE_RESIZE, SEQUENCE_SET, dtypeAttr } from '@tsge/ops/kernel-support';
 import { copyBlock, product } from '../common/tensor-copy.js';
 import { intList, kernelError, requireTensor } from '../common/tensor-infer.js';
 import { defineKernel } from '../define.js';
@@ -135,4 +135,67 @@ export const sequenceReadKernel = defineKernel({
   },
 });
 
-export const sequenceSlotKernels = [sequenceReserveKernel, sequenceSetKernel, sequenceReadKernel];
+/** An element shape input (every dimension known and at most 2^31 elements), or undefined when absent. */
+function shapeInput(ctx: KernelContextV1, index: number): number[] | undefined {
+  const t = ctx.tensor(index);
+  if (!t) return undefined;
+  const dims = intList(t);
+  if (dims.some((d) => !(Number.isSafeInteger(d) && d >= 0)) || product(dims) > 2 ** 31)
+    throw kernelError(ctx, `element shape [${dims.join(',')}] is not a known shape of at most 2^31 elements`);
+  return dims;
+}
+
+export const sequenceResizeKernel = defineKernel({
+  opType: SEQUENCE_RESIZE,
+  domain: TSGE_DOMAIN,
+  compute(ctx) {
+    const s = requireSequence(ctx, 0);
+    const size = readNumber(requireTensor(ctx, 1), 0);
+    if (!(Number.isSafeInteger(size) && size >= 0 && size <= MAX_SLOTS))
+      throw kernelError(ctx, `size ${size} is not an integer in [0, ${MAX_SLOTS}]`);
+    const old = s.items.length;
+    const unwritten = s.unwritten ? s.unwritten.slice(0, size) : new Array<boolean>(Math.min(size, old)).fill(false);
+    const items = s.items.slice(0, size);
+    if (size <= old) {
+      ctx.setOutput(0, slotted(s.elementType, items, unwritten, s.unshaped === true));
+      return;
+    }
+    const given = shapeInput(ctx, 2);
+    const last = s.items[old - 1];
+    const dims = given ?? (s.unshaped ? undefined : last?.dims) ?? [0];
+    if (product(dims) * (size - old) > 2 ** 31)
+      throw kernelError(ctx, `${size - old} new slots of [${dims.join(',')}] are too many elements`);
+    const zeros = createTensor(s.elementType, dims);
+    while (items.length < size) {
+      items.push(zeros);
+      unwritten.push(true);
+    }
+    // a given element shape shapes the slots an unshaped sequence has too
+    if (given && s.unshaped) shapeSlots(items, unwritten, zeros);
+    const unshaped = given ? false : s.unshaped === true || last === undefined;
+    ctx.setOutput(0, slotted(s.elementType, items, unwritten, unshaped));
+  },
+});
+
+export const sequenceLengthsKernel = defineKernel({
+  opType: SEQUENCE_LENGTHS,
+  domain: TSGE_DOMAIN,
+  compute(ctx) {
+    const s = requireSequence(ctx, 0);
+    refuseUnshaped(ctx, s);
+    const lengths = new BigInt64Array(s.items.length);
+    s.items.forEach((t, k) => {
+      if (t.dims.length === 0) throw kernelError(ctx, `element ${k} is a scalar; lengths need elements of rank 1 or more`);
+      lengths[k] = BigInt(t.dims[0] as number);
+    });
+    ctx.setOutput(0, createTensor('int64', [s.items.length], lengths));
+  },
+});
+
+export const sequenceSlotKernels = [
+  sequenceReserveKernel,
+  sequenceSetKernel,
+  sequenceReadKernel,
+  sequenceResizeKernel,
+  sequenceLengthsKernel,
+];

@@ -1,8 +1,10 @@
 // Sequences with slots, for TensorFlow's TensorArrays and TensorLists: a sequence may hold items
 // that stand for elements never written (SequenceValue.unwritten). tsge::SequenceReserve makes
 // `count` such slots, tsge::SequenceSet writes elements at their positions (growing the sequence
-// when asked to), tsge::SequenceRead reads one and refuses a slot never written. The ONNX sequence
-// ops keep the slots aligned (SequenceInsert, SequenceErase) and read a slot as its zeros.
+// when asked to), tsge::SequenceRead reads one and refuses a slot never written, tsge::SequenceResize
+// truncates a sequence or grows it by unwritten slots and tsge::SequenceLengths gives each element's
+// first dimension. The ONNX sequence ops keep the slots aligned (SequenceInsert, SequenceErase) and
+// read a slot as its zeros.
 import { type DataType, type Dim, type OpDefinitionV1, type ValueInfo, ALL_TENSOR_TYPES, TSGE_DOMAIN } from '@tsge/metadef';
 import { requireInput } from '../common/infer-helpers.js';
 import { defineOp, param } from '../define.js';
@@ -11,6 +13,8 @@ import { dtypeAttr, sequenceInfo } from './sequence.js';
 export const SEQUENCE_RESERVE = 'SequenceReserve';
 export const SEQUENCE_SET = 'SequenceSet';
 export const SEQUENCE_READ = 'SequenceRead';
+export const SEQUENCE_RESIZE = 'SequenceResize';
+export const SEQUENCE_LENGTHS = 'SequenceLengths';
 
 const T = { name: 'T', allowed: ALL_TENSOR_TYPES };
 const S = { name: 'S', allowed: ALL_TENSOR_TYPES, allowedKinds: ['seq(*)'] };
@@ -87,8 +91,48 @@ export const sequenceReadDefinition: OpDefinitionV1 = defineOp({
   },
 });
 
+/**
+ * tsge::SequenceResize(input_sequence, size, element_shape?) → the first `size` elements of the
+ * sequence, or all of them followed by slots never written up to `size` (zeros of `element_shape`
+ * when given, else of the last item's shape; tensors of no elements, shaped by the next write, when
+ * the sequence is empty too). TensorFlow's TensorListResize.
+ */
+export const sequenceResizeDefinition: OpDefinitionV1 = defineOp({
+  type: SEQUENCE_RESIZE,
+  domain: TSGE_DOMAIN,
+  sinceVersion: 1,
+  doc: 'The sequence truncated to `size` elements, or grown to `size` by slots never written.',
+  inputs: [param.required('input_sequence', 'S'), param.required('size', 'I'), param.optional('element_shape', 'int64')],
+  outputs: [param.required('output_sequence', 'S')],
+  typeConstraints: [S, I],
+  infer(ctx) {
+    ctx.setOutput(0, requireInput(ctx, 0));
+  },
+});
+
+/**
+ * tsge::SequenceLengths(input_sequence) → 1-D int64: the first dimension of each element (an
+ * unwritten slot's zeros count as written). TensorFlow's `lengths` output of TensorArrayConcatV3 and
+ * TensorListConcat.
+ */
+export const sequenceLengthsDefinition: OpDefinitionV1 = defineOp({
+  type: SEQUENCE_LENGTHS,
+  domain: TSGE_DOMAIN,
+  sinceVersion: 1,
+  doc: 'The first dimension of each element of a sequence, as 1-D int64.',
+  inputs: [param.required('input_sequence', 'S')],
+  outputs: [param.required('lengths', 'int64')],
+  typeConstraints: [S],
+  infer(ctx) {
+    requireInput(ctx, 0);
+    ctx.setOutput(0, { dtype: 'int64', shape: [-1] });
+  },
+});
+
 export const sequenceSlotDefinitions: readonly OpDefinitionV1[] = [
   sequenceReserveDefinition,
   sequenceSetDefinition,
   sequenceReadDefinition,
+  sequenceResizeDefinition,
+  sequenceLengthsDefinition,
 ];

@@ -40,6 +40,33 @@ node { name: "st" op: "Const" attr { key: "value" value { tensor { dtype: DT_INT
 node { name: "y" op: "Softmax" input: "s" }
 `;
 
+const i32 = (name: string, dims: readonly number[], values: readonly number[]) =>
+  `node { name: "${name}" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { ${dims.map((d) => `dim { size: ${d} }`).join(' ')} } int_val: [${values.join(', ')}] } } } }`;
+const ET = 'attr { key: "element_dtype" value { type: DT_FLOAT } }';
+/** TensorList scatters, resize, concat and split, and a TensorArray concat's lengths read. */
+const LISTS = [
+  'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 3 } dim { size: 4 } } } } }',
+  i32('es', [1], [4]),
+  i32('any', [], [-1]),
+  i32('at', [3], [2, 0, 1]),
+  i32('n', [], [3]),
+  i32('two', [], [2]),
+  i32('ones', [3], [1, 1, 1]),
+  `node { name: "s1" op: "TensorListScatter" input: ["x", "at", "es"] ${ET} }`,
+  `node { name: "s2" op: "TensorListScatterV2" input: ["x", "at", "es", "n"] ${ET} }`,
+  `node { name: "s3" op: "TensorListScatterIntoExistingList" input: ["s1", "x", "at"] ${ET} }`,
+  `node { name: "r" op: "TensorListResize" input: ["s3", "two"] }`,
+  `node { name: "c" op: "TensorListConcatV2" input: ["r", "es", "at"] ${ET} }`,
+  `node { name: "sp" op: "TensorListSplit" input: ["x", "any", "ones"] ${ET} }`,
+  `node { name: "c1" op: "TensorListConcat" input: ["sp"] ${ET} }`,
+  `node { name: "st" op: "TensorListStack" input: ["s2", "es"] ${ET} attr { key: "num_elements" value { i: -1 } } }`,
+  'node { name: "ta" op: "TensorArrayV3" input: ["n"] attr { key: "dtype" value { type: DT_FLOAT } } }',
+  'node { name: "tw" op: "TensorArrayScatterV3" input: ["ta", "at", "x", "ta:1"] attr { key: "T" value { type: DT_FLOAT } } }',
+  'node { name: "tc" op: "TensorArrayConcatV3" input: ["ta", "tw"] attr { key: "dtype" value { type: DT_FLOAT } } }',
+  'node { name: "lengths" op: "Identity" input: ["tc:1"] attr { key: "T" value { type: DT_INT64 } } }',
+  'node { name: "out" op: "Identity" input: ["c"] attr { key: "T" value { type: DT_FLOAT } } }',
+].join('\n');
+
 describe('fuzz: mutated GraphDefs never throw', () => {
   it('parses 300 mutated binary GraphDefs into a graph or diagnostics', async () => {
     const sources = ['ae0.frozen.pb', 'fc-layers.frozen.pb', 'gru.frozen.pb'].map(
@@ -94,6 +121,22 @@ describe('fuzz: mutated GraphDefs never throw', () => {
       expect(() => tfjsParser.sniff(bytes, 'model.json')).not.toThrow();
     }
     expect(withDiagnostics).toBeGreaterThan(50);
+  });
+
+  it('parses 300 mutated text GraphDefs of TensorList scatters, resizes and concats into a graph or diagnostics', async () => {
+    const source = new TextEncoder().encode(LISTS);
+    const clean = await parseTensorflow({ bytes: source, path: 'lists.pbtxt' });
+    expect(clean.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const next = random(99);
+    let withDiagnostics = 0;
+    for (let i = 0; i < 300; i++) {
+      const bytes = mutate(source, next);
+      const result = await parseTensorflow({ bytes, path: `fuzz-list-${i}.pbtxt` });
+      expect(result.graph !== undefined || result.diagnostics.length > 0).toBe(true);
+      if (result.diagnostics.length) withDiagnostics++;
+      for (const d of result.diagnostics) expect(d.code).toMatch(/^TSGE-E\d{4}$/);
+    }
+    expect(withDiagnostics).toBeGreaterThan(30);
   });
 
   it('rejects deeply nested text without overflowing the stack', async () => {

@@ -10,8 +10,15 @@
 //   stay unwritten (zeros of the element's shape);
 // - TensorArrayReadV3 is tsge::SequenceRead, which fails on a slot never written as TensorFlow does,
 //   while TensorListGetItem, stacks, gathers and pops read such a slot as its zeros (SequenceAt).
-// PopBack erases the last element (SequenceErase's default position) and reads it; Concat joins the
-// elements on axis 0. A TensorArray's flow output is the sequence (it is what loops carry); its
+// - TensorListScatter(V2) is a reserved list (of num_elements slots, or none) that a SequenceSet
+//   fills, growing it to the highest index + 1 unless num_elements bounds it; a scatter into an
+//   existing list grows it likewise; TensorListResize is tsge::SequenceResize (truncates, or grows
+//   by unwritten slots);
+// - rows scattered into a list or array of known element shape are checked against it (a Concat
+//   with a zero-row tensor of that shape, which fails at run time naming the node on a mismatch).
+// PopBack erases the last element (SequenceErase's default position) and reads it; concats join the
+// elements on axis 0 and give each element's first dimension as `lengths` (tsge::SequenceLengths);
+// TensorListSplit is SplitToSequence. A TensorArray's flow output is the sequence (it is what loops carry); its
 // handle is the array's size, so TensorArraySizeV3 of a fixed-size array is the handle. A
 // sequence's ValueInfo rank is its elements' rank. Negative indices, which ONNX sequences would
 // count from the end, fail: the tsge ops refuse them, and SequenceAt gets them moved out of range.
@@ -82,6 +89,31 @@ function position(ctx: ConvertContext, seq: Value, index: Value): Value {
   if (c && Number(c.data[0]) >= 0) return i;
   const negative = ctx.op1('Less', [i, ctx.int64s([0], [])]);
   return ctx.op1('Where', [negative, ctx.op1('SequenceLength', [seq]), i]);
+}
+
+/** A scatter's indices as 1-D int64, noted as such (a rank-1 position makes SequenceSet write rows). */
+function rowIndices(ctx: ConvertContext, indices: Value): Value {
+  const v = ctx.toInt64List(indices);
+  return ctx.rankOf(v) === 1 ? v : ctx.note(v, { dtype: 'int64', rank: 1 });
+}
+
+/**
+ * `rows` (a tensor of rows for a list or array of element shape `shape`) unchanged, or, with a
+ * known `shape`, joined on axis 0 with a tensor of no rows of that shape: a Concat, which refuses
+ * rows of another shape at run time naming the node, as TensorFlow refuses them.
+ */
+function checkedRows(ctx: ConvertContext, rows: Value, shape: readonly number[] | undefined): Value {
+  const known = knownShape(shape);
+  const dtype = ctx.dtypeOf(rows);
+  if (!known || !dtype) return rows;
+  const rank = ctx.rankOf(rows);
+  if (rank !== undefined && rank !== known.length + 1)
+    throw ctx.problem(`rows of rank ${rank} do not fit the element shape [${known.join(',')}]`);
+  const given = rows.desc?.shape;
+  if (given && given.length === known.length + 1 && given.slice(1).some((d, j) => typeof d === 'number' && d >= 0 && d !== known[j]))
+    throw ctx.problem(`rows of shape [${given.join(',')}] do not fit the element shape [${known.join(',')}]`);
+  const none = ctx.op1('Expand', [ctx.scalar(0, dtype), ctx.int64s([0, ...known])]);
+  return ctx.note(ctx.op1('Concat', [rows, none], { axis: attr.int(0) }), { dtype, rank: known.length + 1 });
 }
 
 function sequenceInput(ctx: ConvertContext, i: number): Value {
@@ -165,6 +197,51 @@ function requireEmpty(ctx: ConvertContext, i: number): void {
     throw ctx.problem('splits are supported into a new TensorArray only (its flow input must come from TensorArrayV3)');
 }
 
+/**
+ * TensorListScatter(tensor, indices, element_shape) and V2 (…, num_elements): a new list of
+ * num_elements slots (or, for -1 and V1, of none, growing to the highest index + 1) with rows of
+ * `tensor` written at `indices`. A num_elements known only at run time reserves that many slots but
+ * does not bound the indices (the list grows past it instead of failing).
+ */
+function scatterList(ctx: ConvertContext, withCount: boolean): Value {
+  const shape = shapeInput(ctx, 2);
+  const rows = checkedRows(ctx, ctx.input(0), shape);
+  const indices = rowIndices(ctx, ctx.input(1));
+  let count: Value = ctx.int64s([0], []);
+  let grow = true;
+  if (withCount) {
+    const c = ctx.constantOf(3);
+    if (c) {
+      const n = Number(c.data[0]);
+      if (!(Number.isSafeInteger(n) && n >= -1)) throw ctx.problem(`num_elements ${n} must be -1 or more`);
+      if (n >= 0) {
+        count = ctx.int64s([n], []);
+        grow = false;
+      }
+    } else count = ctx.op1('Max', [ctx.toInt64(ctx.input(3)), ctx.int64s([0], [])]);
+  }
+  const list = reservedSequence(ctx, 'element_dtype', count, shape);
+  return write(ctx, list, rows, indices, { grow, once: false });
+}
+
+/**
+ * TensorListConcat / TensorListConcatV2 / TensorArrayConcatV3: the elements joined on axis 0 and
+ * each one's first dimension. With a known element shape a zero-row element is put first, so an
+ * empty list joins to [0, ...element_shape[1:]] (the stacks do the same).
+ */
+function concat(ctx: ConvertContext, seq: Value, shapeHint?: readonly number[]): [Value, Value] {
+  const info = elementInfo(ctx, seq);
+  const elementShape = ctx.info(seq).elementShape ?? knownShape(shapeHint);
+  const dtype = ctx.info(seq).dtype;
+  const lengths = ctx.note(ctx.tsgeOp('SequenceLengths', [seq]), { dtype: 'int64', rank: 1 });
+  if (!elementShape || elementShape.length === 0 || !dtype)
+    return [ctx.note(ctx.op1('ConcatFromSequence', [seq], { axis: attr.int(0), new_axis: attr.int(0) }), info), lengths];
+  const none = ctx.op1('Expand', [ctx.scalar(0, dtype), ctx.int64s([0, ...elementShape.slice(1)])]);
+  const padded = ctx.op1('SequenceInsert', [seq, none, ctx.int64s([0], [])]);
+  const joined = ctx.op1('ConcatFromSequence', [padded], { axis: attr.int(0), new_axis: attr.int(0) });
+  return [ctx.note(joined, { dtype, rank: elementShape.length }), lengths];
+}
+
 const sizeOf = (ctx: ConvertContext, seq: Value) =>
   ctx.note(ctx.cast(ctx.op1('SequenceLength', [seq]), 'int32'), { dtype: 'int32', rank: 0 });
 
@@ -188,7 +265,11 @@ export const tensorListConverters: ConverterTable = {
   },
   TensorArrayGatherV3: (ctx) => [gather(ctx, sequenceInput(ctx, 2), ctx.input(1), ctx.attrs.shape('element_shape'))],
   // element indices[k] = value[k]
-  TensorArrayScatterV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.toInt64List(ctx.input(1)), arrayWrite(ctx))],
+  TensorArrayScatterV3: (ctx) => {
+    const seq = sequenceInput(ctx, 3);
+    const rows = checkedRows(ctx, ctx.input(2), ctx.info(seq).elementShape);
+    return [write(ctx, seq, rows, rowIndices(ctx, ctx.input(1)), arrayWrite(ctx))];
+  },
   TensorArraySplitV3: (ctx) => {
     requireEmpty(ctx, 3);
     const value = ctx.input(1);
@@ -197,10 +278,11 @@ export const tensorListConverters: ConverterTable = {
     const seq = ctx.op1('SplitToSequence', [value, ctx.toInt64(ctx.input(2))], { axis: attr.int(0) });
     return [ctx.note(seq, { sequence: true, ...(dtype ? { dtype } : {}), ...(rank !== undefined ? { rank } : {}) })];
   },
-  // the lengths output (each element's first dimension) is not produced: a consumer of it is refused
+  // (value, lengths): lengths[k] is element k's first dimension
   TensorArrayConcatV3: (ctx) => {
     const seq = sequenceInput(ctx, 1);
-    return [ctx.note(ctx.op1('ConcatFromSequence', [seq], { axis: attr.int(0), new_axis: attr.int(0) }), elementInfo(ctx, seq))];
+    const except0 = ctx.attrs.shape('element_shape_except0');
+    return concat(ctx, seq, except0 ? [0, ...except0] : undefined);
   },
   TensorArraySizeV3: (ctx) => {
     const handle = ctx.input(0);
@@ -246,4 +328,37 @@ export const tensorListConverters: ConverterTable = {
   },
   TensorListStack: (ctx) => [stack(ctx, sequenceInput(ctx, 0), shapeInput(ctx, 1))],
   TensorListGather: (ctx) => [gather(ctx, sequenceInput(ctx, 0), ctx.input(1), shapeInput(ctx, 2))],
+  TensorListScatter: (ctx) => [scatterList(ctx, false)],
+  TensorListScatterV2: (ctx) => [scatterList(ctx, true)],
+  // grows the list to the highest index + 1 (TensorFlow's resize), slots between unwritten
+  TensorListScatterIntoExistingList: (ctx) => {
+    const seq = sequenceInput(ctx, 0);
+    const rows = checkedRows(ctx, ctx.input(1), ctx.info(seq).elementShape);
+    return [write(ctx, seq, rows, rowIndices(ctx, ctx.input(2)), { grow: true, once: false })];
+  },
+  TensorListResize: (ctx) => {
+    const seq = sequenceInput(ctx, 0);
+    const shape = ctx.info(seq).elementShape;
+    const resized = ctx.tsgeOp('SequenceResize', [seq, ctx.toInt64(ctx.input(1)), ...(shape ? [ctx.int64s(shape)] : [])]);
+    return [ctx.note(resized, sequenceInfo(ctx, seq))];
+  },
+  // (tensor, lengths); V2's element_shape input, V1's attribute, give an empty list its shape
+  TensorListConcat: (ctx) => concat(ctx, sequenceInput(ctx, 0), ctx.attrs.shape('element_shape')),
+  TensorListConcatV2: (ctx) => concat(ctx, sequenceInput(ctx, 0), shapeInput(ctx, 1)),
+  // tensor split on axis 0 into pieces of `lengths` rows
+  TensorListSplit: (ctx) => {
+    const value = ctx.input(0);
+    const rank = ctx.rankOf(value);
+    const dtype = ctx.dtypeOf(value);
+    const seq = ctx.op1('SplitToSequence', [value, ctx.toInt64List(ctx.input(2))], { axis: attr.int(0) });
+    const shape = knownShape(shapeInput(ctx, 1));
+    return [
+      ctx.note(seq, {
+        sequence: true,
+        ...(shape ? { elementShape: shape } : {}),
+        ...(dtype ? { dtype } : {}),
+        ...(rank !== undefined ? { rank } : {}),
+      }),
+    ];
+  },
 };
