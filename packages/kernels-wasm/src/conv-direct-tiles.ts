@@ -1,4 +1,4 @@
-import { tileEpilogue } from './conv-epilogue.js';
+import { tileEpilogue } from './tile-epilogue.js';
 import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';

@@ -1,5 +1,5 @@
 import { GEMM_BIAS, GEMM_CLAMP, GEMM_ROW_BLOCK, forEachGemmBlock } from './gemm-tile-module.js';
-import { tileEpilogue } from './conv-epilogue.js';
+import { tileEpilogue } from './tile-epilogue.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, tileFunction } from './tiles.js';

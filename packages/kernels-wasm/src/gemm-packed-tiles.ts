@@ -3,6 +3,7 @@ import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { GEMM_ACCUMULATE } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
+import { tileEpilogue } from './tile-epilogue.js';
 import { type NumberTuple, tileFunction } from './tiles.js';
 
 /** K rows per packed block: a KC×8 panel of B (8 KiB) stays in L1. */
@@ -88,9 +89,12 @@ export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
   const [a, lda, b, panelBytes, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
   const { kernels, workspace } = gemmResources(memory, GEMM_PREPACKED);
   const g = { a, lda, c, ldc, K, m0, m1, n0, n1 };
+  // a generated epilogue (PackedMatMul's, from argument 11) over the tile's block once it is done
+  const epilogue = tileEpilogue(memory, t, 11);
   if (!aliasedPanels(panelBytes)) {
     // NC columns at a time still: a KC × NC block of panels (512 KiB) stays in L2 for every block of A
     blockedGemm(memory, kernels, workspace.offset, g, NC, (nn, _cols, pc) => [b + (nn / 8) * panelBytes + pc * 32, panelBytes]);
+    epilogue?.run(0, m0, m1, n0, n1);
     return;
   }
   // panels a power-of-two-ish stride apart (K a multiple of 512) fall on a few cache sets and
@@ -105,6 +109,7 @@ export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
     }
     return [panels, kc * 32];
   });
+  epilogue?.run(0, m0, m1, n0, n1);
 });
 
 /**

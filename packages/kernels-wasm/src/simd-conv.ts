@@ -19,7 +19,7 @@ import {
 import { simdKernels } from './kernel-modules.js';
 import { convDirectTile, directSlab } from './conv-direct-tiles.js';
 import { convGemmTile, WORKSPACE_HEADER, convTiles } from './conv-gemm-tiles.js';
-import { activationPass, convEpilogue, tileEpilogue } from './conv-epilogue.js';
+import { activationPass, convEpilogue, tileEpilogue } from './tile-epilogue.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';

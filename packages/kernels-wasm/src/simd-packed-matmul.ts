@@ -1,4 +1,4 @@
-import { type KernelContextV1, type KernelV1, TSGE_DOMAIN } from '@tsge/metadef';
+import { type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN } from '@tsge/metadef';
 import { defineKernel, packedMatMulEpilogue, packedMatMulShape } from '@tsge/kernels-js/kernel-support';
 import { PACKED_MATMUL, PACKED_MATMUL_PANEL } from '@tsge/ops/kernel-support';
 import { gemmPrepackedTile, packedGemmTiles } from './gemm-packed-tiles.js';
@@ -6,6 +6,7 @@ import { GEMV_MAX_ROWS } from './gemv-tiles.js';
 import { simdKernels } from './kernel-modules.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
+import { matmulEpilogueTail, tileEpilogue } from './tile-epilogue.js';
 import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 
 const P = PACKED_MATMUL_PANEL;
@@ -22,7 +23,15 @@ export const gemvPanelsTile = tileFunction(GEMV_PANELS, (memory, t) => {
   if (!kernels) throw new Error(`${GEMV_PANELS} tile without WebAssembly SIMD`);
   const full = Math.min(q1, Math.floor(n / P));
   if (full > q0) kernels.gemvPanels(a, lda, b + q0 * panelBytes, panelBytes, y + q0 * P * 4, ldy, m, k, full - q0);
-  if (full >= q1) return;
+  if (full < q1) lastPanel(memory, t);
+  // a generated epilogue over the tile's columns of every row
+  tileEpilogue(memory, t, 11)?.run(0, 0, m, q0 * P, Math.min(n, q1 * P));
+});
+
+/** The tile's last panel when it has fewer than 8 columns of Y, in JS. */
+function lastPanel(memory: LinearMemory, t: readonly number[]): void {
+  const [a, lda, b, panelBytes, y, ldy, m, k, , , n] = t as NumberTuple<11>;
+  const full = Math.floor(n / P);
   const all = new Float32Array(memory.buffer);
   const panel = (b + full * panelBytes) / 4;
   for (let i = 0; i < m; i++)
@@ -31,7 +40,7 @@ export const gemvPanelsTile = tileFunction(GEMV_PANELS, (memory, t) => {
       for (let p = 0; p < k; p++) s += (all[(a + i * lda) / 4 + p] as number) * (all[panel + p * P + (j % P)] as number);
       all[(y + i * ldy) / 4 + j] = s;
     }
-});
+}
 
 /** Panel ranges of a GEMV, four per thread (a slowed thread leaves its later ones to the others), ≥ 256 K multiply-adds each. */
 function gemvPanelTiles(m: number, n: number, k: number, a: number, b: number, y: number, threads: number): number[][] {
@@ -66,14 +75,18 @@ export function simdPackedMatMulKernel(reference: KernelV1): KernelV1 {
       const A = (a.data as Float32Array).byteOffset;
       const B = (b.data as Float32Array).byteOffset;
       const threads = ctx.parallel?.threads ?? 1;
+      // a generated epilogue runs in the tiles when it can (then nothing is left for after them)
+      const tail = matmulEpilogueTail(ctx, Y);
+      const withTail = (tiles: number[][]) => (tail ? tiles.map((t) => [...t, ...tail]) : tiles);
       if (rows > 0) {
-        if (rows <= GEMV_MAX_ROWS) runTiles(memory, ctx.parallel, gemvPanelsTile, gemvPanelTiles(rows, n, k, A, B, Y.byteOffset, threads));
+        if (rows <= GEMV_MAX_ROWS)
+          runTiles(memory, ctx.parallel, gemvPanelsTile, withTail(gemvPanelTiles(rows, n, k, A, B, Y.byteOffset, threads)));
         else {
           const tiles = packedGemmTiles(rows, n, k, { byte: A, ld: k }, { byte: B, ld: k * P * 4 }, { byte: Y.byteOffset, ld: n }, threads);
-          runTiles(memory, ctx.parallel, gemmPrepackedTile, tiles);
+          runTiles(memory, ctx.parallel, gemmPrepackedTile, withTail(tiles));
         }
       }
-      packedMatMulEpilogue(ctx, Y, n);
+      if (!tail) packedMatMulEpilogue(ctx, Y, n);
     },
   });
 }

@@ -6,8 +6,8 @@ import { STORAGE_DTYPE } from './precision-storage.js';
 
 /** Smallest K and N worth packing (a smaller product is cheaper than a panel's padding). */
 const MIN_DIM = 8;
-/** FusedMatMul's epilogue attributes, which PackedMatMul shares. */
-const EPILOGUE_ATTRS = ['activation', 'activation_params'] as const;
+/** FusedMatMul's epilogue attributes, which PackedMatMul shares (a generated epilogue's too). */
+const EPILOGUE_ATTRS = ['activation', 'activation_params', 'description', 'fused_nodes'] as const;
 
 /** B[K, N] (row-major) as 8-column panels [⌈N/8⌉, K, 8], zeros past N. */
 export function packPanels(b: Float32Array, k: number, n: number): Float32Array {
@@ -73,7 +73,8 @@ export function packMatMulWeightsPass(kernels: KernelRegistry, target: string): 
           panels = constNode.outData[0] as OutDataAnchor;
           packed.set(w.source, panels);
         }
-        const inputs = [node.inData[0]?.peer, panels, node.inData[2]?.peer];
+        // A, the panels, the bias, then a generated epilogue's inputs (from index 3)
+        const inputs = [node.inData[0]?.peer, panels, ...node.inData.slice(2).map((a) => a.peer)];
         const attrs = node.opDesc.attrs;
         const desc = createOpDesc({
           name: uniqueName(graph, `${node.name}_packed`),
@@ -89,9 +90,14 @@ export function packMatMulWeightsPass(kernels: KernelRegistry, target: string): 
           outputDescs: [...node.opDesc.outputDescs.slice(0, 1)],
           outputNames: [node.opDesc.outputNames[0] ?? node.name],
         });
-        const linked = inputs[2] ? 3 : 2;
-        const replacement = graph.addNode(desc, { inputs: linked, outputs: 1 });
-        for (let i = 0; i < linked; i++) graph.link(inputs[i] as OutDataAnchor, replacement.inData[i] as Node['inData'][number]);
+        let slots = inputs.length;
+        while (slots > 2 && !inputs[slots - 1]) slots--;
+        desc.inputDescs.push(...node.opDesc.inputDescs.slice(0, slots));
+        const replacement = graph.addNode(desc, { inputs: slots, outputs: 1 });
+        for (let i = 0; i < slots; i++) {
+          const a = inputs[i];
+          if (a) graph.link(a, replacement.inData[i] as Node['inData'][number]);
+        }
         graph.replaceAllUses(node.outData[0] as OutDataAnchor, replacement.outData[0] as OutDataAnchor);
         graph.removeNode(node);
         ctx.count('matmul-weights-packed');

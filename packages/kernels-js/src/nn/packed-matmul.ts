@@ -4,6 +4,7 @@ import { PACKED_MATMUL, PACKED_MATMUL_PANEL } from '@tsge/ops/kernel-support';
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { applyActivation } from '../fused/activation.js';
+import { applyEpilogue } from '../fused/generated-kernel.js';
 
 /** The operands of a PackedMatMul: rows of A (every batch dim folded in), N, K and Y's dims. */
 export function packedMatMulShape(ctx: KernelContextV1): {
@@ -37,6 +38,7 @@ export function packedMatMulEpilogue(ctx: KernelContextV1, y: Float32Array, n: n
   }
   const activation = ctx.attrs.string('activation', '');
   if (activation !== '') applyActivation(y, activation, ctx.attrs.floats('activation_params', []));
+  applyEpilogue(ctx, y);
 }
 
 function compute(ctx: KernelContextV1): void {

@@ -7,7 +7,8 @@ import { defineOp, param } from '../define.js';
  * constant B stored by the compiler in panels of 8 columns: B_packed[⌈N/8⌉, K, 8], panel p holding
  * columns 8p..8p+7 of every row (zeros past N). A GEMM micro-kernel reads a panel sequentially, and a
  * decode step's GEMV streams each panel once with its accumulators in registers, so neither packs B
- * per run. `n` is N (the last panel may be partial).
+ * per run. `n` is N (the last panel may be partial). It carries FusedMatMul's generated epilogue
+ * over [1, rows, N] when it has one (inputs from index 3).
  */
 export const PACKED_MATMUL = 'PackedMatMul';
 /** Columns per panel of B_packed. */
@@ -20,12 +21,21 @@ export const packedMatMulDefinition: OpDefinitionV1 = defineOp({
   domain: TSGE_DOMAIN,
   sinceVersion: 1,
   doc: 'MatMul with a constant B in 8-column panels [ceil(N/8), K, 8]; optional bias over N and activation.',
-  inputs: [param.required('A', 'T'), param.required('B_packed', 'T'), param.optional('bias', 'T')],
+  inputs: [
+    param.required('A', 'T'),
+    param.required('B_packed', 'T'),
+    param.optional('bias', 'T'),
+    // a generated epilogue's inputs, as on FusedMatMul (fused-ops.ts)
+    param.variadic('epilogue_inputs', 'T', 0),
+  ],
   outputs: [param.required('Y', 'T')],
   attributes: [
     { name: 'n', kind: 'int', required: true },
     { name: 'activation', kind: 'string', default: attr.string('') },
     { name: 'activation_params', kind: 'floats', default: attr.floats([]) },
+    { name: 'description', kind: 'ints' },
+    { name: 'kernel', kind: 'int' },
+    { name: 'fused_nodes', kind: 'strings' },
   ],
   typeConstraints: [{ name: 'T', allowed: ['float32'] }],
   infer: (ctx) => {

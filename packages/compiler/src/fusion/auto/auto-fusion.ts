@@ -14,7 +14,7 @@ import {
   isStaticShape,
   shapeSize,
 } from '@tsge/metadef';
-import { FUSED_CONV, FUSED_ELEMENTWISE } from '@tsge/ops';
+import { FUSED_CONV, FUSED_ELEMENTWISE, FUSED_MATMUL } from '@tsge/ops';
 import { uniqueName } from '../../graph-utils.js';
 import { definePass } from '../../pass-manager.js';
 import { type ExpressionBuilder, LOWERINGS } from './lower-ops.js';
@@ -143,6 +143,34 @@ function channelLayout(shape: readonly number[], strides: readonly number[][]): 
   return { shape: [shape[0] as number, shape[1] as number, spatial], strides: out };
 }
 
+/**
+ * A MatMul epilogue's layout: the output as [1, rows, N] (a MatMul tile's block is rows × columns).
+ * Undefined when an input's leading dims are neither one run over the rows nor all broadcast, or
+ * its columns neither contiguous nor one repeated value.
+ */
+function rowLayout(shape: readonly number[], strides: readonly number[][]): { shape: number[]; strides: number[][] } | undefined {
+  if (shape.length < 2) return undefined;
+  const n = shape[shape.length - 1] as number;
+  const rows = shape.slice(0, -1).reduce((a, b) => a * b, 1);
+  const out: number[][] = [];
+  for (const row of strides) {
+    const column = row[shape.length - 1] as number;
+    if (n > 1 && column !== 0 && column !== 1) return undefined;
+    let run = -1;
+    let step = 1;
+    for (let i = shape.length - 2; i >= 0; i--) {
+      const d = shape[i] as number;
+      if (d === 1) continue;
+      const s = row[i] as number;
+      if (run < 0) run = s;
+      else if (s !== run * step) return undefined;
+      step *= d;
+    }
+    out.push([0, Math.max(run, 0), n > 1 ? column : 0]);
+  }
+  return { shape: [1, rows, n], strides: out };
+}
+
 /** An activation of a fused op (attribute `activation`, `activation_params`) as instructions on register `x`. */
 function lowerActivation(b: ExpressionBuilder, x: number, activation: string, params: readonly number[]): number | undefined {
   const p = (i: number, fallback: number) => params[i] ?? fallback;
@@ -150,6 +178,7 @@ function lowerActivation(b: ExpressionBuilder, x: number, activation: string, pa
   const lower = (type: string, reader = attrs([])) => LOWERINGS[type]?.(b, { regs: [x], scalars: [undefined], attrs: reader });
   switch (activation) {
     case 'None':
+    case '':
       return x;
     case 'Relu':
     case 'Sigmoid':
@@ -190,7 +219,11 @@ interface GroupKernel {
  */
 export interface EpilogueHost {
   readonly anchor: OutDataAnchor;
-  /** The host's activation (attribute `activation`, `activation_params`) to apply first. */
+  /** Conv: the output as [N, C, spatial]; MatMul: as [1, rows, N]. */
+  readonly kind: 'conv' | 'matmul';
+  /** A FusedMatMul's bias over the last axis, which the epilogue adds first (input 1). */
+  readonly bias?: OutDataAnchor;
+  /** The host's activation (attribute `activation`, `activation_params`), applied next. */
   readonly activation: string;
   readonly params: readonly number[];
 }
@@ -245,7 +278,12 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   if (host) {
     const seed: Operand = { kind: 'input', index: inputs.push(host.anchor) - 1 };
     operands.push(seed);
-    const activated = lowerActivation(builder, operands.length - 1, host.activation, host.params);
+    let value = operands.length - 1;
+    if (host.bias) {
+      operands.push({ kind: 'input', index: inputs.push(host.bias) - 1 });
+      value = builder.emit(KOp.add, value, operands.length - 1);
+    }
+    const activated = lowerActivation(builder, value, host.activation, host.params);
     if (activated === undefined) return undefined;
     valueAt.set(host.anchor, operands[activated] as Operand);
   }
@@ -279,7 +317,9 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   }
   const strides = inputs.map((a) => broadcastStrides((descOfAnchor(a)?.shape ?? []) as number[], outShape));
   const collapsed = host
-    ? channelLayout(outShape, strides)
+    ? host.kind === 'conv'
+      ? channelLayout(outShape, strides)
+      : rowLayout(outShape, strides)
     : collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
   if (!collapsed) return undefined;
   const words = encodeKernelDescription({
@@ -333,7 +373,7 @@ export const autoFusionPass = definePass({
       const epilogue = host && describeGroup(members, sink, host);
       if (host && epilogue) {
         for (const m of members) assigned.add(m);
-        absorbIntoConv(graph, members, sink, host, epilogue);
+        absorbIntoHost(graph, members, sink, host, epilogue);
         fused++;
         continue;
       }
@@ -406,10 +446,26 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
 /** Activations a FusedConv hands to a generated epilogue on its own: the ones the SIMD emitter covers. */
 const EPILOGUE_ACTIVATIONS = new Set(['Relu', 'Clip', 'LeakyRelu', 'HardSigmoid', 'HardSwish', 'Sigmoid']);
 
-function isConvHost(node: Node): boolean {
-  if (node.inControl.peers.length > 0 || node.outControl.peers.length > 0 || node.outData.length !== 1) return false;
-  if (node.type === 'Conv' && (node.opDesc.domain === '' || node.opDesc.domain === 'ai.onnx')) return node.inData.length <= 3;
-  return node.type === FUSED_CONV && node.opDesc.domain === TSGE_DOMAIN && !node.opDesc.attrs.has('description') && node.inData.length <= 3;
+function isOnnx(node: Node): boolean {
+  return node.opDesc.domain === '' || node.opDesc.domain === 'ai.onnx';
+}
+
+/**
+ * Whether a node can take a generated epilogue: a Conv or FusedConv, or a MatMul or FusedMatMul
+ * whose B is a constant matrix (the CPU stores it packed, and PackedMatMul's tiles run the
+ * epilogue; other MatMul kernels would run it on the interpreter), without one yet.
+ */
+function hostKind(node: Node): EpilogueHost['kind'] | undefined {
+  if (node.inControl.peers.length > 0 || node.outControl.peers.length > 0 || node.outData.length !== 1) return undefined;
+  if (node.inData.length > 3 || node.opDesc.attrs.has('description')) return undefined;
+  if ((node.type === 'Conv' && isOnnx(node)) || (node.type === FUSED_CONV && node.opDesc.domain === TSGE_DOMAIN)) return 'conv';
+  const matmul =
+    (node.type === 'MatMul' && isOnnx(node) && node.inData.length === 2) ||
+    (node.type === FUSED_MATMUL && node.opDesc.domain === TSGE_DOMAIN);
+  if (!matmul) return undefined;
+  const b = node.inData[1]?.peer;
+  const value = b?.node.type === CONST ? constValueOf(b.node) : undefined;
+  return value?.type === 'float32' && value.dims.length === 2 ? 'matmul' : undefined;
 }
 
 function activationOf(node: Node): { activation: string; params: number[] } {
@@ -417,77 +473,92 @@ function activationOf(node: Node): { activation: string; params: number[] } {
   return { activation: attrs.string('activation', 'None'), params: [...attrs.floats('activation_params', [])] };
 }
 
-/** The Conv a group can be the epilogue of: it feeds the group only, with the sink's exact static shape. */
+/** The host of an epilogue starting at `anchor` (its output): kind, a MatMul's bias, the activation. */
+function hostAt(anchor: OutDataAnchor): EpilogueHost | undefined {
+  const node = anchor.node;
+  const kind = hostKind(node);
+  const desc = descOfAnchor(anchor);
+  if (!kind || !staticFloatDesc(desc) || desc.shape.length < (kind === 'conv' ? 3 : 2)) return undefined;
+  const bias = kind === 'matmul' ? node.inData[2]?.peer : undefined;
+  if (bias && !staticFloatDesc(descOfAnchor(bias))) return undefined;
+  return { anchor, kind, ...(bias ? { bias } : {}), ...activationOf(node) };
+}
+
+/** The Conv or MatMul a group can be the epilogue of: it feeds the group only, with the sink's exact static shape. */
 function epilogueHostOf(members: readonly Node[], sink: Node): EpilogueHost | undefined {
   const inGroup = new Set(members);
   const shape = sink.opDesc.outputDescs[0]?.shape;
   for (const m of members)
     for (const a of m.inData) {
       const p = a.peer;
-      if (!p || inGroup.has(p.node) || !isConvHost(p.node)) continue;
-      const desc = descOfAnchor(p);
-      if (!staticFloatDesc(desc) || desc.shape.length < 3 || !shape || desc.shape.join(',') !== shape.join(',')) continue;
+      if (!p || inGroup.has(p.node)) continue;
+      const host = hostAt(p);
+      if (!host || !shape || descOfAnchor(p)?.shape.join(',') !== shape.join(',')) continue;
       if (!p.peers.every((c) => inGroup.has(c.node))) continue;
-      return { anchor: p, ...activationOf(p.node) };
+      return host;
     }
   return undefined;
 }
 
-/** Rebuilds the host as a FusedConv whose epilogue is the group, reading the group's other inputs after B. */
-function absorbIntoConv(graph: Graph, members: readonly Node[], sink: Node, host: EpilogueHost, kernel: GroupKernel): void {
-  const conv = host.anchor.node;
-  const desc = sink.opDesc.outputDescs[0] as TensorDesc;
-  const attrs = new Map(conv.opDesc.attrs);
+/**
+ * Rebuilds the host as a FusedConv or FusedMatMul whose epilogue is the group (its bias and
+ * activation first), reading the epilogue's other inputs from index 3.
+ */
+function absorbIntoHost(graph: Graph, members: readonly Node[], sink: Node | undefined, host: EpilogueHost, kernel: GroupKernel): Node {
+  const base = host.anchor.node;
+  const out = sink ?? base;
+  const desc = out.opDesc.outputDescs[sink ? 0 : host.anchor.index] as TensorDesc;
+  const attrs = new Map(base.opDesc.attrs);
   attrs.set('activation', attr.string('None'));
   attrs.set('activation_params', attr.floats([]));
   attrs.set('description', attr.ints(Array.from(kernel.words)));
-  const before = conv.opDesc.attrs.get('fused_nodes');
-  attrs.set('fused_nodes', attr.strings([...(before?.kind === 'strings' ? before.value : [conv.name]), ...members.map((m) => m.name)]));
+  const before = base.opDesc.attrs.get('fused_nodes');
+  if (members.length > 0)
+    attrs.set('fused_nodes', attr.strings([...(before?.kind === 'strings' ? before.value : [base.name]), ...members.map((m) => m.name)]));
   const extra = kernel.inputs.slice(1);
-  const slots = extra.length > 0 ? 3 + extra.length : conv.inData.length;
-  // every slot has a desc (an omitted bias too, as the parsers give omitted optional inputs)
-  const producers = [...Array.from({ length: 3 }, (_, i) => conv.inData[i]?.peer), ...extra].slice(0, slots);
+  // a MatMul's bias moved into the epilogue: slot 2 stays empty
+  const own = host.kind === 'conv' ? 3 : 2;
+  const slots = extra.length > 0 ? 3 + extra.length : Math.min(base.inData.length, own);
+  // every slot has a desc (an omitted one too, as the parsers give omitted optional inputs)
+  const producers = [...Array.from({ length: 3 }, (_, i) => (i < own ? base.inData[i]?.peer : undefined)), ...extra].slice(0, slots);
   const inputDescs = producers.map((a) => {
     const d = a ? descOfAnchor(a) : undefined;
     return d ? { ...d, shape: [...d.shape], originShape: [...d.originShape] } : createTensorDesc('float32', []);
   });
   const node = graph.addNode(
     createOpDesc({
-      name: uniqueName(graph, `${conv.name}_epilogue`),
-      type: FUSED_CONV,
+      name: uniqueName(graph, `${base.name}_epilogue`),
+      type: host.kind === 'conv' ? FUSED_CONV : FUSED_MATMUL,
       domain: TSGE_DOMAIN,
       attrs: [...attrs],
       inputDescs,
       outputDescs: [desc],
-      outputNames: [sink.opDesc.outputNames[0] ?? sink.name],
+      outputNames: [out.opDesc.outputNames[sink ? 0 : host.anchor.index] ?? out.name],
     }),
     { inputs: slots, outputs: 1 },
   );
-  conv.inData.forEach((a, i) => {
-    if (a.peer) graph.link(a.peer, node.inData[i] as Node['inData'][number]);
+  producers.forEach((a, i) => {
+    if (a) graph.link(a, node.inData[i] as Node['inData'][number]);
   });
-  extra.forEach((a, i) => {
-    graph.link(a, node.inData[3 + i] as Node['inData'][number]);
-  });
-  graph.replaceAllUses(sink.outData[0] as OutDataAnchor, node.outData[0] as OutDataAnchor);
+  graph.replaceAllUses((sink ? sink.outData[0] : host.anchor) as OutDataAnchor, node.outData[0] as OutDataAnchor);
   for (const m of members) graph.removeNode(m);
-  graph.removeNode(conv);
+  graph.removeNode(base);
+  return node;
 }
 
-/** FusedConvs left with an activation of their own: the activation becomes their generated epilogue. */
+/**
+ * FusedConvs left with an activation of their own, and FusedMatMuls with a bias or activation: these
+ * become their generated epilogue (a Conv's clamp still runs in its GEMM store).
+ */
 function activationEpilogues(graph: Graph): number {
   let count = 0;
   for (const node of [...graph.nodes]) {
-    if (!isConvHost(node) || node.type !== FUSED_CONV) continue;
-    const { activation, params } = activationOf(node);
-    const out = node.outData[0] as OutDataAnchor;
-    const desc = descOfAnchor(out);
-    if (!EPILOGUE_ACTIVATIONS.has(activation) || !staticFloatDesc(desc) || desc.shape.length < 3) continue;
-    const kernel = describeGroup([], undefined, { anchor: out, activation, params });
+    if (node.type !== FUSED_CONV && node.type !== FUSED_MATMUL) continue;
+    const host = hostAt(node.outData[0] as OutDataAnchor);
+    if (!host || !(EPILOGUE_ACTIVATIONS.has(host.activation) || (host.bias && ['None', ''].includes(host.activation)))) continue;
+    const kernel = describeGroup([], undefined, host);
     if (!kernel) continue;
-    node.opDesc.attrs.set('activation', attr.string('None'));
-    node.opDesc.attrs.set('activation_params', attr.floats([]));
-    node.opDesc.attrs.set('description', attr.ints(Array.from(kernel.words)));
+    absorbIntoHost(graph, [], undefined, host, kernel);
     count++;
   }
   return count;

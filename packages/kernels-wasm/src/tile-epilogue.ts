@@ -55,18 +55,42 @@ export function convEpilogue(ctx: KernelContextV1, y: Float32Array, storeClamp =
   if (pass || !inMemory || !hasWasmSimd() || !emittable(d)) return { ...base, after: whole };
   const chain = activation === 'None' && storeClamp ? clampChain(d) : undefined;
   if (chain) return { ...none, ...chain };
-  const words = ctx.attrs.ints('description');
-  return { ...base, tail: [operands.length, ...operands.map((x) => x.byteOffset), words.length, ...words] };
+  return { ...base, tail: tailOf(ctx, operands) };
 }
 
-/** An epilogue is over [N, C, spatial] of the output (what a tile's block addresses). */
+function tailOf(ctx: KernelContextV1, operands: readonly Float32Array[]): number[] {
+  const words = ctx.attrs.ints('description');
+  return [operands.length, ...operands.map((x) => x.byteOffset), words.length, ...words];
+}
+
+/**
+ * A PackedMatMul's generated epilogue as tile arguments, when its tiles can run it over their
+ * blocks of `y` (the output as [1, rows, N]): no bias or activation of its own to apply first,
+ * every input in device memory, and the SIMD emitter covers it. Undefined otherwise (the
+ * kernel's pass after the tiles applies it, on the interpreter).
+ */
+export function matmulEpilogueTail(ctx: KernelContextV1, y: Float32Array): number[] | undefined {
+  if (!ctx.attrs.has('description') || ctx.tensor(2)) return undefined;
+  if (!['', 'None'].includes(ctx.attrs.string('activation', ''))) return undefined;
+  const d = descriptionOf(ctx);
+  const operands = epilogueOperands(ctx, y);
+  checkOperands(d, operands, y, ctx.nodeName);
+  checkLayout(d, ctx, y);
+  const memory = ctx.memory;
+  if (!memory || !operands.every((x) => x.buffer === memory.buffer) || !hasWasmSimd() || !emittable(d)) return undefined;
+  for (const x of operands.slice(1))
+    if (x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength) return undefined;
+  return tailOf(ctx, operands);
+}
+
+/** An epilogue is over [N, C, spatial] (Conv) or [1, rows, N] (MatMul) of the output: what a tile's block addresses. */
 function checkLayout(d: KernelDescription, ctx: KernelContextV1, y: Float32Array): void {
   const [n, c, p] = d.shape as [number, number, number];
   if (d.shape.length === 3 && n * c * p === y.length && kernelElements(d) === y.length) return;
   throw TsgeError.of('TSGE-E7103', {
     node: ctx.nodeName,
     kernel: ctx.nodeName,
-    reason: `an epilogue over [${d.shape.join(',')}] is not [N, C, spatial] of the ${y.length}-element output`,
+    reason: `an epilogue over [${d.shape.join(',')}] is not a 3-D view of the ${y.length}-element output`,
   });
 }
 
