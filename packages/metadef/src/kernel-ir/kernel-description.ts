@@ -6,9 +6,9 @@
  * static shape; each input addresses its elements by one stride per output dim (0 where it is
  * broadcast). The expression is a list of SSA instructions over registers: registers
  * `0..inputs-1` hold the inputs' elements, the next ones the float32 constants, then instruction i
- * writes register `inputs + constants + i`. A reduction kernel (kind REDUCE_LAST) evaluates
- * `prologue` per element, reduces it along the last axis, then evaluates `epilogue` per element
- * with the reduced value in a register (softmax- and norm-like chains).
+ * writes register `inputs + constants + i`. The same description serves as a Conv's or MatMul's
+ * generated epilogue, over the output as [N, C, spatial] or [1, rows, N] with input 0 the op's own
+ * value. Elementwise is the only kind so far (reductions along the last axis are not described yet).
  */
 import { TsgeError } from '../errors/tsge-error.js';
 
