@@ -17,7 +17,7 @@ export const ATTENTION_KEY_BLOCK = 64;
  * `causal` ≥ 0, row r sees keys [0, r + causal]. A row whose keys are all masked gives NaN (0/0),
  * as the reference's softmax of −∞ does. Head sizes that are not multiples of 4 end in scalar steps.
  */
-function attentionRowsFunction(relaxed: boolean): FunctionDef {
+function attentionRowsFunction(relaxed: boolean, cache: AttentionCache): FunctionDef {
   const [q, k, v, mask, y, scores, rows, keys, d, dv, scale, qStride, kStride, vStride, yStride, maskStride, causal] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
   ] as const;
@@ -43,6 +43,55 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
   const pv = code.local(V128);
   const e = code.local(V128);
   const env = { temp: () => code.local(V128) };
+  // a float16 cache: element byte offsets are half those of the f32 query and output rows
+  const half = cache === 'float16';
+  const bits = code.local(V128);
+  const magnitude = code.local(V128);
+  /** Widens the i32x4 of float16 bit patterns on the stack to the f32x4 they encode (exactly). */
+  const widen = (): void => {
+    // exponent and mantissa shifted into f32 place and rebiased by ×2^112 (subnormals
+    // included); exponent 31 (inf, NaN) gets f32's all-ones exponent; the sign moves to bit 31
+    code.set(bits);
+    code.get(bits).i32x4Const(0x7fff).v128And().set(magnitude);
+    code
+      .get(magnitude)
+      .i32(13)
+      .i32x4Shl()
+      .f32x4Const(2 ** 112)
+      .f32x4Mul();
+    code.get(magnitude).i32x4Const(0x7bff).i32x4GtS().i32x4Const(0x7f800000).v128And().v128Or();
+    code.get(bits).i32x4Const(0x8000).v128And().i32(16).i32x4Shl().v128Or();
+  };
+  /** Pushes the cache byte offset of the element at f32 byte offset `offset` of a row. */
+  const cacheOffset = (offset: number): void => {
+    code.get(offset);
+    if (half) code.i32(1).i32ShrS();
+  };
+  /** Pushes the cache address of the element at f32 byte offset `offset` of the row at `base`. */
+  const cacheAt = (base: number, offset: number): void => {
+    code.get(base);
+    cacheOffset(offset);
+    code.i32Add();
+  };
+  /** Loads four cache elements as f32x4 from the address on the stack. */
+  const loadVector = (): void => {
+    if (!half) {
+      code.v128Load();
+      return;
+    }
+    code.v128Load16x4U();
+    widen();
+  };
+  /** Loads one cache element as f32 from the address on the stack. */
+  const loadScalar = (): void => {
+    if (!half) {
+      code.f32Load();
+      return;
+    }
+    code.i32Load16U().i32x4Splat();
+    widen();
+    code.f32x4ExtractLane(0);
+  };
 
   /** for (i = from; i < to; i += step) body */
   const loop = (i: number, from: () => void, to: number, step: number, body: () => void): void => {
@@ -113,27 +162,17 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
         code.get(q).get(c).i32Add().v128Load().set(qv);
         for (let i = 0; i < count; i++) {
           const a = accs[i] as number;
-          if (relaxed)
-            code
-              .get(qv)
-              .get(kRows[i] as number)
-              .get(c)
-              .i32Add()
-              .v128Load()
-              .get(a)
-              .f32x4RelaxedMadd()
-              .set(a);
-          else
-            code
-              .get(a)
-              .get(qv)
-              .get(kRows[i] as number)
-              .get(c)
-              .i32Add()
-              .v128Load()
-              .f32x4Mul()
-              .f32x4Add()
-              .set(a);
+          if (relaxed) {
+            code.get(qv);
+            cacheAt(kRows[i] as number, c);
+            loadVector();
+            code.get(a).f32x4RelaxedMadd().set(a);
+          } else {
+            code.get(a).get(qv);
+            cacheAt(kRows[i] as number, c);
+            loadVector();
+            code.f32x4Mul().f32x4Add().set(a);
+          }
         }
       },
     );
@@ -145,20 +184,12 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
         () => code.get(dVec),
         dBytes,
         4,
-        () =>
-          code
-            .get(s)
-            .get(q)
-            .get(c)
-            .i32Add()
-            .f32Load()
-            .get(kRows[i] as number)
-            .get(c)
-            .i32Add()
-            .f32Load()
-            .f32Mul()
-            .f32Add()
-            .set(s),
+        () => {
+          code.get(s).get(q).get(c).i32Add().f32Load();
+          cacheAt(kRows[i] as number, c);
+          loadScalar();
+          code.f32Mul().f32Add().set(s);
+        },
       );
       code.get(s).get(scale).f32Mul().set(s);
       code.get(mask).i32(0).i32GeS().if();
@@ -264,14 +295,17 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
         16,
         () => {
           code.get(y).get(c).i32Add().v128Load().set(acc);
-          code.get(kb).get(vStride).i32Mul().get(v).i32Add().get(c).i32Add().set(vRow);
+          code.get(kb).get(vStride).i32Mul().get(v).i32Add();
+          cacheOffset(c);
+          code.i32Add().set(vRow);
           loop(
             j,
             () => code.i32(0),
             n,
             1,
             () => {
-              code.get(scores).get(j).i32(2).i32Shl().i32Add().v128Load32Splat().get(vRow).v128Load();
+              code.get(scores).get(j).i32(2).i32Shl().i32Add().v128Load32Splat().get(vRow);
+              loadVector();
               if (relaxed) code.get(acc).f32x4RelaxedMadd().set(acc);
               else code.f32x4Mul().get(acc).f32x4Add().set(acc);
               code.get(vRow).get(vStride).i32Add().set(vRow);
@@ -287,14 +321,18 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
         4,
         () => {
           code.get(y).get(c).i32Add().f32Load().set(fs);
-          code.get(kb).get(vStride).i32Mul().get(v).i32Add().get(c).i32Add().set(vRow);
+          code.get(kb).get(vStride).i32Mul().get(v).i32Add();
+          cacheOffset(c);
+          code.i32Add().set(vRow);
           loop(
             j,
             () => code.i32(0),
             n,
             1,
             () => {
-              code.get(fs).get(scores).get(j).i32(2).i32Shl().i32Add().f32Load().get(vRow).f32Load().f32Mul().f32Add().set(fs);
+              code.get(fs).get(scores).get(j).i32(2).i32Shl().i32Add().f32Load().get(vRow);
+              loadScalar();
+              code.f32Mul().f32Add().set(fs);
               code.get(vRow).get(vStride).i32Add().set(vRow);
             },
           );
@@ -312,14 +350,23 @@ function attentionRowsFunction(relaxed: boolean): FunctionDef {
   code.get(row).i32(1).i32Add().set(row);
   code.br(0).end().end();
   const params = [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, F32, I32, I32, I32, I32, I32, I32] as const;
-  return { name: 'attentionRows', params: [...params], results: [], code };
+  return { name: cache === 'float32' ? 'attentionRows' : 'attentionRowsF16', params: [...params], results: [], code };
 }
 
 export type AttentionRows = (...args: number[]) => void;
 
-const attentionExports = extraModule(() => [attentionRowsFunction(hasRelaxedSimd())]);
+/** The dtype of the key and value rows: float16 is widened to f32 lanes as it is read. */
+export type AttentionCache = 'float32' | 'float16';
 
-/** The SIMD attention rows over `memory`; undefined without SIMD. */
-export function attentionRows(memory: LinearMemory): AttentionRows | undefined {
-  return attentionExports(memory)?.attentionRows as AttentionRows | undefined;
+const attentionExports = extraModule(() =>
+  (['float32', 'float16'] as const).map((cache) => attentionRowsFunction(hasRelaxedSimd(), cache)),
+);
+
+/**
+ * The SIMD attention rows over `memory` for keys and values of `cache` dtype (strides in bytes of
+ * that dtype; queries, scores and output stay float32); undefined without SIMD.
+ */
+export function attentionRows(memory: LinearMemory, cache: AttentionCache = 'float32'): AttentionRows | undefined {
+  const exports = attentionExports(memory);
+  return exports?.[cache === 'float32' ? 'attentionRows' : 'attentionRowsF16'] as AttentionRows | undefined;
 }

@@ -366,6 +366,17 @@ export class Code {
   i32ShrS(): this {
     return this.op(0x75);
   }
+  i32Load16U(offset = 0): this {
+    return this.op(0x2f).memarg(1, offset);
+  }
+  /** Four u16 widened (zero-extended) to i32 lanes. */
+  v128Load16x4U(offset = 0): this {
+    return this.simd(0x04).memarg(3, offset);
+  }
+  /** Signed i32 lane comparison a > b: all ones or zero per lane. */
+  i32x4GtS(): this {
+    return this.simd(0x3b);
+  }
   /** Two bytes repeated across the vector. */
   v128Load16Splat(offset = 0): this {
     return this.simd(0x08).memarg(1, offset);

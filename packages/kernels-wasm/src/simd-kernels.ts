@@ -23,6 +23,7 @@ import { simdSwigluKernel } from './simd-swiglu.js';
 import { simdPackedMatMulKernel } from './simd-packed-matmul.js';
 import { simdGroupQueryAttentionKernel } from './simd-group-query-attention.js';
 import { simdRmsNormKernel } from './simd-rms-norm.js';
+import { simdSkipRmsNormKernel } from './simd-skip-rms-norm.js';
 import { simdApplyRotaryKernel } from './simd-apply-rotary.js';
 import { generatedElementwiseKernel } from './generated-elementwise.js';
 
@@ -64,6 +65,7 @@ export function wasmSimdKernels(): readonly KernelV1[] {
     simdGroupQueryAttentionKernel(referenceOf(jsKernelLibrary.kernels, 'GroupQueryAttention')),
     simdRmsNormKernel(referenceOf(jsKernelLibrary.kernels, 'RMSNormalization'), 'RMSNormalization', 'ai.onnx'),
     simdRmsNormKernel(referenceOf(jsKernelLibrary.kernels, 'SimplifiedLayerNormalization'), 'SimplifiedLayerNormalization', 'ai.onnx'),
+    simdSkipRmsNormKernel(referenceOf(jsKernelLibrary.kernels, 'SkipSimplifiedLayerNormalization')),
     simdApplyRotaryKernel(referenceOf(all, 'ApplyRotary')),
     generatedElementwiseKernel(fusedElementwiseKernel),
     simdMatMulNBitsKernel(referenceOf(nnKernels, 'MatMulNBits')),
