@@ -50,6 +50,25 @@ const cases: Case[] = [
   { name: 'dilated', x: [1, 4, 11, 10], w: [5, 4, 3, 3], attrs: { dilations: attr.ints([2, 2]) }, wType: 'int8' },
   { name: 'fully connected as 1×1 on 1×1', x: [1, 70, 1, 1], w: [37, 70, 1, 1], attrs: {}, perChannel: true },
   {
+    name: 'fully connected int8, per-tensor, K past a multiple of 16, batch 2',
+    x: [2, 45, 1, 1],
+    w: [12, 45, 1, 1],
+    attrs: {},
+    xType: 'int8',
+    wType: 'int8',
+    yType: 'int8',
+  },
+  { name: 'fully connected, uint8 weights per channel, M % 4 of 3', x: [1, 33, 1, 1], w: [23, 33, 1, 1], attrs: {}, perChannel: true },
+  {
+    name: 'fully connected, int8 weights per channel into uint8, clipped',
+    x: [1, 96, 1, 1],
+    w: [24, 96, 1, 1],
+    attrs: {},
+    wType: 'int8',
+    perChannel: true,
+    clip: [10, 240],
+  },
+  {
     name: 'depthwise 3×3 pad 1',
     x: [2, 6, 9, 13],
     w: [6, 1, 3, 3],
@@ -268,6 +287,7 @@ describe.skipIf(!hasWasmSimd())('MatMulInteger SIMD kernel equals the reference'
     { name: 'uint8 [37, 70]·[70, 29], per-row A zero points', a: [37, 70], b: [70, 29], aType: 'uint8', bType: 'uint8', perRow: true },
     { name: 'int8·uint8, odd K, batched A over a 2-D B', a: [3, 5, 13], b: [13, 70], aType: 'int8', bType: 'uint8', perRow: false },
     { name: 'batched both, int8', a: [2, 9, 16], b: [2, 16, 11], aType: 'int8', bType: 'int8', perRow: false },
+    { name: 'one column, uint8·int8, per-row A zero points', a: [30, 50], b: [50, 1], aType: 'uint8', bType: 'int8', perRow: true },
   ] as const) {
     for (const threads of [undefined, 3]) {
       it(`${c.name}${threads ? ', tiles over 3 threads' : ''}`, () => {
@@ -316,6 +336,15 @@ describe.skipIf(!hasWasmSimd())('QLinearMatMul SIMD kernel equals the reference'
       b: [2, 1000, 11],
       aType: 'int8',
       bType: 'int8',
+      yType: 'uint8',
+      perRow: false,
+    },
+    {
+      name: 'one column [64, 300]·[300, 1]',
+      a: [64, 300],
+      b: [300, 1],
+      aType: 'int8',
+      bType: 'uint8',
       yType: 'uint8',
       perRow: false,
     },

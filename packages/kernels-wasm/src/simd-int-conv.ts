@@ -283,7 +283,7 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
 }
 
 /** The copy of a kernel specialised for these flags (the constant flags drop its branches), else the generic one. */
-function specialised(k: IntConvExports, name: 'igemm' | 'dwChannels', flags: number): (...args: number[]) => void {
+function specialised(k: IntConvExports, name: 'igemm' | 'igemv' | 'dwChannels', flags: number): (...args: number[]) => void {
   return (k as unknown as Record<string, ((...args: number[]) => void) | undefined>)[`${name}_${flags}`] ?? k[name];
 }
 
@@ -391,6 +391,43 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
   if (gathered === 2) padInput(memory, t, ws, zx);
   const signed = flags & INT_FLAGS.inputSigned ? 1 : 0;
+  let rows = 0;
+  if (!gathered && P === 1 && !(flags & INT_FLAGS.exactProduct) && M >= 4) {
+    // one output column: the rows of 4 as dot products with the column, the rest below
+    rows = M & ~3;
+    const K16 = (K + 15) & ~15;
+    const xs = new Int16Array(memory.buffer, panel, K16);
+    const column = signed ? new Int8Array(memory.buffer, x, K) : new Uint8Array(memory.buffer, x, K);
+    let sumX = 0;
+    for (let i = 0; i < K; i++) {
+      const v = (column[i] as number) - zx;
+      xs[i] = v;
+      sumX += v;
+    }
+    xs.fill(0, K);
+    specialised(k, 'igemv', flags)(
+      rows,
+      K,
+      w,
+      K,
+      wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+      wzp < 0 ? 0 : wzStride,
+      panel,
+      sumX,
+      y,
+      flags,
+      bias,
+      biasStride,
+      scale < 0 ? ws.offset : scale,
+      scaleStride,
+      lo,
+      hi,
+      zp,
+    );
+    if (rows === M) return;
+  }
+  /** Per-row operand addresses of row `rows` on (absent ones stay negative). */
+  const at = (base: number, stride: number): number => (base < 0 ? base : base + rows * stride);
   for (let c = p0; c < p1; c += NP) {
     const np = Math.min(NP, p1 - c);
     if (gathered === 2) {
@@ -399,21 +436,21 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
     } else if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, signed);
     else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
     specialised(k, 'igemm', flags)(
-      M,
+      M - rows,
       K,
-      w,
+      w + rows * K,
       K,
-      wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+      wzp < 0 ? ws.offset + ZERO_BYTE : at(wzp, wzStride),
       wzp < 0 ? 0 : wzStride,
       panel,
       NP,
       np,
-      y + c * ySize,
+      y + (rows * P + c) * ySize,
       P,
       flags,
-      bias,
+      at(bias, biasStride),
       biasStride,
-      scale < 0 ? ws.offset : scale,
+      scale < 0 ? ws.offset : at(scale, scaleStride),
       scaleStride,
       lo,
       hi,
