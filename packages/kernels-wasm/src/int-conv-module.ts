@@ -467,6 +467,16 @@ function emitRowParams(
   code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f64PromoteF32().f64x2Splat().set(row.scale64);
 }
 
+/** Byte lanes of i32 lanes (0-3 the first vector, 4-7 the second) for i8x16Shuffle. */
+const i32Lanes = (lanes: readonly number[]): number[] => lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]);
+const EVEN_I32 = i32Lanes([0, 2, 4, 6]);
+const ODD_I32 = i32Lanes([1, 3, 5, 7]);
+/** The i32 and i64 unpacks of two vectors (a0 b0 a1 b1, a2 b2 a3 b3; a01 b01, a23 b23). */
+const UNPACK_LOW_I32 = i32Lanes([0, 4, 1, 5]);
+const UNPACK_HIGH_I32 = i32Lanes([2, 6, 3, 7]);
+const UNPACK_LOW_I64 = i32Lanes([0, 1, 4, 5]);
+const UNPACK_HIGH_I64 = i32Lanes([2, 3, 6, 7]);
+
 /**
  * `igemm(M, K, W, ldw, wzp, wzStride, panel, NP, np, Y, ldy, flags, bias, biasStride, scale,
  * scaleStride, lo, hi, zp, tmp, wpack)`: Y[m, p] for m < M, p < np from weight rows W (bytes) and
@@ -557,6 +567,7 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
       code.i16x8Splat().set(row.z);
       code.get(m).i32(r).i32Add().set(j);
       emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+      if (R === 4) continue;
       // the row minus its zero point as i16 pairs, one i32 per pair, into wpack[kp][r]
       countUp(code, kp, pairs, 8, () => {
         for (const high of [false, true]) {
@@ -577,6 +588,52 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
               .i32x4ExtractLane(q)
               .i32Store((pair * R + r) * 4);
           }
+        }
+      });
+    }
+    if (R === 4) {
+      // 8 pairs of the 4 rows minus their zero points (in the accumulators' locals), each half a
+      // 4×4 transpose of i32 pairs: wpack[kp + q] = the rows' pair q
+      const [t0, t1, t2, t3] = [x0, x1, wv, packed];
+      countUp(code, kp, pairs, 8, () => {
+        for (const row of rows) {
+          for (const high of [false, true]) {
+            code.bySign(flagOf(code, P.flags, INT_FLAGS.weightsSigned), V128, (s) =>
+              widen(code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load(), high, s),
+            );
+            code
+              .get(row.z)
+              .i16x8Sub()
+              .set(row.accs[high ? 1 : 0]);
+          }
+        }
+        for (const half of [0, 1]) {
+          const [a, b, c, d] = rows.map((row) => row.accs[half] as number) as [number, number, number, number];
+          code.get(a).get(b).i8x16Shuffle(UNPACK_LOW_I32).set(t0);
+          code.get(a).get(b).i8x16Shuffle(UNPACK_HIGH_I32).set(t1);
+          code.get(c).get(d).i8x16Shuffle(UNPACK_LOW_I32).set(t2);
+          code.get(c).get(d).i8x16Shuffle(UNPACK_HIGH_I32).set(t3);
+          code.get(P.wpack).get(kp).i32(4).i32Shl().i32Add().set(j);
+          const base = half * 64;
+          code.get(j).get(t0).get(t2).i8x16Shuffle(UNPACK_LOW_I64).v128Store(base);
+          code
+            .get(j)
+            .get(t0)
+            .get(t2)
+            .i8x16Shuffle(UNPACK_HIGH_I64)
+            .v128Store(base + 16);
+          code
+            .get(j)
+            .get(t1)
+            .get(t3)
+            .i8x16Shuffle(UNPACK_LOW_I64)
+            .v128Store(base + 32);
+          code
+            .get(j)
+            .get(t1)
+            .get(t3)
+            .i8x16Shuffle(UNPACK_HIGH_I64)
+            .v128Store(base + 48);
         }
       });
     }
@@ -641,11 +698,6 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
   code.br(0).end().end();
   return { name: fixedFlags === undefined ? 'igemm' : `igemm_${fixedFlags}`, params, results: [], code };
 }
-
-/** Byte lanes of i32 lanes (0-3 the first vector, 4-7 the second) for i8x16Shuffle. */
-const i32Lanes = (lanes: readonly number[]): number[] => lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]);
-const EVEN_I32 = i32Lanes([0, 2, 4, 6]);
-const ODD_I32 = i32Lanes([1, 3, 5, 7]);
 
 /**
  * `igemv(M, K, W, ldw, wzp, wzStride, xs, sumX, Y, flags, bias, biasStride, scale, scaleStride,
