@@ -1,7 +1,7 @@
 import { type AttrValue, type HostTensor, type KernelV1, TSGE_DOMAIN, attr } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { hasWasmSimd } from './kernel-modules.js';
-import { simdIntConvKernels } from './simd-int-conv.js';
+import { intSplit, simdIntConvKernels } from './simd-int-conv.js';
 import { bytes, counted, fallbacks, referenceOf, run, seeded, tensorOf } from './simd-int-test-support.fixture.js';
 import { wasmMemory } from './simd-test-support.fixture.js';
 
@@ -402,5 +402,36 @@ describe.skipIf(!hasWasmSimd())('QLinearMatMul SIMD kernel equals the reference'
     const got = run(qlinearMatMul, inputs, {}, wasmMemory(false, 64));
     expect(fallbacks.count).toBe(before + 1);
     expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(run(referenceOf('QLinearMatMul'), inputs, {}).data as Uint8Array));
+  });
+});
+
+describe('intSplit', () => {
+  it('covers the range in granule multiples, as many tiles as a multiple of the threads, of even sizes', () => {
+    for (const [total, threads, granule, work] of [
+      [784, 2, 8, 4608],
+      [196, 2, 8, 36864],
+      [160, 2, 4, 28224],
+      [1001, 2, 4, 1280],
+      [960, 2, 1, 441],
+      [49, 3, 8, 1 << 20],
+      [12544, 4, 8, 1536],
+    ] as const) {
+      const ranges = intSplit(total, threads, granule, work);
+      expect(ranges[0]?.[0]).toBe(0);
+      expect(ranges[ranges.length - 1]?.[1]).toBe(total);
+      for (let i = 0; i < ranges.length; i++) {
+        const [a, b] = ranges[i] as [number, number];
+        expect(b).toBeGreaterThan(a);
+        expect(a % granule).toBe(0);
+        if (i > 0) expect(a).toBe((ranges[i - 1] as [number, number])[1]);
+      }
+      const units = Math.ceil(total / granule);
+      if (units >= threads) expect(ranges.length % threads).toBe(0);
+      const sizes = ranges.map(([a, b]) => b - a);
+      expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(2 * granule);
+    }
+    // small work stays one tile; one thread, one tile
+    expect(intSplit(64, 2, 4, 100)).toEqual([[0, 64]]);
+    expect(intSplit(12544, 1, 8, 1536)).toEqual([[0, 12544]]);
   });
 });

@@ -4,7 +4,7 @@ import { REQUANTIZED_CONV, dimProduct } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { type NumberTuple, runTiles, splitRange, tileFunction } from './tiles.js';
+import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 
 /**
  * ConvInteger and tsge::RequantizedConv on uint8/int8 tensors in device memory, with the integer
@@ -34,6 +34,32 @@ function inDeviceMemory(memory: LinearMemory, ...tensors: (HostTensor | undefine
 
 const byteOffset = (t: HostTensor): number => (t.data as Uint8Array).byteOffset;
 const isByteType = (t: HostTensor | undefined): boolean => t?.type === 'uint8' || t?.type === 'int8';
+
+/** Below this many multiply-adds a convolution runs as one tile (a helper's wake-up would cost more). */
+const MIN_SPLIT_WORK = 1 << 18;
+/** Multiply-adds per tile a thread takes before the split adds tiles beyond one per thread. */
+const TILE_WORK = 1 << 20;
+
+/**
+ * Splits [0, total) into ranges that are multiples of `granule`, as many as the threads times 1
+ * to 4 (so that the tiles, which threads claim one at a time, come out even between them), of
+ * about equal work: integer products are fast, so a small layer still splits (from
+ * MIN_SPLIT_WORK on) where `splitRange`'s million-unit floor would leave it to one thread.
+ */
+export function intSplit(total: number, threads: number, granule: number, workPerItem: number): [number, number][] {
+  const work = total * workPerItem;
+  const units = Math.ceil(total / granule);
+  let pieces = threads <= 1 || work < MIN_SPLIT_WORK ? 1 : threads * Math.min(4, Math.max(1, Math.floor(work / (threads * TILE_WORK))));
+  // no more tiles than granules, still a multiple of the threads when there are that many
+  pieces = Math.max(1, Math.min(pieces, units >= threads ? units - (units % threads) : units));
+  const ranges: [number, number][] = [];
+  for (let i = 0; i < pieces; i++) {
+    const start = Math.min(total, Math.round((i * units) / pieces) * granule);
+    const end = Math.min(total, Math.round(((i + 1) * units) / pieces) * granule);
+    if (end > start) ranges.push([start, end]);
+  }
+  return ranges;
+}
 
 /** Addresses and strides of the per-output-channel operands, or undefined when they do not fit. */
 interface ChannelOperands {
@@ -173,7 +199,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh), zxRow, align64(W + 32), pt, dh];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
-      for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
+      for (const [c0, c1] of intSplit(p.outChannels, threads, 1, OH * OW * KH * KW)) {
         const base = n * p.outChannels + c0;
         tiles.push([
           byteOffset(x) + base * H * W,
@@ -216,7 +242,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (let grp = 0; grp < p.group; grp++) {
-        const ranges = byColumns ? splitRange(P, threads, 8, mg * K) : splitRange(mg, threads, 4, P * K);
+        const ranges = byColumns ? intSplit(P, threads, 8, mg * K) : intSplit(mg, threads, 4, P * K);
         for (const [a, b] of ranges) {
           const [m0, m1, p0, p1] = byColumns ? [0, mg, a, b] : [a, b, 0, P];
           const row = grp * mg + m0;
@@ -478,7 +504,7 @@ function gemmTiles(
   store?: { lo: number; hi: number; zp: number },
 ): number[][] {
   const byColumns = N >= 64 * threads || M < 8;
-  const ranges = byColumns ? splitRange(N, threads, 8, M * K) : splitRange(M, threads, 4, N * K);
+  const ranges = byColumns ? intSplit(N, threads, 8, M * K) : intSplit(M, threads, 4, N * K);
   const ySize = store ? 1 : 4;
   return ranges.map(([lo, hi]) => {
     const [m0, m1, p0, p1] = byColumns ? [0, M, lo, hi] : [lo, hi, 0, N];
