@@ -651,26 +651,35 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
         .i32Mul()
         .i32Add()
         .set(wend);
-      code.block().loop();
-      code.get(wp).get(wend).i32GeU().brIf(1);
-      code.get(pp).v128Load(0).set(x0);
-      code.get(pp).v128Load(16).set(x1);
-      for (let r = 0; r < R; r++) {
-        const row = rows[r] as (typeof rows)[number];
+      /** The pairs of 8 columns (or of the first 4, the rest of the accumulators left at the bias). */
+      const pairSteps = (columns: 4 | 8): void => {
+        code.block().loop();
+        code.get(wp).get(wend).i32GeU().brIf(1);
+        code.get(pp).v128Load(0).set(x0);
+        if (columns === 8) code.get(pp).v128Load(16).set(x1);
+        for (let r = 0; r < R; r++) {
+          const row = rows[r] as (typeof rows)[number];
+          code
+            .get(wp)
+            .v128Load32Splat(r * 4)
+            .set(wv);
+          code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
+          if (columns === 8) code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
+        }
+        code.get(pp).get(panelStep).i32Add().set(pp);
         code
           .get(wp)
-          .v128Load32Splat(r * 4)
-          .set(wv);
-        code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
-        code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
-      }
-      code.get(pp).get(panelStep).i32Add().set(pp);
-      code
-        .get(wp)
-        .i32(R * 4)
-        .i32Add()
-        .set(wp);
-      code.br(0).end().end();
+          .i32(R * 4)
+          .i32Add()
+          .set(wp);
+        code.br(0).end().end();
+      };
+      // a last block of at most 4 columns (a 7×7 or 14×14 output's) takes half the steps
+      code.get(P.np).get(pj).i32Sub().i32(4).i32LeS().if();
+      pairSteps(4);
+      code.else();
+      pairSteps(8);
+      code.end();
       code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
       code.get(P.np).get(pj).i32Sub().set(count);
       for (let r = 0; r < R; r++) {

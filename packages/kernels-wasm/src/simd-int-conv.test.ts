@@ -48,6 +48,8 @@ const cases: Case[] = [
   },
   { name: 'grouped 3×3', x: [1, 8, 6, 7], w: [6, 4, 3, 3], attrs: { group: attr.int(2), pads: attr.ints([1, 0, 1, 2]) }, perChannel: true },
   { name: 'dilated', x: [1, 4, 11, 10], w: [5, 4, 3, 3], attrs: { dilations: attr.ints([2, 2]) }, wType: 'int8' },
+  { name: 'pointwise on 7×7 (a last block of 1 column)', x: [1, 40, 7, 7], w: [36, 40, 1, 1], attrs: {}, wType: 'int8', perChannel: true },
+  { name: 'pointwise on 14×14 (a last block of 4 columns)', x: [1, 24, 14, 14], w: [9, 24, 1, 1], attrs: {} },
   { name: 'fully connected as 1×1 on 1×1', x: [1, 70, 1, 1], w: [37, 70, 1, 1], attrs: {}, perChannel: true },
   {
     name: 'fully connected int8, per-tensor, K past a multiple of 16, batch 2',
