@@ -136,6 +136,22 @@ const cases: Case[] = [
     attrs: { strides: attr.ints([1, 2]), dilations: attr.ints([2, 1]), pads: attr.ints([2, 1, 0, 2]) },
   },
   { name: 'clipped (Relu6 range), no bias', x: [1, 9, 6, 6], w: [7, 9, 1, 1], attrs: {}, bias: false, clip: [3, 200] },
+  // big enough to split into tiles over 3 threads (see 'the larger cases split' below)
+  {
+    name: 'split: 3×3 stride 2 padded gather, tiles ending inside output rows',
+    x: [1, 4, 64, 60],
+    w: [8, 4, 3, 3],
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  { name: 'split: pointwise by columns', x: [1, 32, 16, 16], w: [40, 32, 1, 1], attrs: {}, wType: 'int8', perChannel: true },
+  { name: 'split: pointwise on 7×7 by rows', x: [1, 64, 7, 7], w: [96, 64, 1, 1], attrs: {} },
+  { name: 'split: fully connected by rows', x: [1, 300, 1, 1], w: [1000, 300, 1, 1], attrs: {}, perChannel: true },
+  {
+    name: 'split: depthwise 3×3 on 14×14',
+    x: [1, 160, 14, 14],
+    w: [160, 1, 3, 3],
+    attrs: { group: attr.int(160), pads: attr.ints([1, 1, 1, 1]) },
+  },
 ];
 
 function inputsOf(c: Case, seed: number) {
@@ -408,6 +424,18 @@ describe.skipIf(!hasWasmSimd())('QLinearMatMul SIMD kernel equals the reference'
 });
 
 describe('intSplit', () => {
+  it('the larger cases split over 3 threads', () => {
+    // (total, granule, work per item) as simd-int-conv.ts splits them
+    for (const [total, granule, work] of [
+      [32 * 30, 8, 8 * 36],
+      [256, 8, 40 * 32],
+      [96, 4, 49 * 64],
+      [1000, 4, 300],
+      [160, 1, 196 * 9],
+    ] as const)
+      expect(intSplit(total, 3, granule, work).length).toBeGreaterThan(1);
+  });
+
   it('covers the range in granule multiples, as many tiles as a multiple of the threads, of even sizes', () => {
     for (const [total, threads, granule, work] of [
       [784, 2, 8, 4608],
