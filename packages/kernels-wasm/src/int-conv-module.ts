@@ -341,21 +341,29 @@ interface RequantLocals {
   readonly flags: number;
   readonly packed: number;
   readonly sum: number;
-  /** The zero point as i16 lanes, the output range as bytes (the float32 path). */
-  readonly zp16: number;
-  readonly lo8: number;
-  readonly hi8: number;
+  /** The float32 path: ROUNDING_MAGIC as f32 lanes, zp − ROUNDING_BITS as i32 lanes. */
+  readonly magic: number;
+  readonly zpBits: number;
 }
+
+/**
+ * 1.5·2²³: for |v| ≤ 2²², v + ROUNDING_MAGIC in float32 is rounded (half to even, the default
+ * rounding) to an integer n + ROUNDING_MAGIC, whose bits are ROUNDING_BITS + n.
+ */
+const ROUNDING_MAGIC = 12582912;
+const ROUNDING_BITS = 0x4b400000;
 
 const LANES_2_3 = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 /**
  * Emits the requantizing store of 8 accumulators (two i32x4, the bias already in them) of one
- * row: leaves the 8 result bytes in the low half of a v128 on the stack. The float32 path rounds,
- * then saturates through i32, i16 (+ zero point) and bytes before the clamp to [lo, hi]: every
- * step is monotone and saturates only outside the output range, so the bytes equal
- * clamp(round(acc · scale), lo − zp, hi − zp) + zp.
+ * row: leaves the 8 result bytes in the low half of a v128 on the stack. The float32 path clamps
+ * acc · scale to [lo, hi] (the range minus zp, integers: clamping before rounding gives what
+ * clamping after does) with pmin/pmax, which take the bound for NaN, then rounds half to even
+ * by adding ROUNDING_MAGIC and reads the integer from the float's bits, the zero point added in
+ * the same i32 add; i16 and byte narrowing then never saturate. The bytes equal
+ * clamp(round(acc · scale), lo, hi) + zp, the reference's arithmetic, in one instruction a step.
  */
 function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals, v: RequantLocals): void {
   const packed = v.packed;
@@ -377,19 +385,20 @@ function emitRequant(code: Code, accs: readonly [number, number], row: RowLocals
   code.set(packed);
   code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) => code.get(packed).get(packed).i8x16NarrowI16x8(s));
   code.else();
-  for (const acc of accs) code.get(acc).f32x4ConvertI32x4S().get(row.scale).f32x4Mul().f32x4Nearest().i32x4TruncSatF32x4S();
-  code.i16x8NarrowI32x4S().get(v.zp16).i16x8AddSatS().set(packed);
-  code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) =>
-    code.get(packed).get(packed).i8x16NarrowI16x8(s).get(v.lo8).i8x16Max(s).get(v.hi8).i8x16Min(s),
-  );
+  for (const acc of accs) {
+    // pmax(lo, pmin(hi, v)): lo, hi under v on the stack
+    code.get(v.lo).get(v.hi).get(acc).f32x4ConvertI32x4S().get(row.scale).f32x4Mul().f32x4Pmin().f32x4Pmax();
+    code.get(v.magic).f32x4Add().get(v.zpBits).i32x4Add();
+  }
+  code.i16x8NarrowI32x4S().set(packed);
+  code.bySign(flagOf(code, v.flags, INT_FLAGS.outSigned), V128, (s) => code.get(packed).get(packed).i8x16NarrowI16x8(s));
   code.end();
 }
 
-/** Sets the requantizing store's zero point (i16 lanes) and byte range (lo, hi: the range minus zp, f32) locals. */
-function emitByteRange(code: Code, p: { lo: number; hi: number; zp: number }, v: { zp16: number; lo8: number; hi8: number }): void {
-  code.get(p.zp).i16x8Splat().set(v.zp16);
-  code.get(p.lo).i32TruncF32S().get(p.zp).i32Add().i8x16Splat().set(v.lo8);
-  code.get(p.hi).i32TruncF32S().get(p.zp).i32Add().i8x16Splat().set(v.hi8);
+/** Sets the float32 requantizing store's rounding constant and zero point (minus the rounding bits) locals. */
+function emitByteRange(code: Code, p: { zp: number }, v: { magic: number; zpBits: number }): void {
+  code.f32x4Const(ROUNDING_MAGIC).set(v.magic);
+  code.get(p.zp).i32(ROUNDING_BITS).i32Sub().i32x4Splat().set(v.zpBits);
 }
 
 /**
@@ -457,6 +466,16 @@ function emitRowParams(
   code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f32x4Splat().set(row.scale);
   code.get(p.scale).get(m).get(p.scaleStride).i32Mul().i32Add().f32Load().f64PromoteF32().f64x2Splat().set(row.scale64);
 }
+
+/** Byte lanes of i32 lanes (0-3 the first vector, 4-7 the second) for i8x16Shuffle. */
+const i32Lanes = (lanes: readonly number[]): number[] => lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]);
+const EVEN_I32 = i32Lanes([0, 2, 4, 6]);
+const ODD_I32 = i32Lanes([1, 3, 5, 7]);
+/** The i32 and i64 unpacks of two vectors (a0 b0 a1 b1, a2 b2 a3 b3; a01 b01, a23 b23). */
+const UNPACK_LOW_I32 = i32Lanes([0, 4, 1, 5]);
+const UNPACK_HIGH_I32 = i32Lanes([2, 6, 3, 7]);
+const UNPACK_LOW_I64 = i32Lanes([0, 1, 4, 5]);
+const UNPACK_HIGH_I64 = i32Lanes([2, 3, 6, 7]);
 
 /**
  * `igemm(M, K, W, ldw, wzp, wzStride, panel, NP, np, Y, ldy, flags, bias, biasStride, scale,
@@ -531,7 +550,7 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
   code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
   code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
   code.get(P.zp).i32x4Splat().set(zp);
-  const bytesRange = { zp16: code.local(V128), lo8: code.local(V128), hi8: code.local(V128) };
+  const bytesRange = { magic: code.local(V128), zpBits: code.local(V128) };
   emitByteRange(code, P, bytesRange);
   code.get(P.K).i32(1).i32Add().i32(1).i32ShrS().set(pairs);
   code.get(P.NP).i32(2).i32Shl().set(panelStep);
@@ -548,6 +567,7 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
       code.i16x8Splat().set(row.z);
       code.get(m).i32(r).i32Add().set(j);
       emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
+      if (R === 4) continue;
       // the row minus its zero point as i16 pairs, one i32 per pair, into wpack[kp][r]
       countUp(code, kp, pairs, 8, () => {
         for (const high of [false, true]) {
@@ -571,6 +591,52 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
         }
       });
     }
+    if (R === 4) {
+      // 8 pairs of the 4 rows minus their zero points (in the accumulators' locals), each half a
+      // 4×4 transpose of i32 pairs: wpack[kp + q] = the rows' pair q
+      const [t0, t1, t2, t3] = [x0, x1, wv, packed];
+      countUp(code, kp, pairs, 8, () => {
+        for (const row of rows) {
+          for (const high of [false, true]) {
+            code.bySign(flagOf(code, P.flags, INT_FLAGS.weightsSigned), V128, (s) =>
+              widen(code.get(row.w).get(kp).i32(1).i32Shl().i32Add().v128Load(), high, s),
+            );
+            code
+              .get(row.z)
+              .i16x8Sub()
+              .set(row.accs[high ? 1 : 0]);
+          }
+        }
+        for (const half of [0, 1]) {
+          const [a, b, c, d] = rows.map((row) => row.accs[half] as number) as [number, number, number, number];
+          code.get(a).get(b).i8x16Shuffle(UNPACK_LOW_I32).set(t0);
+          code.get(a).get(b).i8x16Shuffle(UNPACK_HIGH_I32).set(t1);
+          code.get(c).get(d).i8x16Shuffle(UNPACK_LOW_I32).set(t2);
+          code.get(c).get(d).i8x16Shuffle(UNPACK_HIGH_I32).set(t3);
+          code.get(P.wpack).get(kp).i32(4).i32Shl().i32Add().set(j);
+          const base = half * 64;
+          code.get(j).get(t0).get(t2).i8x16Shuffle(UNPACK_LOW_I64).v128Store(base);
+          code
+            .get(j)
+            .get(t0)
+            .get(t2)
+            .i8x16Shuffle(UNPACK_HIGH_I64)
+            .v128Store(base + 16);
+          code
+            .get(j)
+            .get(t1)
+            .get(t3)
+            .i8x16Shuffle(UNPACK_LOW_I64)
+            .v128Store(base + 32);
+          code
+            .get(j)
+            .get(t1)
+            .get(t3)
+            .i8x16Shuffle(UNPACK_HIGH_I64)
+            .v128Store(base + 48);
+        }
+      });
+    }
     countUp(code, pj, P.np, 8, () => {
       // the accumulators start at the bias
       for (let r = 0; r < R; r++)
@@ -585,26 +651,35 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
         .i32Mul()
         .i32Add()
         .set(wend);
-      code.block().loop();
-      code.get(wp).get(wend).i32GeU().brIf(1);
-      code.get(pp).v128Load(0).set(x0);
-      code.get(pp).v128Load(16).set(x1);
-      for (let r = 0; r < R; r++) {
-        const row = rows[r] as (typeof rows)[number];
+      /** The pairs of 8 columns (or of the first 4, the rest of the accumulators left at the bias). */
+      const pairSteps = (columns: 4 | 8): void => {
+        code.block().loop();
+        code.get(wp).get(wend).i32GeU().brIf(1);
+        code.get(pp).v128Load(0).set(x0);
+        if (columns === 8) code.get(pp).v128Load(16).set(x1);
+        for (let r = 0; r < R; r++) {
+          const row = rows[r] as (typeof rows)[number];
+          code
+            .get(wp)
+            .v128Load32Splat(r * 4)
+            .set(wv);
+          code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
+          if (columns === 8) code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
+        }
+        code.get(pp).get(panelStep).i32Add().set(pp);
         code
           .get(wp)
-          .v128Load32Splat(r * 4)
-          .set(wv);
-        code.get(row.accs[0]).get(x0).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[0]);
-        code.get(row.accs[1]).get(x1).get(wv).i32x4DotI16x8S().i32x4Add().set(row.accs[1]);
-      }
-      code.get(pp).get(panelStep).i32Add().set(pp);
-      code
-        .get(wp)
-        .i32(R * 4)
-        .i32Add()
-        .set(wp);
-      code.br(0).end().end();
+          .i32(R * 4)
+          .i32Add()
+          .set(wp);
+        code.br(0).end().end();
+      };
+      // a last block of at most 4 columns (a 7×7 or 14×14 output's) takes half the steps
+      code.get(P.np).get(pj).i32Sub().i32(4).i32LeS().if();
+      pairSteps(4);
+      code.else();
+      pairSteps(8);
+      code.end();
       code.get(pj).i32(8).i32Add().get(P.np).i32LeS().set(full);
       code.get(P.np).get(pj).i32Sub().set(count);
       for (let r = 0; r < R; r++) {
@@ -631,6 +706,144 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
   code.get(m).i32(1).i32Add().set(m);
   code.br(0).end().end();
   return { name: fixedFlags === undefined ? 'igemm' : `igemm_${fixedFlags}`, params, results: [], code };
+}
+
+/**
+ * `igemv(M, K, W, ldw, wzp, wzStride, xs, sumX, Y, flags, bias, biasStride, scale, scaleStride,
+ * lo, hi, zp)`: Y[m] for m < M (a multiple of 4; one output column, Y contiguous) from weight rows
+ * W (bytes, row stride ldw) and xs, the column minus its zero point as i16 (K rounded up to 16,
+ * zero past K), whose sum is sumX: Σ (w − wz)·x' = Σ w·x' − wz·sumX, so the weight bytes only
+ * widen (the bytes a row's last step reads past K meet zeros). 4 rows a step, 16 K per dot pair;
+ * the requantizing store (or the int32 one) of igemm, 4 rows in one vector. Not exactProduct.
+ */
+function igemvFunction(fixedFlags?: number): FunctionDef {
+  const names = [
+    'M',
+    'K',
+    'W',
+    'ldw',
+    'wzp',
+    'wzStride',
+    'xs',
+    'sumX',
+    'Y',
+    'flags',
+    'bias',
+    'biasStride',
+    'scale',
+    'scaleStride',
+    'lo',
+    'hi',
+    'zp',
+  ] as const;
+  const P = Object.fromEntries(names.map((n, i) => [n, i])) as Record<(typeof names)[number], number>;
+  const params = names.map((n) => (n === 'lo' || n === 'hi' ? F32 : I32));
+  const code = new Code(names.length);
+  if (fixedFlags !== undefined) code.i32(fixedFlags).set(P.flags);
+  const m = code.local(I32);
+  const kb = code.local(I32);
+  const K16 = code.local(I32);
+  const at = code.local(I32);
+  const rowAt = [0, 1, 2, 3].map(() => code.local(I32));
+  const accs = [0, 1, 2, 3].map(() => code.local(V128));
+  const x0 = code.local(V128);
+  const x1 = code.local(V128);
+  const wv = code.local(V128);
+  const sum = code.local(V128);
+  const lo = code.local(V128);
+  const hi = code.local(V128);
+  const magic = code.local(V128);
+  const zpBits = code.local(V128);
+  const negSumX = code.local(V128);
+  code.get(P.lo).f32x4Splat().set(lo);
+  code.get(P.hi).f32x4Splat().set(hi);
+  emitByteRange(code, P, { magic, zpBits });
+  code.i32(0).get(P.sumX).i32Sub().i32x4Splat().set(negSumX);
+  code.get(P.K).i32(15).i32Add().i32(-16).i32And().set(K16);
+  const signedWeights = flagOf(code, P.flags, INT_FLAGS.weightsSigned);
+  /** Pushes a per-row operand of rows m..m+3: 4 lanes from `base` + m·stride (stride 0: one splat). */
+  const perRow = (base: number, stride: number, load: (at: number) => void, splat: (at: number) => void): void => {
+    code.get(base).get(m).get(stride).i32Mul().i32Add().set(at);
+    code.get(stride).i32Eqz().ifValue(V128);
+    splat(at);
+    code.else();
+    load(at);
+    code.end();
+  };
+  countUp(code, m, P.M, 4, () => {
+    for (let r = 0; r < 4; r++) {
+      code
+        .get(P.W)
+        .get(m)
+        .i32(r)
+        .i32Add()
+        .get(P.ldw)
+        .i32Mul()
+        .i32Add()
+        .set(rowAt[r] as number);
+      code.i32x4Const(0).set(accs[r] as number);
+    }
+    countUp(code, kb, K16, 16, () => {
+      code.get(P.xs).get(kb).i32(1).i32Shl().i32Add().tee(at).v128Load(0).set(x0);
+      code.get(at).v128Load(16).set(x1);
+      for (let r = 0; r < 4; r++) {
+        const acc = accs[r] as number;
+        code
+          .get(rowAt[r] as number)
+          .get(kb)
+          .i32Add()
+          .v128Load()
+          .set(wv);
+        code.get(acc);
+        code.bySign(signedWeights, V128, (sg) => widen(code.get(wv), false, sg));
+        code.get(x0).i32x4DotI16x8S().i32x4Add();
+        code.bySign(signedWeights, V128, (sg) => widen(code.get(wv), true, sg));
+        code.get(x1).i32x4DotI16x8S().i32x4Add().set(acc);
+      }
+    });
+    // the rows' sums side by side: pairs of lanes, then pairs of pairs
+    const [a, b, c, d] = accs as [number, number, number, number];
+    code.get(a).get(b).i8x16Shuffle(EVEN_I32).get(a).get(b).i8x16Shuffle(ODD_I32).i32x4Add().set(a);
+    code.get(c).get(d).i8x16Shuffle(EVEN_I32).get(c).get(d).i8x16Shuffle(ODD_I32).i32x4Add().set(c);
+    code.get(a).get(c).i8x16Shuffle(EVEN_I32).get(a).get(c).i8x16Shuffle(ODD_I32).i32x4Add().set(sum);
+    // minus wz·sumX
+    perRow(
+      P.wzp,
+      P.wzStride,
+      (q) => code.bySign(signedWeights, V128, (sg) => widen(code.get(q).v128Load32Splat(), false, sg)).i32x4ExtendLowI16x8S(),
+      (q) => {
+        loadByte(code, q, P.flags, INT_FLAGS.weightsSigned);
+        code.i32x4Splat();
+      },
+    );
+    code.get(negSumX).i32x4Mul().get(sum).i32x4Add().set(sum);
+    code.get(P.flags).i32(INT_FLAGS.bias).i32And().if();
+    perRow(
+      P.bias,
+      P.biasStride,
+      (q) => code.get(q).v128Load(),
+      (q) => code.get(q).v128Load32Splat(),
+    );
+    code.get(sum).i32x4Add().set(sum);
+    code.end();
+    code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().if();
+    code.get(P.Y).get(m).i32(2).i32Shl().i32Add().get(sum).v128Store();
+    code.else();
+    code.get(P.Y).get(m).i32Add();
+    code.get(lo).get(hi).get(sum).f32x4ConvertI32x4S();
+    perRow(
+      P.scale,
+      P.scaleStride,
+      (q) => code.get(q).v128Load(),
+      (q) => code.get(q).v128Load32Splat(),
+    );
+    code.f32x4Mul().f32x4Pmin().f32x4Pmax().get(magic).f32x4Add().get(zpBits).i32x4Add().set(sum);
+    code.get(sum).get(sum).i16x8NarrowI32x4S().set(sum);
+    code.bySign(flagOf(code, P.flags, INT_FLAGS.outSigned), V128, (sg) => code.get(sum).get(sum).i8x16NarrowI16x8(sg));
+    code.i32x4ExtractLane(0).i32Store();
+    code.end();
+  });
+  return { name: fixedFlags === undefined ? 'igemv' : `igemv_${fixedFlags}`, params, results: [], code };
 }
 
 /**
@@ -736,7 +949,7 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
   code.get(P.zx).i16x8Splat().set(zx);
   code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
   code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
-  const bytesRange = { zp16: code.local(V128), lo8: code.local(V128), hi8: code.local(V128) };
+  const bytesRange = { magic: code.local(V128), zpBits: code.local(V128) };
   emitByteRange(code, P, bytesRange);
   const store = { full, count, tmp: P.tmp, j, lo, hi, lo64, hi64, zp, flags: P.flags, dst, packed, sum, ...bytesRange };
 
@@ -1030,12 +1243,13 @@ export interface IntConvExports {
   packWindows(...args: number[]): void;
   packPadded(...args: number[]): void;
   igemm(...args: number[]): void;
+  igemv(...args: number[]): void;
   dwChannels(...args: number[]): void;
 }
 
 /**
- * The flag sets with specialised copies of igemm and dwChannels (`igemm_<flags>`,
- * `dwChannels_<flags>`): the requantizing float32 store with a bias (a quantized model's
+ * The flag sets with specialised copies of igemm, igemv and dwChannels (`igemm_<flags>`,
+ * `igemv_<flags>`, `dwChannels_<flags>`): the requantizing float32 store with a bias (a quantized model's
  * convolutions), any signs.
  */
 export const SPECIALISED_INT_FLAGS: readonly number[] = Array.from({ length: 8 }, (_, i) => {
@@ -1049,7 +1263,8 @@ export function intConvFunctions(): FunctionDef[] {
     packWindowsFunction(),
     packPaddedFunction(),
     igemmFunction(),
+    igemvFunction(),
     dwChannelsFunction(),
-    ...SPECIALISED_INT_FLAGS.flatMap((f) => [igemmFunction(f), dwChannelsFunction(f)]),
+    ...SPECIALISED_INT_FLAGS.flatMap((f) => [igemmFunction(f), igemvFunction(f), dwChannelsFunction(f)]),
   ];
 }

@@ -1,7 +1,7 @@
 import { type AttrValue, type HostTensor, type KernelV1, TSGE_DOMAIN, attr } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { hasWasmSimd } from './kernel-modules.js';
-import { simdIntConvKernels } from './simd-int-conv.js';
+import { intSplit, simdIntConvKernels } from './simd-int-conv.js';
 import { bytes, counted, fallbacks, referenceOf, run, seeded, tensorOf } from './simd-int-test-support.fixture.js';
 import { wasmMemory } from './simd-test-support.fixture.js';
 
@@ -48,7 +48,28 @@ const cases: Case[] = [
   },
   { name: 'grouped 3×3', x: [1, 8, 6, 7], w: [6, 4, 3, 3], attrs: { group: attr.int(2), pads: attr.ints([1, 0, 1, 2]) }, perChannel: true },
   { name: 'dilated', x: [1, 4, 11, 10], w: [5, 4, 3, 3], attrs: { dilations: attr.ints([2, 2]) }, wType: 'int8' },
+  { name: 'pointwise on 7×7 (a last block of 1 column)', x: [1, 40, 7, 7], w: [36, 40, 1, 1], attrs: {}, wType: 'int8', perChannel: true },
+  { name: 'pointwise on 14×14 (a last block of 4 columns)', x: [1, 24, 14, 14], w: [9, 24, 1, 1], attrs: {} },
   { name: 'fully connected as 1×1 on 1×1', x: [1, 70, 1, 1], w: [37, 70, 1, 1], attrs: {}, perChannel: true },
+  {
+    name: 'fully connected int8, per-tensor, K past a multiple of 16, batch 2',
+    x: [2, 45, 1, 1],
+    w: [12, 45, 1, 1],
+    attrs: {},
+    xType: 'int8',
+    wType: 'int8',
+    yType: 'int8',
+  },
+  { name: 'fully connected, uint8 weights per channel, M % 4 of 3', x: [1, 33, 1, 1], w: [23, 33, 1, 1], attrs: {}, perChannel: true },
+  {
+    name: 'fully connected, int8 weights per channel into uint8, clipped',
+    x: [1, 96, 1, 1],
+    w: [24, 96, 1, 1],
+    attrs: {},
+    wType: 'int8',
+    perChannel: true,
+    clip: [10, 240],
+  },
   {
     name: 'depthwise 3×3 pad 1',
     x: [2, 6, 9, 13],
@@ -115,6 +136,22 @@ const cases: Case[] = [
     attrs: { strides: attr.ints([1, 2]), dilations: attr.ints([2, 1]), pads: attr.ints([2, 1, 0, 2]) },
   },
   { name: 'clipped (Relu6 range), no bias', x: [1, 9, 6, 6], w: [7, 9, 1, 1], attrs: {}, bias: false, clip: [3, 200] },
+  // big enough to split into tiles over 3 threads (see 'the larger cases split' below)
+  {
+    name: 'split: 3×3 stride 2 padded gather, tiles ending inside output rows',
+    x: [1, 4, 64, 60],
+    w: [8, 4, 3, 3],
+    attrs: { strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  { name: 'split: pointwise by columns', x: [1, 32, 16, 16], w: [40, 32, 1, 1], attrs: {}, wType: 'int8', perChannel: true },
+  { name: 'split: pointwise on 7×7 by rows', x: [1, 64, 7, 7], w: [96, 64, 1, 1], attrs: {} },
+  { name: 'split: fully connected by rows', x: [1, 300, 1, 1], w: [1000, 300, 1, 1], attrs: {}, perChannel: true },
+  {
+    name: 'split: depthwise 3×3 on 14×14',
+    x: [1, 160, 14, 14],
+    w: [160, 1, 3, 3],
+    attrs: { group: attr.int(160), pads: attr.ints([1, 1, 1, 1]) },
+  },
 ];
 
 function inputsOf(c: Case, seed: number) {
@@ -268,6 +305,7 @@ describe.skipIf(!hasWasmSimd())('MatMulInteger SIMD kernel equals the reference'
     { name: 'uint8 [37, 70]·[70, 29], per-row A zero points', a: [37, 70], b: [70, 29], aType: 'uint8', bType: 'uint8', perRow: true },
     { name: 'int8·uint8, odd K, batched A over a 2-D B', a: [3, 5, 13], b: [13, 70], aType: 'int8', bType: 'uint8', perRow: false },
     { name: 'batched both, int8', a: [2, 9, 16], b: [2, 16, 11], aType: 'int8', bType: 'int8', perRow: false },
+    { name: 'one column, uint8·int8, per-row A zero points', a: [30, 50], b: [50, 1], aType: 'uint8', bType: 'int8', perRow: true },
   ] as const) {
     for (const threads of [undefined, 3]) {
       it(`${c.name}${threads ? ', tiles over 3 threads' : ''}`, () => {
@@ -316,6 +354,15 @@ describe.skipIf(!hasWasmSimd())('QLinearMatMul SIMD kernel equals the reference'
       b: [2, 1000, 11],
       aType: 'int8',
       bType: 'int8',
+      yType: 'uint8',
+      perRow: false,
+    },
+    {
+      name: 'one column [64, 300]·[300, 1]',
+      a: [64, 300],
+      b: [300, 1],
+      aType: 'int8',
+      bType: 'uint8',
       yType: 'uint8',
       perRow: false,
     },
@@ -373,5 +420,48 @@ describe.skipIf(!hasWasmSimd())('QLinearMatMul SIMD kernel equals the reference'
     const got = run(qlinearMatMul, inputs, {}, wasmMemory(false, 64));
     expect(fallbacks.count).toBe(before + 1);
     expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(run(referenceOf('QLinearMatMul'), inputs, {}).data as Uint8Array));
+  });
+});
+
+describe('intSplit', () => {
+  it('the larger cases split over 3 threads', () => {
+    // (total, granule, work per item) as simd-int-conv.ts splits them
+    for (const [total, granule, work] of [
+      [32 * 30, 8, 8 * 36],
+      [256, 8, 40 * 32],
+      [96, 4, 49 * 64],
+      [1000, 4, 300],
+      [160, 1, 196 * 9],
+    ] as const)
+      expect(intSplit(total, 3, granule, work).length).toBeGreaterThan(1);
+  });
+
+  it('covers the range in granule multiples, as many tiles as a multiple of the threads, of even sizes', () => {
+    for (const [total, threads, granule, work] of [
+      [784, 2, 8, 4608],
+      [196, 2, 8, 36864],
+      [160, 2, 4, 28224],
+      [1001, 2, 4, 1280],
+      [960, 2, 1, 441],
+      [49, 3, 8, 1 << 20],
+      [12544, 4, 8, 1536],
+    ] as const) {
+      const ranges = intSplit(total, threads, granule, work);
+      expect(ranges[0]?.[0]).toBe(0);
+      expect(ranges[ranges.length - 1]?.[1]).toBe(total);
+      for (let i = 0; i < ranges.length; i++) {
+        const [a, b] = ranges[i] as [number, number];
+        expect(b).toBeGreaterThan(a);
+        expect(a % granule).toBe(0);
+        if (i > 0) expect(a).toBe((ranges[i - 1] as [number, number])[1]);
+      }
+      const units = Math.ceil(total / granule);
+      if (units >= threads) expect(ranges.length % threads).toBe(0);
+      const sizes = ranges.map(([a, b]) => b - a);
+      expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(2 * granule);
+    }
+    // small work stays one tile; one thread, one tile
+    expect(intSplit(64, 2, 4, 100)).toEqual([[0, 64]]);
+    expect(intSplit(12544, 1, 8, 1536)).toEqual([[0, 12544]]);
   });
 });

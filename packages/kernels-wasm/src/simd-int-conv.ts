@@ -4,7 +4,7 @@ import { REQUANTIZED_CONV, dimProduct } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { type NumberTuple, runTiles, splitRange, tileFunction } from './tiles.js';
+import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 
 /**
  * ConvInteger and tsge::RequantizedConv on uint8/int8 tensors in device memory, with the integer
@@ -34,6 +34,32 @@ function inDeviceMemory(memory: LinearMemory, ...tensors: (HostTensor | undefine
 
 const byteOffset = (t: HostTensor): number => (t.data as Uint8Array).byteOffset;
 const isByteType = (t: HostTensor | undefined): boolean => t?.type === 'uint8' || t?.type === 'int8';
+
+/** Below this many multiply-adds a convolution runs as one tile (a helper's wake-up would cost more). */
+const MIN_SPLIT_WORK = 1 << 18;
+/** Multiply-adds per tile a thread takes before the split adds tiles beyond one per thread. */
+const TILE_WORK = 1 << 20;
+
+/**
+ * Splits [0, total) into ranges that are multiples of `granule`, as many as the threads times 1
+ * to 4 (so that the tiles, which threads claim one at a time, come out even between them), of
+ * about equal work: integer products are fast, so a small layer still splits (from
+ * MIN_SPLIT_WORK on) where `splitRange`'s million-unit floor would leave it to one thread.
+ */
+export function intSplit(total: number, threads: number, granule: number, workPerItem: number): [number, number][] {
+  const work = total * workPerItem;
+  const units = Math.ceil(total / granule);
+  let pieces = threads <= 1 || work < MIN_SPLIT_WORK ? 1 : threads * Math.min(4, Math.max(1, Math.floor(work / (threads * TILE_WORK))));
+  // no more tiles than granules, still a multiple of the threads when there are that many
+  pieces = Math.max(1, Math.min(pieces, units >= threads ? units - (units % threads) : units));
+  const ranges: [number, number][] = [];
+  for (let i = 0; i < pieces; i++) {
+    const start = Math.min(total, Math.round((i * units) / pieces) * granule);
+    const end = Math.min(total, Math.round(((i + 1) * units) / pieces) * granule);
+    if (end > start) ranges.push([start, end]);
+  }
+  return ranges;
+}
 
 /** Addresses and strides of the per-output-channel operands, or undefined when they do not fit. */
 interface ChannelOperands {
@@ -173,7 +199,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh), zxRow, align64(W + 32), pt, dh];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
-      for (const [c0, c1] of splitRange(p.outChannels, threads, 1, OH * OW * KH * KW)) {
+      for (const [c0, c1] of intSplit(p.outChannels, threads, 1, OH * OW * KH * KW)) {
         const base = n * p.outChannels + c0;
         tiles.push([
           byteOffset(x) + base * H * W,
@@ -216,7 +242,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (let grp = 0; grp < p.group; grp++) {
-        const ranges = byColumns ? splitRange(P, threads, 8, mg * K) : splitRange(mg, threads, 4, P * K);
+        const ranges = byColumns ? intSplit(P, threads, 8, mg * K) : intSplit(mg, threads, 4, P * K);
         for (const [a, b] of ranges) {
           const [m0, m1, p0, p1] = byColumns ? [0, mg, a, b] : [a, b, 0, P];
           const row = grp * mg + m0;
@@ -283,7 +309,7 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
 }
 
 /** The copy of a kernel specialised for these flags (the constant flags drop its branches), else the generic one. */
-function specialised(k: IntConvExports, name: 'igemm' | 'dwChannels', flags: number): (...args: number[]) => void {
+function specialised(k: IntConvExports, name: 'igemm' | 'igemv' | 'dwChannels', flags: number): (...args: number[]) => void {
   return (k as unknown as Record<string, ((...args: number[]) => void) | undefined>)[`${name}_${flags}`] ?? k[name];
 }
 
@@ -358,17 +384,30 @@ const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => 
 
 /**
  * The padded copy of a gathered gemm tile's input planes (padding bytes equal to zx) and the
- * table of its row pairs' window origins, written into this thread's workspace.
+ * table of its row pairs' window origins, written into this thread's workspace. Only the padded
+ * rows the tile's output rows read are written (a tile of an eighth of the outputs copied all of
+ * them, about as long as its product took on a 3-channel first layer).
  */
 function padInput(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }, zx: number): void {
-  const [x, , , , K] = t as number[] as NumberTuple<5>;
-  const [cg, H, W, , KH, KW, , , dh, dw, pt, pl, tableAt, padAt, Hq, Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
-  const xp = new Uint8Array(memory.buffer, ws.offset + padAt, cg * Hq * Wq);
-  xp.fill(zx & 0xff);
-  const src = new Uint8Array(memory.buffer, x, cg * H * W);
+  const [x, , , , K, , p0, p1] = t as number[] as NumberTuple<8>;
+  const [cg, H, W, OW, KH, KW, sh, , dh, dw, pt, pl, tableAt, padAt, Hq, Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
+  const bytes = new Uint8Array(memory.buffer);
+  const pad = zx & 0xff;
+  const first = Math.floor(p0 / OW) * sh;
+  const end = Math.min(Hq, Math.floor((p1 - 1) / OW) * sh + (KH - 1) * dh + 1);
   for (let ch = 0; ch < cg; ch++)
-    for (let iy = 0; iy < H && iy + pt < Hq; iy++)
-      xp.set(src.subarray((ch * H + iy) * W, (ch * H + iy + 1) * W), (ch * Hq + iy + pt) * Wq + pl);
+    for (let r = first; r < end; r++) {
+      const at = ws.offset + padAt + (ch * Hq + r) * Wq;
+      const iy = r - pt;
+      if (iy < 0 || iy >= H) {
+        bytes.fill(pad, at, at + Wq);
+        continue;
+      }
+      bytes.fill(pad, at, at + pl);
+      const from = x + (ch * H + iy) * W;
+      bytes.copyWithin(at + pl, from, from + W);
+      bytes.fill(pad, at + pl + W, at + Wq);
+    }
   const pairs = (K + 1) >> 1;
   const table = new Int32Array(memory.buffer, ws.offset + tableAt, pairs * 2);
   for (let r = 0; r < pairs * 2; r++) {
@@ -391,6 +430,43 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
   if (gathered === 2) padInput(memory, t, ws, zx);
   const signed = flags & INT_FLAGS.inputSigned ? 1 : 0;
+  let rows = 0;
+  if (!gathered && P === 1 && !(flags & INT_FLAGS.exactProduct) && M >= 4) {
+    // one output column: the rows of 4 as dot products with the column, the rest below
+    rows = M & ~3;
+    const K16 = (K + 15) & ~15;
+    const xs = new Int16Array(memory.buffer, panel, K16);
+    const column = signed ? new Int8Array(memory.buffer, x, K) : new Uint8Array(memory.buffer, x, K);
+    let sumX = 0;
+    for (let i = 0; i < K; i++) {
+      const v = (column[i] as number) - zx;
+      xs[i] = v;
+      sumX += v;
+    }
+    xs.fill(0, K);
+    specialised(k, 'igemv', flags)(
+      rows,
+      K,
+      w,
+      K,
+      wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+      wzp < 0 ? 0 : wzStride,
+      panel,
+      sumX,
+      y,
+      flags,
+      bias,
+      biasStride,
+      scale < 0 ? ws.offset : scale,
+      scaleStride,
+      lo,
+      hi,
+      zp,
+    );
+    if (rows === M) return;
+  }
+  /** Per-row operand addresses of row `rows` on (absent ones stay negative). */
+  const at = (base: number, stride: number): number => (base < 0 ? base : base + rows * stride);
   for (let c = p0; c < p1; c += NP) {
     const np = Math.min(NP, p1 - c);
     if (gathered === 2) {
@@ -399,21 +475,21 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
     } else if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, signed);
     else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
     specialised(k, 'igemm', flags)(
-      M,
+      M - rows,
       K,
-      w,
+      w + rows * K,
       K,
-      wzp < 0 ? ws.offset + ZERO_BYTE : wzp,
+      wzp < 0 ? ws.offset + ZERO_BYTE : at(wzp, wzStride),
       wzp < 0 ? 0 : wzStride,
       panel,
       NP,
       np,
-      y + c * ySize,
+      y + (rows * P + c) * ySize,
       P,
       flags,
-      bias,
+      at(bias, biasStride),
       biasStride,
-      scale < 0 ? ws.offset : scale,
+      scale < 0 ? ws.offset : at(scale, scaleStride),
       scaleStride,
       lo,
       hi,
@@ -441,7 +517,7 @@ function gemmTiles(
   store?: { lo: number; hi: number; zp: number },
 ): number[][] {
   const byColumns = N >= 64 * threads || M < 8;
-  const ranges = byColumns ? splitRange(N, threads, 8, M * K) : splitRange(M, threads, 4, N * K);
+  const ranges = byColumns ? intSplit(N, threads, 8, M * K) : intSplit(M, threads, 4, N * K);
   const ySize = store ? 1 : 4;
   return ranges.map(([lo, hi]) => {
     const [m0, m1, p0, p1] = byColumns ? [0, M, lo, hi] : [lo, hi, 0, N];
