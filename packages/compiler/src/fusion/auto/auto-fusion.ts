@@ -116,31 +116,40 @@ function collapse(shape: readonly number[], strides: readonly number[][]): { sha
 }
 
 /**
+ * The one stride that walks dims [from, to) of the output together as a single run (each dim of
+ * size > 1 continuing the run of the ones inside it), 0 when they are all broadcast or of size 1;
+ * undefined when they do not form one run.
+ */
+function runStride(shape: readonly number[], row: readonly number[], from: number, to: number): number | undefined {
+  let run = -1;
+  let step = 1;
+  for (let i = to - 1; i >= from; i--) {
+    const d = shape[i] as number;
+    if (d === 1) continue;
+    const s = row[i] as number;
+    if (run < 0) run = s;
+    else if (s !== run * step) return undefined;
+    step *= d;
+  }
+  return Math.max(run, 0);
+}
+
+type Layout = { shape: number[]; strides: number[][] };
+
+/**
  * An epilogue's layout: the output as [N, C, spatial], each input one stride per dim. Undefined
  * when an input's spatial elements are not one run (contiguous, or one repeated value): a conv
  * tile hands the epilogue runs of positions of one channel.
  */
-function channelLayout(shape: readonly number[], strides: readonly number[][]): { shape: number[]; strides: number[][] } | undefined {
+function channelLayout(shape: readonly number[], strides: readonly number[][]): Layout | undefined {
   if (shape.length < 3) return undefined;
-  const spatial = shape.slice(2).reduce((a, b) => a * b, 1);
   const out: number[][] = [];
   for (const row of strides) {
-    // from the innermost dim out, every spatial dim of size > 1 continues the run of the ones inside it
-    let run = -1;
-    let step = 1;
-    for (let i = shape.length - 1; i >= 2; i--) {
-      const d = shape[i] as number;
-      if (d === 1) continue;
-      const s = row[i] as number;
-      if (run < 0) run = s;
-      else if (s !== run * step) return undefined;
-      step *= d;
-    }
-    if (run < 0) run = 0;
+    const run = runStride(shape, row, 2, shape.length);
     if (run !== 0 && run !== 1) return undefined;
     out.push([row[0] as number, row[1] as number, run]);
   }
-  return { shape: [shape[0] as number, shape[1] as number, spatial], strides: out };
+  return { shape: [shape[0] as number, shape[1] as number, shape.slice(2).reduce((x, y) => x * y, 1)], strides: out };
 }
 
 /**
@@ -148,27 +157,17 @@ function channelLayout(shape: readonly number[], strides: readonly number[][]): 
  * Undefined when an input's leading dims are neither one run over the rows nor all broadcast, or
  * its columns neither contiguous nor one repeated value.
  */
-function rowLayout(shape: readonly number[], strides: readonly number[][]): { shape: number[]; strides: number[][] } | undefined {
+function rowLayout(shape: readonly number[], strides: readonly number[][]): Layout | undefined {
   if (shape.length < 2) return undefined;
-  const n = shape[shape.length - 1] as number;
-  const rows = shape.slice(0, -1).reduce((a, b) => a * b, 1);
+  const last = shape.length - 1;
   const out: number[][] = [];
   for (const row of strides) {
-    const column = row[shape.length - 1] as number;
-    if (n > 1 && column !== 0 && column !== 1) return undefined;
-    let run = -1;
-    let step = 1;
-    for (let i = shape.length - 2; i >= 0; i--) {
-      const d = shape[i] as number;
-      if (d === 1) continue;
-      const s = row[i] as number;
-      if (run < 0) run = s;
-      else if (s !== run * step) return undefined;
-      step *= d;
-    }
-    out.push([0, Math.max(run, 0), n > 1 ? column : 0]);
+    const column = runStride(shape, row, last, shape.length);
+    const rows = runStride(shape, row, 0, last);
+    if ((column !== 0 && column !== 1) || rows === undefined) return undefined;
+    out.push([0, rows, column]);
   }
-  return { shape: [1, rows, n], strides: out };
+  return { shape: [1, shape.slice(0, -1).reduce((x, y) => x * y, 1), shape[last] as number], strides: out };
 }
 
 /** An activation of a fused op (attribute `activation`, `activation_params`) as instructions on register `x`. */
