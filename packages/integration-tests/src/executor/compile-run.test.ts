@@ -66,10 +66,14 @@ const close = (actual: RuntimeValue | undefined, expected: Float32Array): void =
   });
 };
 const X = new Float32Array([1, 2, 3, 4, -1, 0, 1, 2]);
+/** Keeps the two MatMul branches independent (see the first test). */
+const BRANCHES = { optimizationSwitch: { 'auto-fusion': false } } as const;
 
 describe('compile → run', () => {
   it('sink mode on two workers, on the calling thread and host mode agree with the reference', async () => {
-    const { om, summary } = await compile(mlp(2), { streamLimit: 2 });
+    // without automatic fusion, which would make the Add + Relu + Sigmoid join the second MatMul's
+    // epilogue and leave one chain (no second stream)
+    const { om, summary } = await compile(mlp(2), { streamLimit: 2, ...BRANCHES });
     expect(summary.streams).toBe(2);
     expect(summary.events).toBeGreaterThan(0);
     const want = reference(X);
@@ -87,8 +91,8 @@ describe('compile → run', () => {
   });
 
   it('a single-stream build gives the same outputs as the two-stream build', async () => {
-    const two = await load((await compile(mlp(2), { streamLimit: 2 })).om, { threads: 2 });
-    const oneBuild = await compile(mlp(2), { enableSingleStream: true });
+    const two = await load((await compile(mlp(2), { streamLimit: 2, ...BRANCHES })).om, { threads: 2 });
+    const oneBuild = await compile(mlp(2), { enableSingleStream: true, ...BRANCHES });
     expect(oneBuild.summary.streams).toBe(1);
     const one = await load(oneBuild.om, { threads: 2 });
     const feeds = { x: { type: 'float32', dims: [2, 4], data: X } };
