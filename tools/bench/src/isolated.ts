@@ -87,7 +87,13 @@ export async function benchIsolated(
         c.exit();
       }
     }
-    for (const c of live) await c.request({ kind: 'round', runs: options.warmup, gapMs: options.gapMs }, 'round');
+    const warm: number[] = [];
+    for (const c of live) {
+      const { samples } = await c.request({ kind: 'round', runs: Math.max(1, options.warmup), gapMs: options.gapMs }, 'round');
+      warm.push(median(samples));
+    }
+    const runs = runsPerRound(options.runs, Math.min(...warm));
+    if (runs > options.runs) log(`${runs} runs per round (fast model: each round at least ${MIN_ROUND_MS} ms of runs)`);
     const roundMedians: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
     const all: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
     const loopGapMs: Record<string, number> = Object.fromEntries(live.map((c) => [c.name, 0]));
@@ -95,7 +101,7 @@ export async function benchIsolated(
       // rotate who goes first, so no runtime always follows the same neighbour
       for (let k = 0; k < live.length; k++) {
         const c = live[(r + k) % live.length] as Child;
-        const { samples, loopGapMs: gap } = await c.request({ kind: 'round', runs: options.runs, gapMs: options.gapMs }, 'round');
+        const { samples, loopGapMs: gap } = await c.request({ kind: 'round', runs, gapMs: options.gapMs }, 'round');
         loopGapMs[c.name] = Math.max(loopGapMs[c.name] ?? 0, gap);
         roundMedians[c.name]?.push(median(samples));
         all[c.name]?.push(...samples);
@@ -116,6 +122,18 @@ export async function benchIsolated(
   } finally {
     for (const c of children) c.exit();
   }
+}
+
+/**
+ * A round's median over 5 runs of a 0.5 ms model is decided by a few timer ticks and scheduler
+ * hiccups, so its ratio swung ±40% between rounds: a round runs at least MIN_ROUND_MS of the
+ * fastest runtime's runs (all runtimes the same count), between --runs and MAX_RUNS_PER_ROUND.
+ */
+export const MIN_ROUND_MS = 400;
+const MAX_RUNS_PER_ROUND = 60;
+export function runsPerRound(minRuns: number, fastestMs: number): number {
+  if (!(fastestMs > 0)) return minRuns;
+  return Math.max(minRuns, Math.min(MAX_RUNS_PER_ROUND, Math.ceil(MIN_ROUND_MS / fastestMs)));
 }
 
 /** Median, min and max over rounds of a/b, the per-round ratio of two runtimes' round medians. */
