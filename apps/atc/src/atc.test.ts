@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readOm } from '@tsge/om';
+import { readOm } from '@tsge/ge';
 import { describe, expect, it } from 'vitest';
 import { main } from './cli.js';
 

@@ -11,9 +11,10 @@ import {
   confinedReader,
   fileError,
   modelFileOf,
+  omToJson,
+  readOm,
   readRegularFile,
 } from '@tsge/ge';
-import { omToJson, readOm } from '@tsge/om';
 import { caffeParser } from '@tsge/parser-caffe';
 import { mindsporeParser } from '@tsge/parser-mindspore';
 import { onnxParser } from '@tsge/parser-onnx';

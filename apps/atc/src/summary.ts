@@ -1,6 +1,5 @@
-import type { compileModel } from '@tsge/ge';
+import type { OmModel, compileModel } from '@tsge/ge';
 import { type KernelDescription, KOp, TSGE_DOMAIN } from '@tsge/metadef';
-import type { OmModel } from '@tsge/om';
 
 const OP_NAMES = new Map<number, string>(Object.entries(KOp).map(([name, code]) => [code, name]));
 

@@ -23,6 +23,8 @@ export { type ConfinedReader, MAX_FILE_BYTES, confinedReader, describeFileError,
 export { modelFileOf } from './model-path.js';
 // Flow models (GE model type 3) are read and written here for @tsge/dflow, which sits above ge.
 export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from '@tsge/om';
+// reading an .om without running it (atc --mode=1/6, tools that inspect compiled models)
+export { readOm, omToJson, type ReadOmOptions, type ReadOmResult } from '@tsge/om';
 // What a user handles with the front door, so @tsge/ge is the one import they need.
 export { TsgeError, createTensor, type HostTensor as Tensor } from '@tsge/metadef';
 // Types this API names, so users can spell every signature by importing @tsge/ge alone.

@@ -111,13 +111,7 @@ export interface AcceptedException {
   readonly reason: string;
 }
 
-export const ACCEPTED_EXCEPTIONS: readonly AcceptedException[] = [
-  {
-    from: '@tsge/atc',
-    to: '@tsge/om',
-    reason: 'atc --mode=1/6 reads .om files with @tsge/om; @tsge/ge should offer this so atc depends on ge and parsers only',
-  },
-];
+export const ACCEPTED_EXCEPTIONS: readonly AcceptedException[] = [];
 
 export function isAllowed(importer: Role, imported: Role): boolean {
   const rule = RULES[importer].mayImport;
