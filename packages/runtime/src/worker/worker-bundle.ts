@@ -21,8 +21,7 @@ interface Esbuild {
 type Inputs = Record<string, [number, number]>;
 
 const CACHE_DIR = path.join(tmpdir(), 'tsge-worker-bundles');
-/** Bundles known to be current in this process, and bundles being built. */
-const fresh = new Map<string, string>();
+/** Bundles being built, by module URL. */
 const building = new Map<string, Promise<string>>();
 
 /** Whether a worker needs `url` bundled: a TypeScript source file. */
@@ -37,14 +36,8 @@ export function isTypeScriptModule(url: string): boolean {
  */
 export function currentWorkerModuleUrl(url: string): string | undefined {
   if (!isTypeScriptModule(url)) return url;
-  let bundle = fresh.get(url);
-  if (bundle === undefined) {
-    const out = bundlePath(fileURLToPath(url));
-    if (!unchanged(out)) return undefined;
-    bundle = pathToFileURL(out).href;
-    fresh.set(url, bundle);
-  }
-  return bundle;
+  const out = bundlePath(fileURLToPath(url));
+  return unchanged(out) ? pathToFileURL(out).href : undefined;
 }
 
 /**
@@ -56,10 +49,7 @@ export function workerModuleUrl(url: string): Promise<string> {
   if (current !== undefined) return Promise.resolve(current);
   let bundle = building.get(url);
   if (!bundle) {
-    bundle = bundleOf(fileURLToPath(url)).then((href) => {
-      fresh.set(url, href);
-      return href;
-    });
+    bundle = bundleOf(fileURLToPath(url));
     building.set(url, bundle);
     // settled either way: a failed build is retried by the next pool (the source may be fixed)
     const forget = (): void => void building.delete(url);

@@ -1,0 +1,51 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { afterAll, describe, expect, it } from 'vitest';
+import { currentWorkerModuleUrl, workerModuleUrl } from './worker-bundle.js';
+
+/** What a worker started on `url` posts first. */
+function firstMessage(url: string): Promise<unknown> {
+  const worker = new Worker(new URL(url));
+  return new Promise<unknown>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  }).finally(() => worker.terminate());
+}
+
+describe('worker module bundles', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('bundles a TypeScript module with its imports, and rebuilds it when one of them changes', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tsge-bundle-test-'));
+    dirs.push(dir);
+    const dep = path.join(dir, 'dep.ts');
+    const main = path.join(dir, 'main.ts');
+    await writeFile(dep, 'export const value: number = 1;\n');
+    await writeFile(
+      main,
+      "import { parentPort } from 'node:worker_threads';\nimport { value } from './dep.js';\nparentPort?.postMessage(value);\n",
+    );
+    const source = pathToFileURL(main).href;
+    expect(currentWorkerModuleUrl(source)).toBeUndefined();
+    const bundle = await workerModuleUrl(source);
+    expect(bundle).toMatch(/\.mjs$/);
+    expect(await firstMessage(bundle)).toBe(1);
+    // current now, without building
+    expect(currentWorkerModuleUrl(source)).toBe(bundle);
+    await writeFile(dep, 'export const value: number = 22;\n');
+    expect(currentWorkerModuleUrl(source)).toBeUndefined();
+    expect(await firstMessage(await workerModuleUrl(source))).toBe(22);
+  });
+
+  it('leaves JavaScript modules as they are and reports a module that does not build', async () => {
+    expect(await workerModuleUrl('file:///somewhere/module.js')).toBe('file:///somewhere/module.js');
+    const missing = pathToFileURL(path.join(tmpdir(), 'tsge-no-such-module.ts')).href;
+    await expect(workerModuleUrl(missing)).rejects.toThrow();
+  });
+});
