@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { currentWorkerModuleUrl, workerModuleUrl } from './worker-bundle.js';
+import { bundledWorkerExecArgv, currentWorkerModuleUrl, workerModuleUrl } from './worker-bundle.js';
 
 /** What a worker started on `url` posts first. */
 function firstMessage(url: string): Promise<unknown> {
@@ -47,5 +47,20 @@ describe('worker module bundles', () => {
     expect(await workerModuleUrl('file:///somewhere/module.js')).toBe('file:///somewhere/module.js');
     const missing = pathToFileURL(path.join(tmpdir(), 'tsge-no-such-module.ts')).href;
     await expect(workerModuleUrl(missing)).rejects.toThrow();
+  });
+
+  it('starts bundled workers without the module loaders and preloads of the parent', () => {
+    expect(
+      bundledWorkerExecArgv([
+        '--conditions=@tsge/source',
+        '--import',
+        'tsx',
+        '--max-old-space-size=512',
+        '--loader=x.mjs',
+        '-r',
+        'y.cjs',
+        '--inspect',
+      ]),
+    ).toEqual(['--conditions=@tsge/source', '--max-old-space-size=512', '--inspect']);
   });
 });

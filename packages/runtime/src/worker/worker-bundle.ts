@@ -58,6 +58,24 @@ export function workerModuleUrl(url: string): Promise<string> {
   return bundle;
 }
 
+/** Node options that load modules into every thread: a module loader or a preload. */
+const LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader', '--require', '-r']);
+
+/**
+ * The parent's Node options for a worker started on bundles: without module loaders and preloads,
+ * which a bundle does not need (tsx, inherited from `--import tsx`, costs each worker ~100 ms).
+ */
+export function bundledWorkerExecArgv(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] as string;
+    const flag = arg.split('=', 1)[0] as string;
+    if (!LOADER_FLAGS.has(flag)) kept.push(arg);
+    else if (!arg.includes('=')) i++; // the value is the next argument
+  }
+  return kept;
+}
+
 function bundlePath(file: string): string {
   const key = createHash('sha256').update(file).digest('hex').slice(0, 16);
   return path.join(CACHE_DIR, `${path.basename(file, '.ts')}-${key}.mjs`);

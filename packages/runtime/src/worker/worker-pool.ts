@@ -2,7 +2,7 @@ import type { DeviceWorkersV1 } from '@tsge/metadef';
 import { Worker } from 'node:worker_threads';
 import { type WasmMemory, atomicsWaitAsync } from '../wasm.js';
 import type { WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
-import { currentWorkerModuleUrl, workerModuleUrl } from './worker-bundle.js';
+import { bundledWorkerExecArgv, currentWorkerModuleUrl, isTypeScriptModule, workerModuleUrl } from './worker-bundle.js';
 
 export interface WorkerPoolOptions {
   readonly size: number;
@@ -23,9 +23,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const failureListeners: ((workerIndex: number, reason: string) => void)[] = [];
   const workers: Worker[] = [];
   let terminating = false;
+  // bundled workers (from TypeScript sources) need no module loader
+  const execArgv = isTypeScriptModule(entry.href) ? bundledWorkerExecArgv(process.execArgv) : undefined;
   const start = (index: number, entryUrl: string, handlerUrl: string): Promise<void> => {
     if (terminating) return Promise.reject(new Error(`worker ${index} failed to start: the pool was terminated`));
-    const worker = new Worker(new URL(entryUrl));
+    const worker = new Worker(new URL(entryUrl), execArgv ? { execArgv } : {});
     workers[index] = worker;
     const started = new Promise<void>((resolve, reject) => {
       let ready = false;
