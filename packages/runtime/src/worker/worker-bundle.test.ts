@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { bundledWorkerExecArgv, currentWorkerModuleUrl, workerModuleUrl } from './worker-bundle.js';
 
 /** What a worker started on `url` posts first. */
@@ -21,7 +21,7 @@ describe('worker module bundles', () => {
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
-  it('bundles a TypeScript module with its imports, and rebuilds it when one of them changes', async () => {
+  it('bundles a TypeScript module with its imports, and rebuilds it in a process started after one of them changed', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'tsge-bundle-test-'));
     dirs.push(dir);
     const dep = path.join(dir, 'dep.ts');
@@ -39,8 +39,13 @@ describe('worker module bundles', () => {
     // current now, without building
     expect(currentWorkerModuleUrl(source)).toBe(bundle);
     await writeFile(dep, 'export const value: number = 22;\n');
-    expect(currentWorkerModuleUrl(source)).toBeUndefined();
-    expect(await firstMessage(await workerModuleUrl(source))).toBe(22);
+    // this process keeps the bundle of the code it started with
+    expect(currentWorkerModuleUrl(source)).toBe(bundle);
+    // the next process (a fresh instance of the module) sees the edit and rebuilds
+    vi.resetModules();
+    const next = (await import('./worker-bundle.js')) as typeof import('./worker-bundle.js');
+    expect(next.currentWorkerModuleUrl(source)).toBeUndefined();
+    expect(await firstMessage(await next.workerModuleUrl(source))).toBe(22);
   });
 
   it('leaves JavaScript modules as they are and reports a module that does not build', async () => {

@@ -23,6 +23,12 @@ type Inputs = Record<string, [number, number]>;
 const CACHE_DIR = path.join(tmpdir(), 'tsge-worker-bundles');
 /** Bundles being built, by module URL. */
 const building = new Map<string, Promise<string>>();
+/**
+ * Bundles found current, by module URL. Checked once a process (~350 stats, tens of ms on a busy
+ * machine, inside `loadModel`): a process keeps the code it imported, and its workers the bundle
+ * of that code; the next process sees edits.
+ */
+const currentBundles = new Map<string, string>();
 
 /** Whether a worker needs `url` bundled: a TypeScript source file. */
 export function isTypeScriptModule(url: string): boolean {
@@ -36,8 +42,13 @@ export function isTypeScriptModule(url: string): boolean {
  */
 export function currentWorkerModuleUrl(url: string): string | undefined {
   if (!isTypeScriptModule(url)) return url;
+  const known = currentBundles.get(url);
+  if (known !== undefined) return known;
   const out = bundlePath(fileURLToPath(url));
-  return unchanged(out) ? pathToFileURL(out).href : undefined;
+  if (!unchanged(out)) return undefined;
+  const href = pathToFileURL(out).href;
+  currentBundles.set(url, href);
+  return href;
 }
 
 /**
@@ -49,7 +60,10 @@ export function workerModuleUrl(url: string): Promise<string> {
   if (current !== undefined) return Promise.resolve(current);
   let bundle = building.get(url);
   if (!bundle) {
-    bundle = bundleOf(fileURLToPath(url));
+    bundle = bundleOf(fileURLToPath(url)).then((href) => {
+      currentBundles.set(url, href);
+      return href;
+    });
     building.set(url, bundle);
     // settled either way: a failed build is retried by the next pool (the source may be fixed)
     const forget = (): void => void building.delete(url);
