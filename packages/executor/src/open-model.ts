@@ -11,6 +11,7 @@ import type {
 } from '@tsge/metadef';
 import { DTYPE_BYTES, TsgeError, diagnostic, isDataType, isHostTensor, serializeAir, shapeToString } from '@tsge/metadef';
 import { type OmModel, tasksCarryAttributes } from '@tsge/om';
+import { workerModuleUrl } from '@tsge/runtime';
 import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
 import { type TaskObserver, copyValue, runOnHost } from './host/host-runner.js';
@@ -224,6 +225,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       // the graph, for the host interpreter of dynamic plans on the workers
       const graphAir = anyDynamic ? serializeAir(model.graph) : undefined;
       const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
+      // workers import kernel modules given as TypeScript sources (tests) bundled: they have no loader
+      const workerKernelModules = await Promise.all(kernelModules.map((m) => workerModuleUrl(m)));
       const workerData = (index: number): SinkWorkerData => ({
         plans: plans.map((p, planIndex) => ({
           eventCount: p.eventCount,
@@ -240,7 +243,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         maxEventCount,
         weightsBase,
         arenaBases,
-        kernelModules,
+        kernelModules: workerKernelModules,
         wasmModules,
         kernelKinds: factory.kernelKinds,
         ...(graphAir ? { graphAir } : {}),
@@ -330,7 +333,9 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     // here, once the workers are up; `whenReady` (and an eager or worker-less load) waits for it
     const feeds = options.warmUp === false ? undefined : warmUpFeeds(plans, model.ioInfo);
     if (feeds) {
-      const warmed = ready.then(() => warmUp(feeds));
+      // a run already in flight (on the calling thread while the workers started) finishes first:
+      // the warm-up would only take the cores from it
+      const warmed = ready.then(() => device.synchronize()).then(() => warmUp(feeds));
       ready = warmed;
       if (options.startWorkers === 'eager' || !startWorkers) await warmed;
     }

@@ -1,6 +1,9 @@
 // `node --conditions=@tsge/source --import tsx tools/bench/src/cold-start.ts <model id> [threads]`:
 // loads out/bench/<id>.om (written by `pnpm bench`) in a fresh process and times loadModel, the
-// run made at once after it, when the workers are up, and the runs after that.
+// run made at once after it, when the workers are up, and the runs after that. Each phase also gets
+// its CPU time, all threads (workers booting compete with the run on the same cores) and the calling
+// thread's (Linux, 10 ms ticks): unlike wall time, these hold on a loaded machine.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,18 +17,41 @@ const threads = Number(process.argv[3] ?? 2);
 const model = benchModels(repoRoot).find((m) => m.id === id);
 if (!model) throw new Error(`unknown model ${id}`);
 const om = new Uint8Array(await readFile(path.join(repoRoot, 'out', 'bench', `${id}.om`)));
+
+/** CPU milliseconds of the whole process, and of this thread where the system tells (else NaN). */
+function cpu(): { all: number; here: number } {
+  const usage = process.cpuUsage();
+  let here = Number.NaN;
+  try {
+    // fields 14 and 15 of /proc/<tid>/stat: user and system time in clock ticks (100 a second)
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    here = (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    // not Linux: the process figure only
+  }
+  return { all: (usage.user + usage.system) / 1000, here };
+}
+const f = (x: number): string => x.toFixed(1);
+const spent = (from: ReturnType<typeof cpu>, to: ReturnType<typeof cpu>): string =>
+  `cpu ${(to.all - from.all).toFixed(0)}, calling thread ${(to.here - from.here).toFixed(0)}`;
+
+const c0 = cpu();
 const t0 = performance.now();
 const executor = await loadModel(om, { threads });
 const loaded = performance.now();
+const c1 = cpu();
 let readyAt = Number.NaN;
 void executor.whenReady().then(() => {
   readyAt = performance.now();
 });
 const feeds = benchFeeds(model, executor.inputMetadata);
+const c2 = cpu();
 const first0 = performance.now();
 await executor.run(feeds);
 const first = performance.now() - first0;
+const c3 = cpu();
 await executor.whenReady();
+const c4 = cpu();
 const steady: number[] = [];
 for (let i = 0; i < 5; i++) {
   const s = performance.now();
@@ -34,8 +60,7 @@ for (let i = 0; i < 5; i++) {
 }
 steady.sort((a, b) => a - b);
 const median = steady[2] as number;
-const f = (x: number): string => x.toFixed(1);
 console.log(
-  `${id}: load ${f(loaded - t0)} ms, first run ${f(first)} ms (${(first / median).toFixed(2)}× median ${f(median)}), ready ${f(readyAt - loaded)} ms after load`,
+  `${id}: load ${f(loaded - t0)} ms (${spent(c0, c1)}), first run ${f(first)} ms (${(first / median).toFixed(2)}× median ${f(median)}; ${spent(c2, c3)}), ready ${f(readyAt - loaded)} ms after load (${spent(c3, c4)} after the first run)`,
 );
 await executor.release();
