@@ -35,6 +35,20 @@ function scalarOf(a: OutDataAnchor | undefined): number | undefined {
   return t?.type === 'float32' && t.data.length === 1 ? (t.data[0] as number) : undefined;
 }
 
+/** Reductions that join a group when they reduce the last axis only (keeping it, as size 1). */
+const ROW_REDUCTIONS: Readonly<Record<string, KOpCode>> = { ReduceSum: KOp.rowSum, ReduceMean: KOp.rowSum, ReduceMax: KOp.rowMax };
+
+/** Whether a node is an ONNX ReduceSum/Mean/Max over its static float32 input's last axis with keepdims (TVM's commutative reduction). */
+function rowReduction(node: Node): boolean {
+  if (ROW_REDUCTIONS[node.type] === undefined || !isOnnx(node)) return false;
+  const x = descOfAnchor(node.inData[0]?.peer);
+  const y = node.opDesc.outputDescs[0];
+  if (!staticFloatDesc(x) || !staticFloatDesc(y) || x.shape.length === 0 || y.shape.length !== x.shape.length) return false;
+  const last = x.shape.length - 1;
+  // axes of size 1 reduced along with the last one change nothing
+  return (x.shape[last] as number) > 1 && y.shape.every((d, i) => (i === last ? d === 1 : d === x.shape[i]));
+}
+
 /** A dry run of an op's lowering: whether it can be expressed with these inputs and attributes. */
 function lowerable(node: Node, attrs: AttrReader): boolean {
   const lowering = LOWERINGS[node.type];
@@ -48,9 +62,12 @@ function lowerable(node: Node, attrs: AttrReader): boolean {
 /**
  * Whether a node may join a generated kernel: an ONNX op whose definition says elementwise or
  * broadcast (TVM's injective class below the reduction), that this lowers, over static float32
- * tensors, with one output and no control edges.
+ * tensors, with one output and no control edges; or a reduction along the last axis (`rowReduction`),
+ * which makes the group a row-reduction kernel.
  */
 function fusable(node: Node, ops: OpRegistry): boolean {
+  if (node.outData.length === 1 && node.inControl.peers.length === 0 && node.outControl.peers.length === 0 && rowReduction(node))
+    return true;
   const def = ops.get(node.type, node.opDesc.domain);
   if (def?.pattern !== 'elementwise' && def?.pattern !== 'broadcast') return false;
   if (node.outData.length !== 1 || node.inControl.peers.length > 0 || node.outControl.peers.length > 0) return false;
@@ -113,6 +130,22 @@ function collapse(shape: readonly number[], strides: readonly number[][]): { sha
     }
   });
   return { shape: s, strides: st };
+}
+
+/** A row-reduction kernel's layout: the leading dims collapsed, the reduced last dim kept as it is. */
+function rowCollapse(shape: readonly number[], strides: readonly number[][]): Layout {
+  const last = shape.length - 1;
+  const lead =
+    last > 0
+      ? collapse(
+          shape.slice(0, last),
+          strides.map((row) => row.slice(0, last)),
+        )
+      : { shape: [], strides: strides.map(() => []) };
+  return {
+    shape: [...lead.shape, shape[last] as number],
+    strides: lead.strides.map((row, i) => [...row, (strides[i] as number[])[last] as number]),
+  };
 }
 
 /**
@@ -286,7 +319,21 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     if (activated === undefined) return undefined;
     valueAt.set(host.anchor, operands[activated] as Operand);
   }
+  const reduces = members.some(rowReduction);
+  // an epilogue runs over blocks of its host's output, never whole rows; a row-reduction kernel's
+  // rows are the output's last dim, which each reduction's input must span
+  const rowLength = outShape[outShape.length - 1];
+  if (reduces && (host || rowLength === undefined)) return undefined;
   for (const node of members) {
+    if (rowReduction(node)) {
+      const x = node.inData[0]?.peer as OutDataAnchor;
+      if ((descOfAnchor(x)?.shape.at(-1) ?? 0) !== rowLength) return undefined;
+      operands.push(inSet.has(x.node) ? (valueAt.get(x) as Operand) : regOfAnchor(x));
+      const total = builder.emit(ROW_REDUCTIONS[node.type] as KOpCode, operands.length - 1);
+      const result = node.type === 'ReduceMean' ? builder.emit(KOp.div, total, builder.constant(rowLength as number)) : total;
+      valueAt.set(node.outData[0] as OutDataAnchor, operands[result] as Operand);
+      continue;
+    }
     const regs = node.inData.map((a) => {
       if (!a.peer) return undefined;
       const operand = inSet.has(a.peer.node) ? (valueAt.get(a.peer) as Operand) : regOfAnchor(a.peer);
@@ -319,10 +366,12 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     ? host.kind === 'conv'
       ? channelLayout(outShape, strides)
       : rowLayout(outShape, strides)
-    : collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
+    : reduces
+      ? rowCollapse(outShape, strides)
+      : collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
   if (!collapsed) return undefined;
   const words = encodeKernelDescription({
-    kind: KernelKind.elementwise,
+    kind: reduces ? KernelKind.rowReduction : KernelKind.elementwise,
     dtype: KernelDtype.float32,
     shape: collapsed.shape,
     inputs: inputs.map((a, i) => ({ size: shapeSize(descOfAnchor(a)?.shape ?? []) ?? 1, strides: collapsed.strides[i] as number[] })),
@@ -365,7 +414,8 @@ export const autoFusionPass = definePass({
     const assigned = new Set<Node>();
     let fused = 0;
     for (const sink of [...sorted].reverse()) {
-      if (assigned.has(sink) || !candidate(sink)) continue;
+      // a reduction's output is one value per row: it joins the group of an elementwise sink
+      if (assigned.has(sink) || !candidate(sink) || rowReduction(sink)) continue;
       const group = growGroup(sink, (n) => !assigned.has(n) && candidate(n));
       const members = ordered(group, position);
       const host = epilogueHostOf(members, sink);
