@@ -43,13 +43,15 @@ type RowsFunction = (...args: number[]) => void;
 /** Whether the emitter covers a description: every op code, and rows that each input reads contiguously or as one repeated element. */
 export function emittable(d: KernelDescription): boolean {
   const last = d.shape.length - 1;
-  return d.instructions.every((i) => EMIT[i.op] !== undefined || isRowReductionKOp(i.op)) && d.inputs.every((x) => x.strides[last] === 0 || x.strides[last] === 1);
+  return (
+    d.instructions.every((i) => EMIT[i.op] !== undefined || isRowReductionKOp(i.op)) &&
+    d.inputs.every((x) => x.strides[last] === 0 || x.strides[last] === 1)
+  );
 }
 
 /** The row function's WebAssembly module of a description (the loop nest's inner loop: f32x4 body, scalar tail). */
 export function emitDescription(d: KernelDescription, shared: boolean): Uint8Array {
-  if (d.kind === KernelKind.rowReduction)
-    return assembleModule([rowReductionFunction(d), rowsLoop(d.inputs.length, false)], { shared });
+  if (d.kind === KernelKind.rowReduction) return assembleModule([rowReductionFunction(d), rowsLoop(d.inputs.length, false)], { shared });
   const last = d.shape.length - 1;
   const kinds = d.inputs.map((x) => (x.strides[last] === 0 ? ('scalar' as const) : ('vector' as const)));
   const fn = streamFunction('row', kinds, 0, (code, env) => {

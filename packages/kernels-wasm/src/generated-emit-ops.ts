@@ -42,4 +42,3 @@ export const EMIT: Readonly<Record<number, Emit>> = {
   [KOp.clampLo]: (c, a, b) => c.get(a).get(b).f32x4Pmax(),
   [KOp.clampHi]: (c, a, b) => c.get(a).get(b).f32x4Pmin(),
 };
-

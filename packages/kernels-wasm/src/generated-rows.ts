@@ -77,7 +77,13 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
       else code.f32x4Max();
       code.set(acc);
     }
-    if (pass.store) code.get(y).get(at).i32Add().get(regs[d.output] as number).v128Store();
+    if (pass.store)
+      code
+        .get(y)
+        .get(at)
+        .i32Add()
+        .get(regs[d.output] as number)
+        .v128Store();
     code.get(at).i32(16).i32Add().set(at);
     code.br(0).end().end();
     // the scalar tail: each element splat, lane 0 used

@@ -27,7 +27,13 @@ const scalar = (name: string, value: number): NodeSpec => ({
   outputs: [name],
   attrs: [{ name: 'value', tensor: { dims: [], data: Float32Array.of(value) } }],
 });
-const op = (opType: string, inputs: string[], outputs: string[], attrs: Attr[] = []): NodeSpec => ({ opType, domain: '', inputs, outputs, attrs });
+const op = (opType: string, inputs: string[], outputs: string[], attrs: Attr[] = []): NodeSpec => ({
+  opType,
+  domain: '',
+  inputs,
+  outputs,
+  attrs,
+});
 const lastAxis: Attr = { name: 'axes', ints: [-1] };
 
 /** Softmax over the last axis as exported decomposed: max, x − max, exp, sum (axes as an input, opset 13+), divide. */

@@ -137,7 +137,8 @@ export function interpretDescription(
   const inner = d.inputs.map((input) => input.strides[rank - 1] as number);
   for (let row = rowStart; row < rowEnd; row++) {
     for (const pass of passes) {
-      for (const i of pass.accumulate) totals[i] = (d.instructions[i] as KernelInstruction).op === KOp.rowSum ? 0 : Number.NEGATIVE_INFINITY;
+      for (const i of pass.accumulate)
+        totals[i] = (d.instructions[i] as KernelInstruction).op === KOp.rowSum ? 0 : Number.NEGATIVE_INFINITY;
       for (let start = 0; start < last; start += BLOCK) {
         const n = Math.min(BLOCK, last - start);
         for (let r = 0; r < k; r++) {
