@@ -173,7 +173,7 @@ export function interpretDescription(
             for (let e = 0; e < n; e++) {
               const v = a[e] as number;
               // a NaN, once taken, stays: no v compares greater (as the unfused ReduceMax gives NaN)
-              if (v > t || v !== v) t = v;
+              if (v > t || Number.isNaN(v)) t = v;
             }
           totals[i] = t;
         }
