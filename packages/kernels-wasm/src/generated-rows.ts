@@ -1,4 +1,4 @@
-import { type KernelDescription, type KernelInstruction, KOp, rowPasses } from '@tsge/metadef';
+import { type KernelDescription, type KernelInstruction, KOp, isRowReductionKOp, isUnaryKOp, rowPasses } from '@tsge/metadef';
 import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
 import { EMIT, type Emit } from './generated-emit-ops.js';
 
@@ -7,7 +7,9 @@ import { EMIT, type Emit } from './generated-emit-ops.js';
  * elements): one loop over the row per pass (`rowPasses`), each an f32x4 body and a scalar tail.
  * A reduction accumulates in a vector (its tail in a scalar) during its pass, and after the pass
  * its lanes are combined and splat into the register later passes read; the last pass stores.
- * Inputs whose last-dim stride is 0 (one value per row) are loaded once.
+ * Inputs whose last-dim stride is 0 (one value per row) are loaded once, and instructions over
+ * such values, constants and reduction results only (a variance plus ε, its square root) are
+ * computed once per row at the start of their pass, not per element.
  */
 export function rowReductionFunction(d: KernelDescription): FunctionDef {
   const k = d.inputs.length;
@@ -40,6 +42,12 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
         .v128Load32Splat()
         .set(regs[i] as number);
   });
+  // registers holding one value per row
+  const uniform: boolean[] = [...perRow, ...d.constants.map(() => true)];
+  for (const ins of d.instructions)
+    uniform.push(
+      isRowReductionKOp(ins.op) || ((uniform[ins.a] as boolean) && (isUnaryKOp(ins.op) || (uniform[ins.b] as boolean))),
+    );
   const evaluate = (list: readonly number[]) => {
     for (const i of list) {
       const ins = d.instructions[i] as KernelInstruction;
@@ -48,6 +56,8 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
     }
   };
   for (const pass of rowPasses(d)) {
+    const perElement = pass.evaluate.filter((i) => !uniform[first + i]);
+    evaluate(pass.evaluate.filter((i) => uniform[first + i]));
     for (const i of pass.accumulate) {
       const identity = (d.instructions[i] as KernelInstruction).op === KOp.rowSum ? 0 : Number.NEGATIVE_INFINITY;
       code.f32x4Const(identity).set(vectorAcc.get(i) as number);
@@ -67,7 +77,7 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
           .v128Load()
           .set(regs[i] as number);
     });
-    evaluate(pass.evaluate);
+    evaluate(perElement);
     for (const i of pass.accumulate) {
       const acc = vectorAcc.get(i) as number;
       const ins = d.instructions[i] as KernelInstruction;
@@ -100,7 +110,7 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
           .f32x4Splat()
           .set(regs[i] as number);
     });
-    evaluate(pass.evaluate);
+    evaluate(perElement);
     for (const i of pass.accumulate) {
       const acc = scalarAcc.get(i) as number;
       const ins = d.instructions[i] as KernelInstruction;
