@@ -153,7 +153,7 @@ const feedsOf = (c: Case): Record<string, HostTensor> =>
 async function run(om: Uint8Array, feeds: Record<string, HostTensor>, device: string, threads = 1): Promise<Float32Array> {
   const model = await loadModel(om, { threads, device });
   try {
-    return (await model.run(feeds)).y?.data as Float32Array;
+    return ((await model.run(feeds)).y as HostTensor).data as Float32Array;
   } finally {
     await model.release();
   }
