@@ -223,4 +223,30 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
     generatedElementwiseTile.run(memory, [0, 2, 2, 64, 128, ...encodeKernelDescription(d)]);
     expect(Array.from(f32.subarray(32, 44)).every(Number.isNaN)).toBe(true);
   });
+
+  it.each([
+    [3, 11],
+    [5, 4],
+    [2, 1],
+    [1, 33],
+  ])('a softmax over [%i, %i] reads its exp back from the output in the last pass and matches the interpreter', (rows, n) => {
+    const d: KernelDescription = {
+      kind: KernelKind.rowReduction,
+      dtype: KernelDtype.float32,
+      shape: [rows, n],
+      inputs: [{ size: rows * n, strides: [n, 1] }],
+      constants: [],
+      instructions: [
+        { op: KOp.rowMax, a: 0, b: 0 },
+        { op: KOp.sub, a: 0, b: 1 },
+        { op: KOp.exp, a: 2, b: 0 },
+        { op: KOp.rowSum, a: 3, b: 0 },
+        { op: KOp.div, a: 3, b: 4 },
+      ],
+      output: 5,
+      vectorWidth: 4,
+    };
+    const { simd, interpreted } = runTile(d, false, 2);
+    expectClose(simd, interpreted);
+  });
 });

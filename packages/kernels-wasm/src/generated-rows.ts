@@ -1,4 +1,4 @@
-import { type KernelDescription, type KernelInstruction, KOp, isRowReductionKOp, isUnaryKOp, rowPasses } from '@tsge/metadef';
+import { type KernelDescription, type KernelInstruction, KOp, type RowPass, isRowReductionKOp, isUnaryKOp, rowPasses } from '@tsge/metadef';
 import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
 import { EMIT, type Emit } from './generated-emit-ops.js';
 
@@ -9,7 +9,9 @@ import { EMIT, type Emit } from './generated-emit-ops.js';
  * its lanes are combined and splat into the register later passes read; the last pass stores.
  * Inputs whose last-dim stride is 0 (one value per row) are loaded once, and instructions over
  * such values, constants and reduction results only (a variance plus ε, its square root) are
- * computed once per row at the start of their pass, not per element.
+ * computed once per row at the start of their pass, not per element. When the last pass would
+ * recompute something costly from the pass before (a softmax's exp), that pass stores the value in
+ * the output, which the last pass reads back and overwrites.
  */
 export function rowReductionFunction(d: KernelDescription): FunctionDef {
   const k = d.inputs.length;
@@ -45,9 +47,7 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
   // registers holding one value per row
   const uniform: boolean[] = [...perRow, ...d.constants.map(() => true)];
   for (const ins of d.instructions)
-    uniform.push(
-      isRowReductionKOp(ins.op) || ((uniform[ins.a] as boolean) && (isUnaryKOp(ins.op) || (uniform[ins.b] as boolean))),
-    );
+    uniform.push(isRowReductionKOp(ins.op) || ((uniform[ins.a] as boolean) && (isUnaryKOp(ins.op) || (uniform[ins.b] as boolean))));
   const evaluate = (list: readonly number[]) => {
     for (const i of list) {
       const ins = d.instructions[i] as KernelInstruction;
@@ -55,7 +55,12 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
       code.set(regs[first + i] as number);
     }
   };
-  for (const pass of rowPasses(d)) {
+  const kept = keptValue(d, uniform);
+  const plan = rowPasses(d, kept);
+  for (const [p, pass] of plan.entries()) {
+    const stores = kept !== undefined && p === plan.length - 2;
+    const loads = kept !== undefined && pass.store;
+    const keptReg = regs[first + (kept ?? 0)] as number;
     const perElement = pass.evaluate.filter((i) => !uniform[first + i]);
     evaluate(pass.evaluate.filter((i) => uniform[first + i]));
     for (const i of pass.accumulate) {
@@ -77,7 +82,9 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
           .v128Load()
           .set(regs[i] as number);
     });
+    if (loads) code.get(y).get(at).i32Add().v128Load().set(keptReg);
     evaluate(perElement);
+    if (stores) code.get(y).get(at).i32Add().get(keptReg).v128Store();
     for (const i of pass.accumulate) {
       const acc = vectorAcc.get(i) as number;
       const ins = d.instructions[i] as KernelInstruction;
@@ -110,7 +117,9 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
           .f32x4Splat()
           .set(regs[i] as number);
     });
+    if (loads) code.get(y).get(at).i32Add().f32Load().f32x4Splat().set(keptReg);
     evaluate(perElement);
+    if (stores) code.get(y).get(at).i32Add().get(keptReg).f32x4ExtractLane(0).f32Store();
     for (const i of pass.accumulate) {
       const acc = scalarAcc.get(i) as number;
       const ins = d.instructions[i] as KernelInstruction;
@@ -148,4 +157,32 @@ export function rowReductionFunction(d: KernelDescription): FunctionDef {
     }
   }
   return { name: 'row', params: new Array<ValType>(k + 2).fill(I32), results: [], code };
+}
+
+/** The emitted cost of an instruction, roughly in SIMD ops: exp and sigmoid are polynomials. */
+const cost = (op: number): number => (op === KOp.exp || op === KOp.sigmoid ? 16 : 1);
+
+/**
+ * The instruction the pass before the last should store in the output for the last pass to read
+ * back: the one saving the most recomputation, if that beats a store and a load; per-element values only.
+ */
+function keptValue(d: KernelDescription, uniform: readonly boolean[]): number | undefined {
+  const plan = rowPasses(d);
+  const final = plan[plan.length - 1] as RowPass;
+  const before = plan[plan.length - 2];
+  if (!before) return undefined;
+  const first = d.inputs.length + d.constants.length;
+  const total = (list: readonly number[]) => list.reduce((sum, i) => sum + cost((d.instructions[i] as KernelInstruction).op), 0);
+  const full = total(final.evaluate);
+  let best: number | undefined;
+  let saving = 2;
+  for (const i of final.evaluate) {
+    if (uniform[first + i] || !before.evaluate.includes(i)) continue;
+    const s = full - total((rowPasses(d, i)[plan.length - 1] as RowPass).evaluate);
+    if (s > saving) {
+      best = i;
+      saving = s;
+    }
+  }
+  return best;
 }

@@ -124,6 +124,8 @@ describe('kernel descriptions', () => {
       { evaluate: [1, 2, 3], accumulate: [4], store: false },
       { evaluate: [1, 2, 5, 6, 7, 8, 9], accumulate: [], store: true },
     ]);
+    // d read back in the last pass: the mean is not recomputed for it
+    expect(rowPasses(layerNorm, 2)[2]).toEqual({ evaluate: [5, 6, 7, 8, 9], accumulate: [], store: true });
     // an elementwise kernel is one pass of every instruction the output needs
     expect(rowPasses(sample)).toEqual([{ evaluate: [0, 1, 2], accumulate: [], store: true }]);
   });

@@ -246,9 +246,11 @@ export interface RowPass {
 /**
  * The passes of a description over each row, up to the output's (one for an elementwise kernel):
  * each evaluates only what its reductions, or the output, need; a value computed in an earlier
- * pass is recomputed rather than stored (inputs are read again instead of a row being buffered).
+ * pass is recomputed rather than stored (inputs are read again instead of a row being buffered),
+ * except instruction `kept`, whose value the last pass reads back (an emitter that stored it in
+ * the output during the pass before: a softmax's exp, then not computed twice).
  */
-export function rowPasses(d: KernelDescription): RowPass[] {
+export function rowPasses(d: KernelDescription, kept?: number): RowPass[] {
   const passes = registerPasses(d);
   const first = d.inputs.length + d.constants.length;
   const last = passes[d.output] as number;
@@ -271,7 +273,7 @@ export function rowPasses(d: KernelDescription): RowPass[] {
     for (let i = d.instructions.length - 1; i >= 0; i--) {
       if (!needed.has(i)) continue;
       const ins = d.instructions[i] as KernelInstruction;
-      if (isRowReductionKOp(ins.op)) {
+      if (isRowReductionKOp(ins.op) || (p === last && i === kept)) {
         needed.delete(i);
         continue;
       }
