@@ -112,6 +112,17 @@ const cases: Case[] = [
     scale: 8,
   },
   {
+    // [B, L, H, D] to [B, H, L, D] plus a bias in that layout (so the Transpose is not sunk below the
+    // chain): the Transpose is read as a strided input of the kernel
+    name: 'softmax of transposed heads plus a bias',
+    nodes: [op('Transpose', ['x'], ['t'], [{ name: 'perm', ints: [0, 2, 1, 3] }]), op('Add', ['t', 'r'], ['a']), ...softmax('a', 'y')],
+    inputs: [f32('x', [2, 7, 3, 21]), f32('r', [2, 3, 7, 21])],
+    output: f32('y', [2, 3, 7, 21]),
+    opset: 17,
+    reductions: 2,
+    scale: 5,
+  },
+  {
     name: 'LayerNorm (PyTorch export) over rows of 50',
     nodes: layerNorm('x', 'y', 50),
     inputs: [f32('x', [3, 7, 50])],

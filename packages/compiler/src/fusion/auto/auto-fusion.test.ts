@@ -235,6 +235,21 @@ describe('auto-fusion', () => {
     expect(r.fused.map(kindOf)).toEqual([1, 1, 1]);
   });
 
+  it('reads a Transpose that keeps the last axis at the head of a group as a strided input, not a copy', () => {
+    const b = new GraphBuilder('transpose-head', { ops });
+    const x = b.input('x', 'float32', [2, 3, 4, 5]);
+    const t = b.op('Transpose', [x], { name: 'heads', attrs: { perm: attr.ints([0, 2, 1, 3]) } });
+    const s = b.input('s', 'float32', [1, 4, 1, 5]);
+    b.output(b.op('Relu', [b.op('Add', [t, s], { name: 'add' })], { name: 'relu' }), 'y');
+    // one that moves the last axis stays a Transpose
+    const u = b.op('Transpose', [x], { name: 'moves', attrs: { perm: attr.ints([0, 1, 3, 2]) } });
+    b.output(b.op('Neg', [b.op('Abs', [u], { name: 'abs' })], { name: 'neg' }), 'z');
+    const r = fuseAndCompare(b.build(), { x: tensor([2, 3, 4, 5], 8), s: tensor([1, 4, 1, 5], 9) });
+    expect(r.types.sort()).toEqual(['FusedElementwise', 'FusedElementwise', 'Transpose']);
+    const fusedNodes = r.fused.map((n) => n.opDesc.attrs.get('fused_nodes')).map((a) => (a?.kind === 'strings' ? a.value : []));
+    expect(fusedNodes).toContainEqual(['heads', 'add', 'relu']);
+  });
+
   // random DAGs with row reductions (sum, mean, max over the last axis) among elementwise ops
   it.each(Array.from({ length: 30 }, (_, i) => i + 1))('random graph with row reductions %i matches the unfused graph', (seed) => {
     let state = seed * 104729;

@@ -242,6 +242,41 @@ function lowerActivation(b: ExpressionBuilder, x: number, activation: string, pa
 interface GroupKernel {
   readonly inputs: OutDataAnchor[];
   readonly words: Int32Array;
+  /** Transposes the kernel reads through (their inputs are its inputs, strided): removed with the group. */
+  readonly heads: Node[];
+}
+
+/**
+ * A Transpose at the head of a group, read as a strided view of its input instead of copied (TVM's
+ * injective class fused into its consumer): static float32, its last axis kept (the SIMD loop reads
+ * each row contiguously), every reader in the group. The permutation, else undefined.
+ */
+function transposeHead(a: OutDataAnchor, group: ReadonlySet<Node>): number[] | undefined {
+  const node = a.node;
+  if (node.type !== 'Transpose' || !isOnnx(node) || node.inControl.peers.length > 0 || node.outControl.peers.length > 0) return undefined;
+  const x = descOfAnchor(node.inData[0]?.peer);
+  if (!staticFloatDesc(x) || !staticFloatDesc(descOfAnchor(a)) || !a.peers.every((c) => group.has(c.node))) return undefined;
+  const rank = x.shape.length;
+  const perm = [
+    ...createAttrReader(node.opDesc.attrs).ints(
+      'perm',
+      Array.from({ length: rank }, (_, i) => rank - 1 - i),
+    ),
+  ];
+  const valid = perm.length === rank && [...perm].sort((p, q) => p - q).every((v, i) => v === i);
+  return valid && rank > 1 && perm[rank - 1] === rank - 1 ? perm : undefined;
+}
+
+/** Right-aligned strides of the view Transpose(x, perm) read at each index of `out` (0 where broadcast). */
+function transposedStrides(x: readonly number[], perm: readonly number[], out: readonly number[]): number[] {
+  const contiguous = new Array<number>(x.length).fill(1);
+  for (let i = x.length - 2; i >= 0; i--) contiguous[i] = (contiguous[i + 1] as number) * (x[i + 1] as number);
+  const strides = new Array<number>(out.length).fill(0);
+  perm.forEach((p, i) => {
+    const o = out.length - perm.length + i;
+    strides[o] = x[p] === 1 && (out[o] as number) !== 1 ? 0 : (contiguous[p] as number);
+  });
+  return strides;
 }
 
 /**
@@ -265,6 +300,9 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   const outShape = ((sink ?? host?.anchor.node)?.opDesc.outputDescs[sink ? 0 : (host?.anchor.index ?? 0)]?.shape ?? []) as number[];
   const inSet = new Set(members);
   const inputs: OutDataAnchor[] = [];
+  // inputs read through a Transpose: their permutation
+  const views = new Map<number, number[]>();
+  const heads: Node[] = [];
   const constants: number[] = [];
   // keyed by the value's text so -0 stays apart from 0
   const constantRegs = new Map<string, number>();
@@ -290,7 +328,15 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     if (scalar !== undefined) {
       const c = constantIndex(scalar);
       operand = { kind: 'constant', index: c };
-    } else operand = { kind: 'input', index: inputs.push(a) - 1 };
+    } else {
+      const perm = host ? undefined : transposeHead(a, inSet);
+      const source = perm ? (a.node.inData[0]?.peer as OutDataAnchor) : a;
+      if (perm) {
+        views.set(inputs.length, perm);
+        heads.push(a.node);
+      }
+      operand = { kind: 'input', index: inputs.push(source) - 1 };
+    }
     valueAt.set(a, operand);
     return operand;
   };
@@ -361,7 +407,11 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     instructions.push({ op: KOp.copy, a: output, b: 0 });
     output = first + instructions.length - 1;
   }
-  const strides = inputs.map((a) => broadcastStrides((descOfAnchor(a)?.shape ?? []) as number[], outShape));
+  const strides = inputs.map((a, i) => {
+    const dims = (descOfAnchor(a)?.shape ?? []) as number[];
+    const perm = views.get(i);
+    return perm ? transposedStrides(dims, perm, outShape) : broadcastStrides(dims, outShape);
+  });
   const collapsed = host
     ? host.kind === 'conv'
       ? channelLayout(outShape, strides)
@@ -380,7 +430,7 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     output,
     vectorWidth: 4,
   });
-  return { inputs, words };
+  return { inputs, words, heads };
 }
 
 /** The group's members in the graph's topological order. */
@@ -478,7 +528,7 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
       attrs: [
         ['shape', attr.ints([...(desc.shape as number[])])],
         ['description', attr.ints(Array.from(kernel.words))],
-        ['fused_nodes', attr.strings(members.map((m) => m.name))],
+        ['fused_nodes', attr.strings([...kernel.heads, ...members].map((m) => m.name))],
       ],
       outputDescs: [desc],
       outputNames: [sink.opDesc.outputNames[0] ?? sink.name],
@@ -489,7 +539,7 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
     graph.link(a, node.inData[i] as Node['inData'][number]);
   });
   graph.replaceAllUses(sink.outData[0] as OutDataAnchor, node.outData[0] as OutDataAnchor);
-  for (const m of members) graph.removeNode(m);
+  for (const m of [...members, ...kernel.heads]) graph.removeNode(m);
 }
 
 /** Activations a FusedConv hands to a generated epilogue on its own: the ones the SIMD emitter covers. */
