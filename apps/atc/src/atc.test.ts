@@ -94,6 +94,17 @@ describe('atc', () => {
     expect(six.out).toContain('fused groups: 1\n  Mul_4_fused (kernel 0): Mul_2, Sigmoid_3, Mul_4\n');
   });
 
+  it('lists a softmax written out as one row-reduction kernel with --mode=6', async () => {
+    const output = join(dir, 'softmax');
+    const model = join(testdata, 'onnx-backend/node/test_softmax_axis_2_expanded/model.onnx');
+    expect((await run([`--model=${model}`, `--output=${output}`, '--log=null'])).code).toBe(0);
+    const six = await run(['--mode=6', `--om=${output}.om`]);
+    expect(six.code).toBe(0);
+    // max along the row, x − max, exp, sum along the row, divide
+    expect(six.out).toMatch(/kernel 0: row-reduction float32\[12,5\], .* ops: rowMax sub exp rowSum div/);
+    expect(six.out).toMatch(/fused groups: 1\n {2}\S+ \(kernel 0\): .*ReduceMax.*ReduceSum/);
+  });
+
   it('recognises an ONNX file without its extension and dumps a model as JSON', async () => {
     const renamed = join(dir, 'model.bin');
     writeFileSync(renamed, readFileSync(join(testdata, 'models/onnx/mnist.onnx')));

@@ -1,14 +1,15 @@
 import type { OmModel, compileModel } from '@tsge/ge';
-import { type KernelDescription, KOp, TSGE_DOMAIN } from '@tsge/metadef';
+import { type KernelDescription, KOp, KernelKind, TSGE_DOMAIN } from '@tsge/metadef';
 
 const OP_NAMES = new Map<number, string>(Object.entries(KOp).map(([name, code]) => [code, name]));
 
-/** One line per generated kernel: shape, inputs (strides; 0 = broadcast), the expression's op codes. */
+/** One line per generated kernel: kind, shape, inputs (strides; 0 = broadcast), the expression's op codes. */
 function kernelLines(descriptions: readonly KernelDescription[]): string[] {
   return descriptions.map((d, i) => {
     const inputs = d.inputs.map((x) => `[${x.strides.join(',')}]`).join(' ');
     const ops = d.instructions.map((ins) => OP_NAMES.get(ins.op) ?? String(ins.op)).join(' ');
-    return `  kernel ${i}: elementwise float32[${d.shape.join(',')}], ${d.inputs.length} inputs (strides ${inputs}), ${d.constants.length} constants, ${d.instructions.length} ops: ${ops}`;
+    const kind = d.kind === KernelKind.rowReduction ? 'row-reduction' : 'elementwise';
+    return `  kernel ${i}: ${kind} float32[${d.shape.join(',')}], ${d.inputs.length} inputs (strides ${inputs}), ${d.constants.length} constants, ${d.instructions.length} ops: ${ops}`;
   });
 }
 

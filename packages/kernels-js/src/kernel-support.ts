@@ -11,6 +11,7 @@ export { defineKernel } from './define.js';
 export { applyActivation } from './fused/activation.js';
 export { captureOutput } from './fused/fused-ops.js';
 export {
+  checkEpilogueKind,
   checkOperands,
   descriptionOf,
   descriptionRows,

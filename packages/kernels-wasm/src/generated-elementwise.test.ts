@@ -149,8 +149,17 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
     expect(Array.from(f32.subarray(128, 158))).toEqual(Array.from({ length: 30 }, (_, i) => i - [1, 2, 4][i % 3]!));
   });
 
+  it.each(Array.from({ length: 12 }, (_, i) => i + 1))('random description with exp %i: SIMD matches the interpreter', (seed) => {
+    // exp over the whole float range: underflow to 0, overflow to +∞, 1/e(-x) above 0
+    const d = randomDescription(seed + 500, [3, 1 + (seed % 9)], [KOp.exp, KOp.mul, KOp.add, KOp.neg, KOp.sub]);
+    const scaled = { ...d, constants: [9.5, -40] };
+    expect(emittable(scaled)).toBe(true);
+    const { simd, interpreted } = runTile(scaled, false, 2);
+    expectClose(simd, interpreted);
+  });
+
   it('descriptions with ops the emitter lacks run on the interpreter inside the tile', () => {
-    const d = randomDescription(5, [3, 7], [KOp.exp, KOp.add, KOp.erf]);
+    const d = randomDescription(5, [3, 7], [KOp.tanh, KOp.add, KOp.erf]);
     expect(emittable(d)).toBe(d.instructions.every((i) => i.op === KOp.add));
     const { simd, interpreted } = runTile(d, false, 2);
     expectClose(simd, interpreted);
@@ -163,5 +172,81 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
     expect(() =>
       generatedElementwiseTile.run(memory, [0, 1, d.inputs.length + 2, ...new Array(d.inputs.length + 2).fill(64), ...words]),
     ).toThrow(/addresses/);
+  });
+
+  it.each(Array.from({ length: 24 }, (_, i) => i + 1))('random row-reduction description %i: SIMD matches the interpreter', (seed) => {
+    const rnd = random(seed * 7 + 3);
+    const pick = (n: number) => Math.floor(Math.abs(rnd() * 1000)) % n;
+    // rows of 1..21 elements (tails of 0..3), one to three leading dims
+    const shape = [...Array.from({ length: pick(3) }, () => 1 + pick(4)), 1 + pick(21)];
+    const base = randomDescription(seed + 100, shape, [KOp.add, KOp.sub, KOp.mul, KOp.max, KOp.relu, KOp.abs, KOp.exp]);
+    // reductions spliced in: each reads an earlier register, later instructions may read it back
+    const first = base.inputs.length + base.constants.length;
+    const instructions = base.instructions.map((ins, i) =>
+      i % 3 === 1 ? { op: pick(2) ? KOp.rowSum : KOp.rowMax, a: pick(first + i), b: 0 } : ins,
+    );
+    if (!instructions.some((i) => i.op >= 64)) instructions.push({ op: KOp.rowMax, a: 0, b: 0 });
+    instructions.push({ op: KOp.sub, a: 0, b: first + instructions.length - 1 });
+    const d: KernelDescription = { ...base, kind: KernelKind.rowReduction, instructions, output: first + instructions.length - 1 };
+    expect(emittable(d)).toBe(true);
+    for (const shared of [false, true]) {
+      const { simd, interpreted } = runTile(d, shared, 1 + (seed % 3));
+      // sums in four lanes against one float64 sum: allow for the order, relative to the output's scale
+      const scale = interpreted.reduce((m, v) => (Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m), 1);
+      interpreted.forEach((e, i) => {
+        const a = simd[i] as number;
+        if (Number.isNaN(e)) expect(a, `element ${i}`).toBeNaN();
+        else if (!Number.isFinite(e)) expect(a, `element ${i}`).toBe(e);
+        else expect(Math.abs(a - e), `element ${i}: ${a} vs ${e}`).toBeLessThanOrEqual(1e-5 * scale);
+      });
+    }
+  });
+
+  it('a row maximum over a row holding NaN is NaN, in the vector body and in the tail', () => {
+    const d: KernelDescription = {
+      kind: KernelKind.rowReduction,
+      dtype: KernelDtype.float32,
+      shape: [2, 6],
+      inputs: [{ size: 12, strides: [6, 1] }],
+      constants: [],
+      instructions: [
+        { op: KOp.rowMax, a: 0, b: 0 },
+        { op: KOp.sub, a: 0, b: 1 },
+      ],
+      output: 2,
+      vectorWidth: 4,
+    };
+    const memory = wasmMemory(false, 4);
+    const f32 = new Float32Array(memory.buffer);
+    // row 0: NaN in the vector part; row 1: NaN in the two-element tail
+    f32.set([1, Number.NaN, 3, 4, 5, 6, 1, 2, 3, 4, 5, Number.NaN], 16);
+    generatedElementwiseTile.run(memory, [0, 2, 2, 64, 128, ...encodeKernelDescription(d)]);
+    expect(Array.from(f32.subarray(32, 44)).every(Number.isNaN)).toBe(true);
+  });
+
+  it.each([
+    [3, 11],
+    [5, 4],
+    [2, 1],
+    [1, 33],
+  ])('a softmax over [%i, %i] reads its exp back from the output in the last pass and matches the interpreter', (rows, n) => {
+    const d: KernelDescription = {
+      kind: KernelKind.rowReduction,
+      dtype: KernelDtype.float32,
+      shape: [rows, n],
+      inputs: [{ size: rows * n, strides: [n, 1] }],
+      constants: [],
+      instructions: [
+        { op: KOp.rowMax, a: 0, b: 0 },
+        { op: KOp.sub, a: 0, b: 1 },
+        { op: KOp.exp, a: 2, b: 0 },
+        { op: KOp.rowSum, a: 3, b: 0 },
+        { op: KOp.div, a: 3, b: 4 },
+      ],
+      output: 5,
+      vectorWidth: 4,
+    };
+    const { simd, interpreted } = runTile(d, false, 2);
+    expectClose(simd, interpreted);
   });
 });

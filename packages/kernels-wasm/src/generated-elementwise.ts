@@ -2,10 +2,11 @@ import {
   type KernelContextV1,
   type KernelDescription,
   type KernelV1,
-  KOp,
+  KernelKind,
   type LinearMemory,
   TSGE_DOMAIN,
   decodeKernelDescription,
+  isRowReductionKOp,
   kernelElements,
 } from '@tsge/metadef';
 import {
@@ -18,7 +19,9 @@ import {
 } from '@tsge/kernels-js/kernel-support';
 import { FUSED_ELEMENTWISE } from '@tsge/ops/kernel-support';
 import { Code, type FunctionDef, I32, type ValType, assembleModule } from './emitter.js';
-import { emitExpNonPositive, streamFunction } from './elementwise-module.js';
+import { streamFunction } from './elementwise-module.js';
+import { EMIT, type Emit } from './generated-emit-ops.js';
+import { rowReductionFunction } from './generated-rows.js';
 import { hasWasmSimd } from './kernel-modules.js';
 import { inMemory } from './simd-matmul.js';
 import { runTiles, splitRange, tileFunction } from './tiles.js';
@@ -37,48 +40,18 @@ const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
  */
 type RowsFunction = (...args: number[]) => void;
 
-/** The op codes the emitter turns into SIMD; a description using others runs on the interpreter. */
-type Emit = (code: Code, a: number, b: number, temp: () => number) => void;
-const EMIT: Readonly<Record<number, Emit>> = {
-  [KOp.neg]: (c, a) => c.f32x4Const(0).get(a).f32x4Sub(),
-  [KOp.abs]: (c, a) => c.get(a).f32x4Abs(),
-  // max (not pmax) so NaN stays NaN, as Math.max(v, 0) does
-  [KOp.relu]: (c, a) => c.get(a).f32x4Const(0).f32x4Max(),
-  [KOp.reciprocal]: (c, a) => c.f32x4Const(1).get(a).f32x4Div(),
-  [KOp.floor]: (c, a) => c.get(a).f32x4Floor(),
-  [KOp.ceil]: (c, a) => c.get(a).f32x4Ceil(),
-  // correctly rounded, as Math.fround(Math.sqrt(x)) is
-  [KOp.sqrt]: (c, a) => c.get(a).f32x4Sqrt(),
-  [KOp.copy]: (c, a) => c.get(a),
-  [KOp.sigmoid]: (c, a, _b, temp) => {
-    // e = exp(-|x|) never overflows; 1/(1+e) for x ≥ 0 and e/(1+e) below
-    const e = temp();
-    const s = temp();
-    c.get(a).f32x4Abs().f32x4Const(-1).f32x4Mul().set(e);
-    emitExpNonPositive(c, { temp }, e, e);
-    c.f32x4Const(1).f32x4Const(1).get(e).f32x4Add().f32x4Div().set(s);
-    c.get(s).get(e).get(s).f32x4Mul().get(a).f32x4Const(0).f32x4Ge().v128Bitselect();
-  },
-  [KOp.add]: (c, a, b) => c.get(a).get(b).f32x4Add(),
-  [KOp.sub]: (c, a, b) => c.get(a).get(b).f32x4Sub(),
-  [KOp.mul]: (c, a, b) => c.get(a).get(b).f32x4Mul(),
-  [KOp.div]: (c, a, b) => c.get(a).get(b).f32x4Div(),
-  [KOp.max]: (c, a, b) => c.get(a).get(b).f32x4Max(),
-  [KOp.min]: (c, a, b) => c.get(a).get(b).f32x4Min(),
-  [KOp.leaky]: (c, a, b) => c.get(a).get(a).get(b).f32x4Mul().get(a).f32x4Const(0).f32x4Ge().v128Bitselect(),
-  // pmax(a, b) = a < b ? b : a and pmin(a, b) = b < a ? b : a keep NaN of a, as Clip does
-  [KOp.clampLo]: (c, a, b) => c.get(a).get(b).f32x4Pmax(),
-  [KOp.clampHi]: (c, a, b) => c.get(a).get(b).f32x4Pmin(),
-};
-
 /** Whether the emitter covers a description: every op code, and rows that each input reads contiguously or as one repeated element. */
 export function emittable(d: KernelDescription): boolean {
   const last = d.shape.length - 1;
-  return d.instructions.every((i) => EMIT[i.op] !== undefined) && d.inputs.every((x) => x.strides[last] === 0 || x.strides[last] === 1);
+  return (
+    d.instructions.every((i) => EMIT[i.op] !== undefined || isRowReductionKOp(i.op)) &&
+    d.inputs.every((x) => x.strides[last] === 0 || x.strides[last] === 1)
+  );
 }
 
 /** The row function's WebAssembly module of a description (the loop nest's inner loop: f32x4 body, scalar tail). */
 export function emitDescription(d: KernelDescription, shared: boolean): Uint8Array {
+  if (d.kind === KernelKind.rowReduction) return assembleModule([rowReductionFunction(d), rowsLoop(d.inputs.length, false)], { shared });
   const last = d.shape.length - 1;
   const kinds = d.inputs.map((x) => (x.strides[last] === 0 ? ('scalar' as const) : ('vector' as const)));
   const fn = streamFunction('row', kinds, 0, (code, env) => {
@@ -130,7 +103,7 @@ function rowsLoop(k: number, strided: boolean): FunctionDef {
 const MAX_CACHED = 1024;
 /** Compiled modules per process, keyed by description words and memory kind; instances per memory. */
 const modules = new Map<string, object>();
-const instances = new WeakMap<LinearMemory, Map<string, { rows: RowsFunction; box: RowsFunction }>>();
+const instances = new WeakMap<LinearMemory, Map<string, { rows: RowsFunction; box: RowsFunction | undefined }>>();
 const descriptions = new Map<string, KernelDescription>();
 
 /** A description from its words, validated once per process (`where` names it in errors). */
@@ -144,7 +117,11 @@ export function cachedDescription(words: readonly number[], key: string, where: 
   return d;
 }
 
-function compiledModule(memory: LinearMemory, d: KernelDescription, key: string): { rows: RowsFunction; box: RowsFunction } | undefined {
+function compiledModule(
+  memory: LinearMemory,
+  d: KernelDescription,
+  key: string,
+): { rows: RowsFunction; box: RowsFunction | undefined } | undefined {
   if (!wasm || !hasWasmSimd() || !emittable(d)) return undefined;
   let perMemory = instances.get(memory);
   if (!perMemory) {
@@ -162,7 +139,8 @@ function compiledModule(memory: LinearMemory, d: KernelDescription, key: string)
     modules.set(moduleKey, module);
   }
   const exports = new wasm.Instance(module, { env: { memory } }).exports;
-  const run = { rows: exports.rows as RowsFunction, box: exports.box as RowsFunction };
+  // a row-reduction module has no box: an epilogue is elementwise
+  const run = { rows: exports.rows as RowsFunction, box: exports.box as RowsFunction | undefined };
   perMemory.set(key, run);
   return run;
 }

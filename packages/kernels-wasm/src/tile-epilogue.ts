@@ -1,5 +1,12 @@
 import { type KernelContextV1, type KernelDescription, KOp, type LinearMemory, TsgeError, kernelElements } from '@tsge/metadef';
-import { applyActivation, checkOperands, descriptionOf, epilogueOperands, interpretDescription } from '@tsge/kernels-js/kernel-support';
+import {
+  applyActivation,
+  checkEpilogueKind,
+  checkOperands,
+  descriptionOf,
+  epilogueOperands,
+  interpretDescription,
+} from '@tsge/kernels-js/kernel-support';
 import { cachedDescription, compiledBox, emittable } from './generated-elementwise.js';
 import { type SimdKernelExports, hasWasmSimd, simdKernels } from './kernel-modules.js';
 
@@ -85,6 +92,7 @@ export function matmulEpilogueTail(ctx: KernelContextV1, y: Float32Array): numbe
 
 /** An epilogue is over [N, C, spatial] (Conv) or [1, rows, N] (MatMul) of the output: what a tile's block addresses. */
 function checkLayout(d: KernelDescription, ctx: KernelContextV1, y: Float32Array): void {
+  checkEpilogueKind(d, ctx.nodeName);
   const [n, c, p] = d.shape as [number, number, number];
   if (d.shape.length === 3 && n * c * p === y.length && kernelElements(d) === y.length) return;
   throw TsgeError.of('TSGE-E7103', {

@@ -51,6 +51,8 @@ export async function expectLikeOrt(options: {
   readonly reference?: Uint8Array;
   /** Worker threads tsge runs with (1 unless given). */
   readonly threads?: number;
+  /** Compile options for tsge (the defaults unless given). */
+  readonly compile?: Parameters<typeof compileModel>[1];
 }): Promise<void> {
   const { label, bytes, feeds } = options;
   const session = await ort.InferenceSession.create(options.reference ?? bytes);
@@ -60,7 +62,7 @@ export async function expectLikeOrt(options: {
     ),
   );
   await session.release();
-  const model = await loadModel((await compileModel(await parseModel(bytes, { fileName: `${label}.onnx` }))).om, {
+  const model = await loadModel((await compileModel(await parseModel(bytes, { fileName: `${label}.onnx` }), options.compile)).om, {
     threads: options.threads ?? 1,
   });
   const actual = await model.run(feeds);

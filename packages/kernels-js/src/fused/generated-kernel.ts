@@ -1,11 +1,14 @@
 import {
   type KernelContextV1,
   type KernelDescription,
+  type KernelInstruction,
+  KernelKind,
   KOp,
   TSGE_DOMAIN,
   TsgeError,
   decodeKernelDescription,
   kernelElements,
+  rowPasses,
 } from '@tsge/metadef';
 import { FUSED_ELEMENTWISE, erf } from '@tsge/ops/kernel-support';
 import { defineKernel } from '../define.js';
@@ -102,6 +105,8 @@ export function descriptionRows(d: KernelDescription): number {
  * The plain-JS interpreter of a description over rows [rowStart, rowEnd) (a row is a run along
  * the last dim). Each instruction runs as a loop over a block of up to BLOCK elements held in
  * float32 registers, so intermediate values round to float32 exactly as the unfused ops' tensors do.
+ * A row-reduction kernel makes its passes over each row (`rowPasses`), each reduction summed in
+ * float64 and rounded once, its result then one value for the whole row.
  */
 export function interpretDescription(
   d: KernelDescription,
@@ -119,6 +124,8 @@ export function interpretDescription(
   for (const c of d.constants) registers.push(new Float32Array(BLOCK).fill(c));
   for (let i = 0; i < d.instructions.length; i++) registers.push(new Float32Array(BLOCK));
   const loads = registers.slice(0, k);
+  const passes = rowPasses(d);
+  const totals = new Float64Array(d.instructions.length);
   const index = new Array<number>(rank - 1).fill(0);
   let rest = rowStart;
   for (let dim = rank - 2; dim >= 0; dim--) {
@@ -129,32 +136,50 @@ export function interpretDescription(
   const base = d.inputs.map((input) => index.reduce((sum, v, dim) => sum + v * (input.strides[dim] as number), 0));
   const inner = d.inputs.map((input) => input.strides[rank - 1] as number);
   for (let row = rowStart; row < rowEnd; row++) {
-    for (let start = 0; start < last; start += BLOCK) {
-      const n = Math.min(BLOCK, last - start);
-      for (let r = 0; r < k; r++) {
-        const src = inputs[r] as Float32Array;
-        const s = inner[r] as number;
-        const at = (base[r] as number) + start * s;
-        if (s === 1) registers[r] = src.subarray(at, at + n);
-        else {
-          const reg = loads[r] as Float32Array;
-          for (let e = 0; e < n; e++) reg[e] = src[at + e * s] as number;
-          registers[r] = reg;
+    for (const pass of passes) {
+      for (const i of pass.accumulate)
+        totals[i] = (d.instructions[i] as KernelInstruction).op === KOp.rowSum ? 0 : Number.NEGATIVE_INFINITY;
+      for (let start = 0; start < last; start += BLOCK) {
+        const n = Math.min(BLOCK, last - start);
+        for (let r = 0; r < k; r++) {
+          const src = inputs[r] as Float32Array;
+          const s = inner[r] as number;
+          const at = (base[r] as number) + start * s;
+          if (s === 1) registers[r] = src.subarray(at, at + n);
+          else {
+            const reg = loads[r] as Float32Array;
+            for (let e = 0; e < n; e++) reg[e] = src[at + e * s] as number;
+            registers[r] = reg;
+          }
         }
-      }
-      for (let i = 0; i < d.instructions.length; i++) {
-        const ins = d.instructions[i] as KernelDescription['instructions'][number];
-        const y = registers[first + i] as Float32Array;
-        const a = registers[ins.a] as Float32Array;
-        const unary = UNARY[ins.op];
-        if (unary) for (let e = 0; e < n; e++) y[e] = unary(a[e] as number);
-        else {
-          const b = registers[ins.b] as Float32Array;
-          const binary = BINARY[ins.op] as Binary;
-          for (let e = 0; e < n; e++) y[e] = binary(a[e] as number, b[e] as number);
+        for (const i of pass.evaluate) {
+          const ins = d.instructions[i] as KernelInstruction;
+          const y = registers[first + i] as Float32Array;
+          const a = registers[ins.a] as Float32Array;
+          const unary = UNARY[ins.op];
+          if (unary) for (let e = 0; e < n; e++) y[e] = unary(a[e] as number);
+          else {
+            const b = registers[ins.b] as Float32Array;
+            const binary = BINARY[ins.op] as Binary;
+            for (let e = 0; e < n; e++) y[e] = binary(a[e] as number, b[e] as number);
+          }
         }
+        for (const i of pass.accumulate) {
+          const ins = d.instructions[i] as KernelInstruction;
+          const a = registers[ins.a] as Float32Array;
+          let t = totals[i] as number;
+          if (ins.op === KOp.rowSum) for (let e = 0; e < n; e++) t += a[e] as number;
+          else
+            for (let e = 0; e < n; e++) {
+              const v = a[e] as number;
+              // a NaN, once taken, stays: no v compares greater (as the unfused ReduceMax gives NaN)
+              if (v > t || Number.isNaN(v)) t = v;
+            }
+          totals[i] = t;
+        }
+        if (pass.store) output.set((registers[d.output] as Float32Array).subarray(0, n), row * last + start);
       }
-      output.set((registers[d.output] as Float32Array).subarray(0, n), row * last + start);
+      for (const i of pass.accumulate) (registers[first + i] as Float32Array).fill(totals[i] as number);
     }
     // step the outer index (last outer dim fastest) and every input's base with it
     for (let dim = rank - 2; dim >= 0; dim--) {
@@ -165,6 +190,11 @@ export function interpretDescription(
       index[dim] = 0;
     }
   }
+}
+
+/** An epilogue runs over blocks of its host's output: its description must be elementwise (TSGE-E7105 otherwise). */
+export function checkEpilogueKind(d: KernelDescription, node: string): void {
+  if (d.kind !== KernelKind.elementwise) throw TsgeError.of('TSGE-E7105', { node, kernel: node });
 }
 
 /** The tensors a FusedConv's epilogue reads: its output (input 0), then the node's inputs after B. */
@@ -186,6 +216,7 @@ export function epilogueOperands(ctx: KernelContextV1, y: Float32Array): Float32
 export function applyEpilogue(ctx: KernelContextV1, y: Float32Array): void {
   if (!ctx.attrs.has('description') && !ctx.attrs.has('kernel')) return;
   const d = descriptionOf(ctx);
+  checkEpilogueKind(d, ctx.nodeName);
   const inputs = epilogueOperands(ctx, y);
   checkOperands(d, inputs, y, ctx.nodeName);
   interpretDescription(d, inputs, y);

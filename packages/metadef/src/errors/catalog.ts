@@ -188,6 +188,8 @@ export const ErrorCatalog = {
   'TSGE-E7101': 'kernel description {kernel} is out of range: {reason}',
   'TSGE-E7102': 'node {node}: generated kernel {kernel} is not in the model ({count} kernel descriptions)',
   'TSGE-E7103': 'node {node}: generated kernel {kernel} does not match its task: {reason}',
+  'TSGE-E7104': 'kernel description {kernel} does not fit its kind: {reason}',
+  'TSGE-E7105': 'node {node}: generated kernel {kernel} reduces rows, which an epilogue cannot run',
   // adapters / dflow
   'TSGE-E8001': '{message}',
   // dflow (@tsge/dflow): flow graphs, sessions, flow models, deployment

@@ -8,6 +8,8 @@ import {
   KOp,
   decodeKernelDescription,
   encodeKernelDescription,
+  registerPasses,
+  rowPasses,
 } from './kernel-description.js';
 
 // y = relu(x · s + 0.5) over [2, 3, 4] with s broadcast per row of the middle dim
@@ -86,5 +88,63 @@ describe('kernel descriptions', () => {
     expect(() => decodeKernelDescription(patched(20, 99), 'KERNELS "description:3"')).toThrow(
       /kernel description KERNELS "description:3" is out of range: instruction 0: unknown op code 99/,
     );
+  });
+
+  // LayerNorm over rows of 5: m = Σx / 5, d = x − m, v = Σd² / 5, y = d / sqrt(v + ε) · γ
+  const layerNorm: KernelDescription = {
+    kind: KernelKind.rowReduction,
+    dtype: KernelDtype.float32,
+    shape: [3, 5],
+    inputs: [
+      { size: 15, strides: [5, 1] },
+      { size: 5, strides: [0, 1] },
+    ],
+    constants: [5, 2 ** -10],
+    instructions: [
+      { op: KOp.rowSum, a: 0, b: 0 }, // 4
+      { op: KOp.div, a: 4, b: 2 }, // 5: mean
+      { op: KOp.sub, a: 0, b: 5 }, // 6: d
+      { op: KOp.mul, a: 6, b: 6 }, // 7
+      { op: KOp.rowSum, a: 7, b: 0 }, // 8
+      { op: KOp.div, a: 8, b: 2 }, // 9: variance
+      { op: KOp.add, a: 9, b: 3 }, // 10
+      { op: KOp.sqrt, a: 10, b: 0 }, // 11
+      { op: KOp.div, a: 6, b: 11 }, // 12
+      { op: KOp.mul, a: 12, b: 1 }, // 13
+    ],
+    output: 13,
+    vectorWidth: 4,
+  };
+
+  it('a row-reduction kernel runs in passes: each recomputes only what its reductions or the output need', () => {
+    expect(decodeKernelDescription(encodeKernelDescription(layerNorm), 'k0')).toEqual(layerNorm);
+    expect(registerPasses(layerNorm)).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
+    expect(rowPasses(layerNorm)).toEqual([
+      { evaluate: [], accumulate: [0], store: false },
+      { evaluate: [1, 2, 3], accumulate: [4], store: false },
+      { evaluate: [1, 2, 5, 6, 7, 8, 9], accumulate: [], store: true },
+    ]);
+    // d read back in the last pass: the mean is not recomputed for it
+    expect(rowPasses(layerNorm, 2)[2]).toEqual({ evaluate: [5, 6, 7, 8, 9], accumulate: [], store: true });
+    // an elementwise kernel is one pass of every instruction the output needs
+    expect(rowPasses(sample)).toEqual([{ evaluate: [0, 1, 2], accumulate: [], store: true }]);
+  });
+
+  it.each([
+    ['a row reduction in an elementwise kernel', { ...layerNorm, kind: KernelKind.elementwise }, 'TSGE-E7104'],
+    ['a row-reduction kernel without a reduction', { ...sample, kind: KernelKind.rowReduction }, 'TSGE-E7104'],
+    [
+      'more reductions in sequence than the limit',
+      {
+        ...layerNorm,
+        instructions: Array.from({ length: 8 }, (_, i) => ({ op: KOp.rowMax, a: i === 0 ? 0 : 3 + i, b: 0 })),
+        output: 11,
+      },
+      'TSGE-E7104',
+    ],
+    ['a reduction with a second operand', { ...layerNorm, instructions: [{ op: KOp.rowSum, a: 0, b: 1 }], output: 4 }, 'TSGE-E7101'],
+    ['an unknown kind', { ...layerNorm, kind: 3 as 2 }, 'TSGE-E7101'],
+  ])('%s is a coded error', (_, d, code) => {
+    expect(codeOf(encodeKernelDescription(d as KernelDescription))).toBe(code);
   });
 });

@@ -36,6 +36,9 @@ const MODELS = [
     // elementwise chains: their .om files carry generated kernels (descriptions in KERNELS)
     'test_swish_expanded',
     'test_gelu_default_1_expanded',
+    // softmax and RMSNorm written out: row-reduction kernels
+    'test_softmax_axis_2_expanded',
+    'test_rms_normalization_3d_axis_negative_1_epsilon_expanded',
   ].map((t) => `onnx-backend/node/${t}/model.onnx`),
 ];
 

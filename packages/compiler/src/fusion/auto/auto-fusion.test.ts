@@ -197,4 +197,87 @@ describe('auto-fusion', () => {
       expect(() => decodeKernelDescription(words?.kind === 'ints' ? words.value : [], node.name)).not.toThrow();
     }
   });
+
+  const lastAxis = { axes: attr.ints([-1]) };
+  const kindOf = (node: { opDesc: { attrs: ReadonlyMap<string, AttrValue> } }) => {
+    const words = node.opDesc.attrs.get('description');
+    return decodeKernelDescription(words?.kind === 'ints' ? words.value : [], 'k').kind;
+  };
+
+  it('fuses a decomposed softmax over the last axis into one row-reduction kernel', () => {
+    const b = new GraphBuilder('softmax', { ops });
+    const x = b.input('x', 'float32', [2, 3, 13]);
+    const shifted = b.op('Sub', [x, b.op('ReduceMax', [x], { name: 'max', attrs: lastAxis })], { name: 'shift' });
+    const e = b.op('Exp', [shifted], { name: 'exp' });
+    b.output(b.op('Div', [e, b.op('ReduceSum', [e], { name: 'sum', attrs: lastAxis })], { name: 'div' }), 'y');
+    const r = fuseAndCompare(b.build(), { x: tensor([2, 3, 13], 11, 20) }, 1e-6);
+    expect(r.types).toEqual(['FusedElementwise']);
+    expect(kindOf(r.fused[0] as (typeof r.fused)[number])).toBe(2);
+  });
+
+  it('leaves reductions over other axes, reductions read outside the group, and a reduction as the sink unfused', () => {
+    const b = new GraphBuilder('reductions', { ops });
+    const x = b.input('x', 'float32', [4, 6]);
+    // over axis 0: not a row reduction
+    const col = b.op('ReduceMean', [x], { name: 'col', attrs: { axes: attr.ints([0]) } });
+    b.output(b.op('Relu', [b.op('Sub', [x, col], { name: 'csub' })], { name: 'crelu' }), 'a');
+    // the row max is a graph output too: it stays, the rest fuses without it
+    const max = b.op('ReduceMax', [x], { name: 'max', attrs: lastAxis });
+    b.output(max, 'm');
+    b.output(b.op('Exp', [b.op('Sub', [x, max], { name: 'msub' })], { name: 'mexp' }), 'b');
+    // a chain ending in a reduction: the reduction is no sink, its producers stay apart from it
+    b.output(
+      b.op('ReduceSum', [b.op('Neg', [b.op('Abs', [x], { name: 'abs' })], { name: 'neg' })], { name: 'rsum', attrs: lastAxis }),
+      'c',
+    );
+    const r = fuseAndCompare(b.build(), { x: tensor([4, 6], 5) });
+    expect(r.types.sort()).toEqual(['FusedElementwise', 'FusedElementwise', 'FusedElementwise', 'ReduceMax', 'ReduceMean', 'ReduceSum']);
+    expect(r.fused.map(kindOf)).toEqual([1, 1, 1]);
+  });
+
+  it('reads a Transpose that keeps the last axis at the head of a group as a strided input, not a copy', () => {
+    const b = new GraphBuilder('transpose-head', { ops });
+    const x = b.input('x', 'float32', [2, 3, 4, 5]);
+    const t = b.op('Transpose', [x], { name: 'heads', attrs: { perm: attr.ints([0, 2, 1, 3]) } });
+    const s = b.input('s', 'float32', [1, 4, 1, 5]);
+    b.output(b.op('Relu', [b.op('Add', [t, s], { name: 'add' })], { name: 'relu' }), 'y');
+    // one that moves the last axis stays a Transpose
+    const u = b.op('Transpose', [x], { name: 'moves', attrs: { perm: attr.ints([0, 1, 3, 2]) } });
+    b.output(b.op('Neg', [b.op('Abs', [u], { name: 'abs' })], { name: 'neg' }), 'z');
+    const r = fuseAndCompare(b.build(), { x: tensor([2, 3, 4, 5], 8), s: tensor([1, 4, 1, 5], 9) });
+    expect(r.types.sort()).toEqual(['FusedElementwise', 'FusedElementwise', 'Transpose']);
+    const fusedNodes = r.fused.map((n) => n.opDesc.attrs.get('fused_nodes')).map((a) => (a?.kind === 'strings' ? a.value : []));
+    expect(fusedNodes).toContainEqual(['heads', 'add', 'relu']);
+  });
+
+  // random DAGs with row reductions (sum, mean, max over the last axis) among elementwise ops
+  it.each(Array.from({ length: 30 }, (_, i) => i + 1))('random graph with row reductions %i matches the unfused graph', (seed) => {
+    let state = seed * 104729;
+    const rand = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      // the high bits: an LCG's low bits repeat with a short period
+      return Math.floor(state / 65536) % n;
+    };
+    const shape = [...Array.from({ length: rand(3) }, () => 1 + rand(4)), 2 + rand(12)];
+    const b = new GraphBuilder(`rows_${seed}`, { ops });
+    const feeds: Record<string, HostTensor> = { x: tensor(shape, seed, 2) };
+    const values: Value[] = [b.input('x', 'float32', shape)];
+    const count = 3 + rand(8);
+    for (let i = 0; i < count; i++) {
+      const pick = values[rand(values.length)] as Value;
+      const kind = rand(4);
+      if (kind === 0) {
+        const type = ['ReduceSum', 'ReduceMean', 'ReduceMax'][rand(3)] as string;
+        values.push(b.op(type, [pick], { name: `r${i}`, attrs: lastAxis }));
+      } else if (kind === 1) values.push(b.op(['Neg', 'Abs', 'Relu', 'Sigmoid'][rand(4)] as string, [pick], { name: `u${i}` }));
+      else {
+        const other = values[rand(values.length)] as Value;
+        values.push(b.op(['Add', 'Sub', 'Mul', 'Max'][rand(4)] as string, rand(2) ? [pick, other] : [other, pick], { name: `b${i}` }));
+      }
+    }
+    // the sink has the full shape: the last value plus x
+    b.output(b.op('Add', [values[values.length - 1] as Value, values[0] as Value], { name: 'sink' }), 'y');
+    const r = fuseAndCompare(b.build(), feeds, 2e-5);
+    for (const node of r.fused) expect([1, 2]).toContain(kindOf(node));
+  });
 });

@@ -35,6 +35,20 @@ function scalarOf(a: OutDataAnchor | undefined): number | undefined {
   return t?.type === 'float32' && t.data.length === 1 ? (t.data[0] as number) : undefined;
 }
 
+/** Reductions that join a group when they reduce the last axis only (keeping it, as size 1). */
+const ROW_REDUCTIONS: Readonly<Record<string, KOpCode>> = { ReduceSum: KOp.rowSum, ReduceMean: KOp.rowSum, ReduceMax: KOp.rowMax };
+
+/** Whether a node is an ONNX ReduceSum/Mean/Max over its static float32 input's last axis with keepdims (TVM's commutative reduction). */
+function rowReduction(node: Node): boolean {
+  if (ROW_REDUCTIONS[node.type] === undefined || !isOnnx(node)) return false;
+  const x = descOfAnchor(node.inData[0]?.peer);
+  const y = node.opDesc.outputDescs[0];
+  if (!staticFloatDesc(x) || !staticFloatDesc(y) || x.shape.length === 0 || y.shape.length !== x.shape.length) return false;
+  const last = x.shape.length - 1;
+  // axes of size 1 reduced along with the last one change nothing
+  return (x.shape[last] as number) > 1 && y.shape.every((d, i) => (i === last ? d === 1 : d === x.shape[i]));
+}
+
 /** A dry run of an op's lowering: whether it can be expressed with these inputs and attributes. */
 function lowerable(node: Node, attrs: AttrReader): boolean {
   const lowering = LOWERINGS[node.type];
@@ -48,9 +62,12 @@ function lowerable(node: Node, attrs: AttrReader): boolean {
 /**
  * Whether a node may join a generated kernel: an ONNX op whose definition says elementwise or
  * broadcast (TVM's injective class below the reduction), that this lowers, over static float32
- * tensors, with one output and no control edges.
+ * tensors, with one output and no control edges; or a reduction along the last axis (`rowReduction`),
+ * which makes the group a row-reduction kernel.
  */
 function fusable(node: Node, ops: OpRegistry): boolean {
+  if (node.outData.length === 1 && node.inControl.peers.length === 0 && node.outControl.peers.length === 0 && rowReduction(node))
+    return true;
   const def = ops.get(node.type, node.opDesc.domain);
   if (def?.pattern !== 'elementwise' && def?.pattern !== 'broadcast') return false;
   if (node.outData.length !== 1 || node.inControl.peers.length > 0 || node.outControl.peers.length > 0) return false;
@@ -113,6 +130,22 @@ function collapse(shape: readonly number[], strides: readonly number[][]): { sha
     }
   });
   return { shape: s, strides: st };
+}
+
+/** A row-reduction kernel's layout: the leading dims collapsed, the reduced last dim kept as it is. */
+function rowCollapse(shape: readonly number[], strides: readonly number[][]): Layout {
+  const last = shape.length - 1;
+  const lead =
+    last > 0
+      ? collapse(
+          shape.slice(0, last),
+          strides.map((row) => row.slice(0, last)),
+        )
+      : { shape: [], strides: strides.map(() => []) };
+  return {
+    shape: [...lead.shape, shape[last] as number],
+    strides: lead.strides.map((row, i) => [...row, (strides[i] as number[])[last] as number]),
+  };
 }
 
 /**
@@ -209,6 +242,41 @@ function lowerActivation(b: ExpressionBuilder, x: number, activation: string, pa
 interface GroupKernel {
   readonly inputs: OutDataAnchor[];
   readonly words: Int32Array;
+  /** Transposes the kernel reads through (their inputs are its inputs, strided): removed with the group. */
+  readonly heads: Node[];
+}
+
+/**
+ * A Transpose at the head of a group, read as a strided view of its input instead of copied (TVM's
+ * injective class fused into its consumer): static float32, its last axis kept (the SIMD loop reads
+ * each row contiguously), every reader in the group. The permutation, else undefined.
+ */
+function transposeHead(a: OutDataAnchor, group: ReadonlySet<Node>): number[] | undefined {
+  const node = a.node;
+  if (node.type !== 'Transpose' || !isOnnx(node) || node.inControl.peers.length > 0 || node.outControl.peers.length > 0) return undefined;
+  const x = descOfAnchor(node.inData[0]?.peer);
+  if (!staticFloatDesc(x) || !staticFloatDesc(descOfAnchor(a)) || !a.peers.every((c) => group.has(c.node))) return undefined;
+  const rank = x.shape.length;
+  const perm = [
+    ...createAttrReader(node.opDesc.attrs).ints(
+      'perm',
+      Array.from({ length: rank }, (_, i) => rank - 1 - i),
+    ),
+  ];
+  const valid = perm.length === rank && [...perm].sort((p, q) => p - q).every((v, i) => v === i);
+  return valid && rank > 1 && perm[rank - 1] === rank - 1 ? perm : undefined;
+}
+
+/** Right-aligned strides of the view Transpose(x, perm) read at each index of `out` (0 where broadcast). */
+function transposedStrides(x: readonly number[], perm: readonly number[], out: readonly number[]): number[] {
+  const contiguous = new Array<number>(x.length).fill(1);
+  for (let i = x.length - 2; i >= 0; i--) contiguous[i] = (contiguous[i + 1] as number) * (x[i + 1] as number);
+  const strides = new Array<number>(out.length).fill(0);
+  perm.forEach((p, i) => {
+    const o = out.length - perm.length + i;
+    strides[o] = x[p] === 1 && (out[o] as number) !== 1 ? 0 : (contiguous[p] as number);
+  });
+  return strides;
 }
 
 /**
@@ -232,6 +300,9 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   const outShape = ((sink ?? host?.anchor.node)?.opDesc.outputDescs[sink ? 0 : (host?.anchor.index ?? 0)]?.shape ?? []) as number[];
   const inSet = new Set(members);
   const inputs: OutDataAnchor[] = [];
+  // inputs read through a Transpose: their permutation
+  const views = new Map<number, number[]>();
+  const heads: Node[] = [];
   const constants: number[] = [];
   // keyed by the value's text so -0 stays apart from 0
   const constantRegs = new Map<string, number>();
@@ -257,7 +328,15 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     if (scalar !== undefined) {
       const c = constantIndex(scalar);
       operand = { kind: 'constant', index: c };
-    } else operand = { kind: 'input', index: inputs.push(a) - 1 };
+    } else {
+      const perm = host ? undefined : transposeHead(a, inSet);
+      const source = perm ? (a.node.inData[0]?.peer as OutDataAnchor) : a;
+      if (perm) {
+        views.set(inputs.length, perm);
+        heads.push(a.node);
+      }
+      operand = { kind: 'input', index: inputs.push(source) - 1 };
+    }
     valueAt.set(a, operand);
     return operand;
   };
@@ -286,7 +365,21 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     if (activated === undefined) return undefined;
     valueAt.set(host.anchor, operands[activated] as Operand);
   }
+  const reduces = members.some(rowReduction);
+  // an epilogue runs over blocks of its host's output, never whole rows; a row-reduction kernel's
+  // rows are the output's last dim, which each reduction's input must span
+  const rowLength = outShape[outShape.length - 1];
+  if (reduces && (host || rowLength === undefined)) return undefined;
   for (const node of members) {
+    if (rowReduction(node)) {
+      const x = node.inData[0]?.peer as OutDataAnchor;
+      if ((descOfAnchor(x)?.shape.at(-1) ?? 0) !== rowLength) return undefined;
+      operands.push(inSet.has(x.node) ? (valueAt.get(x) as Operand) : regOfAnchor(x));
+      const total = builder.emit(ROW_REDUCTIONS[node.type] as KOpCode, operands.length - 1);
+      const result = node.type === 'ReduceMean' ? builder.emit(KOp.div, total, builder.constant(rowLength as number)) : total;
+      valueAt.set(node.outData[0] as OutDataAnchor, operands[result] as Operand);
+      continue;
+    }
     const regs = node.inData.map((a) => {
       if (!a.peer) return undefined;
       const operand = inSet.has(a.peer.node) ? (valueAt.get(a.peer) as Operand) : regOfAnchor(a.peer);
@@ -314,15 +407,21 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     instructions.push({ op: KOp.copy, a: output, b: 0 });
     output = first + instructions.length - 1;
   }
-  const strides = inputs.map((a) => broadcastStrides((descOfAnchor(a)?.shape ?? []) as number[], outShape));
+  const strides = inputs.map((a, i) => {
+    const dims = (descOfAnchor(a)?.shape ?? []) as number[];
+    const perm = views.get(i);
+    return perm ? transposedStrides(dims, perm, outShape) : broadcastStrides(dims, outShape);
+  });
   const collapsed = host
     ? host.kind === 'conv'
       ? channelLayout(outShape, strides)
       : rowLayout(outShape, strides)
-    : collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
+    : reduces
+      ? rowCollapse(outShape, strides)
+      : collapse(outShape.length === 0 ? [1] : outShape, outShape.length === 0 ? strides.map(() => [0]) : strides);
   if (!collapsed) return undefined;
   const words = encodeKernelDescription({
-    kind: KernelKind.elementwise,
+    kind: reduces ? KernelKind.rowReduction : KernelKind.elementwise,
     dtype: KernelDtype.float32,
     shape: collapsed.shape,
     inputs: inputs.map((a, i) => ({ size: shapeSize(descOfAnchor(a)?.shape ?? []) ?? 1, strides: collapsed.strides[i] as number[] })),
@@ -331,7 +430,7 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     output,
     vectorWidth: 4,
   });
-  return { inputs, words };
+  return { inputs, words, heads };
 }
 
 /** The group's members in the graph's topological order. */
@@ -365,7 +464,8 @@ export const autoFusionPass = definePass({
     const assigned = new Set<Node>();
     let fused = 0;
     for (const sink of [...sorted].reverse()) {
-      if (assigned.has(sink) || !candidate(sink)) continue;
+      // a reduction's output is one value per row: it joins the group of an elementwise sink
+      if (assigned.has(sink) || !candidate(sink) || rowReduction(sink)) continue;
       const group = growGroup(sink, (n) => !assigned.has(n) && candidate(n));
       const members = ordered(group, position);
       const host = epilogueHostOf(members, sink);
@@ -428,7 +528,7 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
       attrs: [
         ['shape', attr.ints([...(desc.shape as number[])])],
         ['description', attr.ints(Array.from(kernel.words))],
-        ['fused_nodes', attr.strings(members.map((m) => m.name))],
+        ['fused_nodes', attr.strings([...kernel.heads, ...members].map((m) => m.name))],
       ],
       outputDescs: [desc],
       outputNames: [sink.opDesc.outputNames[0] ?? sink.name],
@@ -439,7 +539,7 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
     graph.link(a, node.inData[i] as Node['inData'][number]);
   });
   graph.replaceAllUses(sink.outData[0] as OutDataAnchor, node.outData[0] as OutDataAnchor);
-  for (const m of members) graph.removeNode(m);
+  for (const m of [...members, ...kernel.heads]) graph.removeNode(m);
 }
 
 /** Activations a FusedConv hands to a generated epilogue on its own: the ones the SIMD emitter covers. */
