@@ -1,5 +1,11 @@
 import { type KernelContextV1, type KernelDescription, KOp, type LinearMemory, TsgeError, kernelElements } from '@tsge/metadef';
-import { applyActivation, checkOperands, epilogueDescription, epilogueOperands, interpretDescription } from '@tsge/kernels-js/kernel-support';
+import {
+  applyActivation,
+  checkOperands,
+  epilogueDescription,
+  epilogueOperands,
+  interpretDescription,
+} from '@tsge/kernels-js/kernel-support';
 import { cachedDescription, compiledBox, emittable } from './generated-elementwise.js';
 import { type SimdKernelExports, hasWasmSimd, simdKernels } from './kernel-modules.js';
 

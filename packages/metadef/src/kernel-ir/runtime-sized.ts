@@ -6,13 +6,7 @@
  * validated like any other before a kernel runs it.
  */
 import { TsgeError } from '../errors/tsge-error.js';
-import {
-  CONTIGUOUS,
-  type KernelDescription,
-  RUNTIME_DIM,
-  decodeKernelDescription,
-  encodeKernelDescription,
-} from './kernel-description.js';
+import { CONTIGUOUS, type KernelDescription, RUNTIME_DIM, decodeKernelDescription, encodeKernelDescription } from './kernel-description.js';
 
 /** Whether a description has dims or inputs known only at run time. */
 export function isRuntimeSized(d: KernelDescription): boolean {

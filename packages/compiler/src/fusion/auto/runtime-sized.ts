@@ -27,7 +27,10 @@ function extent(shape: Shape, from: number, to: number): number {
 
 /** Whether an input of `dims` is the output itself as far as the compiler can tell (same rank, equal static dims). */
 function sameDims(dims: Shape, out: Shape): boolean {
-  return dims.length === out.length && dims.every((d, i) => isStaticDim(d) === isStaticDim(out[i] as Shape[number]) && (!isStaticDim(d) || d === out[i]));
+  return (
+    dims.length === out.length &&
+    dims.every((d, i) => isStaticDim(d) === isStaticDim(out[i] as Shape[number]) && (!isStaticDim(d) || d === out[i]))
+  );
 }
 
 /**
