@@ -18,18 +18,26 @@ export function epilogueDescription(
   const d = descriptionOf(ctx);
   const words = ctx.attrs.ints('description', []);
   if (!isRuntimeSized(d)) return { description: d, words };
-  const count = (from: number, to: number): number => dims.slice(from, to).reduce((a, b) => a * b, 1);
+  const rank = dims.length;
   // a FusedConv's tiles see it as the Conv it wraps
-  const layout =
+  const groups: [number, number][] =
     ctx.opType === FUSED_CONV || ctx.opType === 'Conv'
-      ? [dims[0] ?? 0, dims[1] ?? 0, count(2, dims.length)]
-      : [1, count(0, dims.length - 1), dims[dims.length - 1] ?? 0];
+      ? [
+          [0, 1],
+          [1, 2],
+          [2, rank],
+        ]
+      : [
+          [0, 0],
+          [0, rank - 1],
+          [rank - 1, rank],
+        ];
   const inputs: (readonly number[] | undefined)[] = [dims];
   for (let i = 3; i < ctx.inputCount; i++) inputs.push(ctx.tensor(i)?.dims);
-  const key = `${words.join(',')}|${layout.join(',')}|${inputs.map((x) => x?.join(',')).join('|')}`;
+  const key = `${words.join(',')}|${ctx.opType}|${inputs.map((x) => x?.join(',')).join('|')}`;
   let known = resolved.get(key);
   if (!known) {
-    const r = resolveRuntimeSized(d, { layout, output: dims, inputs }, ctx.nodeName);
+    const r = resolveRuntimeSized(d, { output: dims, groups, inputs }, ctx.nodeName);
     known = { description: r.description, words: Array.from(r.words) };
     if (resolved.size >= MAX_CACHED) resolved.clear();
     resolved.set(key, known);

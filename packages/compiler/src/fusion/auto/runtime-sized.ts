@@ -5,8 +5,9 @@ import { CONTIGUOUS, RUNTIME_DIM, isStaticDim, isStaticShape, isUnknownRank, sha
  * Epilogues over dynamic dims (a model compiled without fixed input shapes): the description is
  * run-time sized (metadef `runtime-sized.ts`). The output's layout — [N, C, spatial] for a Conv,
  * [1, rows, N] for a MatMul — keeps its static dims and marks the others `RUNTIME_DIM`. An input
- * either has the output's dims (checked by the kernel at each run, so it never broadcasts) and
- * walks the layout contiguously, or is static and broadcast along every run-time dim.
+ * either has the output's rank and dynamic dims where the output has them (the kernel addresses it
+ * from its dims at each run: the output's, or ones that broadcast to them, never beyond), or is
+ * static and broadcast along every run-time dim.
  */
 
 /** A float32 tensor of known rank with at least one dynamic dim (what this file handles). */
@@ -51,7 +52,7 @@ function staticRun(out: Shape, row: readonly number[], from: number, to: number)
     else if (s !== run * step) return undefined;
     step *= d;
   }
-  return run < 0 ? 0 : run;
+  return Math.max(run, 0);
 }
 
 /** Right-aligned broadcast strides of a static input of `dims` over `out`; undefined where it does not broadcast. */
