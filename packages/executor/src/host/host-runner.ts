@@ -5,7 +5,6 @@ import type {
   EventHandle,
   Graph,
   HostTensor,
-  KernelContextV1,
   KernelRegistry,
   LaunchV1,
   Node,
@@ -37,6 +36,7 @@ import { inferOutputsCached } from '../run/cached-inference.js';
 import { checkInferredOutput, inferOutputs } from '../run/infer-outputs.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 import { runRefCall } from '../run/ref-call.js';
+import { type CallConstants, type CallHandlers, withCallContext } from './call-contexts.js';
 import { createLastUse, valueKey } from './last-use.js';
 
 export interface HostModel {
@@ -277,7 +277,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
       if (dynamicOutputs && withBodies) inferred = inferOutputs(call, attrs, callInputs, (name) => executed.get(name));
       return inferred;
     };
-    const context: KernelContextV1 = {
+    const constants: CallConstants = {
       nodeName: call.node,
       opType: call.opType,
       attrs,
@@ -286,6 +286,8 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
       opsetVersion: call.opsetVersion,
       memory: device.memory,
       ...(parallel ? { parallel } : {}),
+    };
+    const handlers: CallHandlers = {
       input: (i) => callInputs[i],
       tensor(i) {
         const v = callInputs[i];
@@ -308,7 +310,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     };
     const start = observe ? performance.now() : 0;
     try {
-      bound.kernel.compute(context);
+      withCallContext(call, constants, handlers, (context) => bound.kernel.compute(context));
     } catch (error) {
       throw kernelFailure(call, error);
     }
