@@ -13,6 +13,7 @@ export function isRuntimeSized(d: KernelDescription): boolean {
   return d.shape.includes(RUNTIME_DIM) || d.inputs.some((x) => x.size === RUNTIME_DIM);
 }
 
+/** The shapes of one run that resolve a run-time-sized description. */
 export interface RuntimeShapes {
   /** The run's output dims. */
   readonly output: readonly number[];

@@ -51,8 +51,8 @@ function lowerable(node: Node, attrs: AttrReader): boolean {
 
 /**
  * Whether a node may join a generated kernel: an ONNX op whose definition says elementwise or
- * broadcast (TVM's injective class below the reduction), that this lowers, over static float32
- * tensors, with one output and no control edges.
+ * broadcast (TVM's injective class below the reduction), that this lowers, over float32 tensors
+ * of known rank (dynamic dims only end up in an epilogue), with one output and no control edges.
  */
 function fusable(node: Node, ops: OpRegistry): boolean {
   const def = ops.get(node.type, node.opDesc.domain);
@@ -366,7 +366,8 @@ function ordered(members: readonly Node[], order: ReadonlyMap<Node, number>): No
  * on the js device). A chain that reads a Conv's output (its only reader) becomes that Conv's
  * generated epilogue instead (TVM's out-elemwise-fusable rule): a `tsge::FusedConv` whose tiles run
  * the description over each output block while it is in cache; a FusedConv's own activation
- * becomes a description too. Static float32 shapes only; dynamic parts stay as they are.
+ * becomes a description too. Float32 only; on dynamic dims only epilogues, run-time sized
+ * (`runtime-sized.ts`); other groups with dynamic dims stay as they are.
  */
 export const autoFusionPass = definePass({
   name: 'auto-fusion',
