@@ -86,4 +86,43 @@ describe('dynamic-shape models on the worker pool', () => {
     const bad = await load({ threads: 2, runtimeArenaBytes: -1 }).catch((e: unknown) => e);
     expect(TsgeError.isInstance(bad) && bad.code).toBe('TSGE-E7002');
   });
+
+  it('frees run-time tensors at their last use: a run whose tensors together exceed the arena fits', async () => {
+    // 100 rows: each tensor 1600 bytes; x, relu, add and softmax together 6400 > 4096, but x is
+    // freed once relu ran and relu once add ran, so at most two are alive
+    for (const mode of ['sink', 'host'] as const) {
+      const executor = await load({ threads: 2, mode, runtimeArenaBytes: 4096 });
+      for (let run = 0; run < 2; run++) {
+        const x = Float32Array.from({ length: 400 }, (_, i) => (i % 5) - 2);
+        const y = (await executor.run({ x: { type: 'float32', dims: [100, 4], data: x } })).y as HostTensor;
+        expect(y.dims).toEqual([100, 4]);
+        for (const [i, v] of Array.from(y.data as Float32Array).entries()) expect(v).toBeCloseTo(expected(x)[i] as number, 5);
+      }
+      await executor.release();
+    }
+  });
+
+  it('infers again when a run-time shape input has other values, not only other dims', async () => {
+    const b = new GraphBuilder('reshape-by-input');
+    const x = b.input('x', 'float32', [6]);
+    const shape = b.input('shape', 'int64', [2]);
+    b.output(b.op('Reshape', [x, shape], { name: 'reshape', outputDescs: [createTensorDesc('float32', [-1, -1])] }), 'y');
+    const executor = await openModel(assembleModel(b.build(), { dynamicNodes: ['reshape'] }), { startWorkers: 'eager', threads: 2 });
+    const data = Float32Array.from({ length: 6 }, (_, i) => i);
+    for (const dims of [
+      [2, 3],
+      [3, 2],
+      [2, 3],
+      [6, 1],
+    ]) {
+      const feeds = {
+        x: { type: 'float32', dims: [6], data },
+        shape: { type: 'int64', dims: [2], data: BigInt64Array.from(dims.map(BigInt)) },
+      };
+      const y = (await executor.run(feeds as never)).y as HostTensor;
+      expect(y.dims).toEqual(dims);
+      expect(Array.from(y.data as Float32Array)).toEqual(Array.from(data));
+    }
+    await executor.release();
+  });
 });

@@ -17,10 +17,10 @@ export {
   descriptionRows,
   fusedElementwiseKernel,
   interpretDescription,
-  applyEpilogue,
   epilogueOperands,
   outputDims,
 } from './fused/generated-kernel.js';
+export { applyEpilogue, epilogueDescription } from './fused/epilogue.js';
 export { runKernelOnHost } from './host/run-on-host.js';
 export { mathKernels } from './math/index.js';
 export { convProblem, type ConvProblem } from './nn/conv.js';

@@ -80,7 +80,7 @@ export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
       const y = inner.result();
       if (!y) throw TsgeError.of('TSGE-E4003', { reason: `${FUSED_CONV} ${ctx.nodeName}: Conv produced no output` });
       activationPass(ctx)?.(y.data as Float32Array);
-      applyEpilogue(ctx, y.data as Float32Array);
+      applyEpilogue(ctx, y.data as Float32Array, y.dims);
     },
   });
 }
@@ -194,7 +194,7 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
     if (!workspace || WORKSPACE_HEADER + kDim * 32 > workspace.bytes) return fallback(ctx, reference);
     const [H, Wd] = g.inDims as [number, number];
     const [OH, OW] = g.outDims as [number, number];
-    const epilogue = convEpilogue(ctx, Y);
+    const epilogue = convEpilogue(ctx, Y, y.dims);
     const head = [X.byteOffset, W.byteOffset, Y.byteOffset, bias ? bias.byteOffset : -1, p.batch, p.inChannels, p.outChannels, p.group];
     const [KH, KW] = g.kernel as [number, number];
     const [sh, sw] = g.strides as [number, number];
@@ -323,7 +323,7 @@ function depthwisePlan(
   const Y = y.data as Float32Array;
   const biasByte = b ? (b.data as Float32Array).byteOffset : -1;
   // the depthwise kernel stores no clamp: an activation or epilogue runs per channel plane, or after
-  const epilogue = convEpilogue(ctx, Y, false);
+  const epilogue = convEpilogue(ctx, Y, y.dims, false);
   const tiles: number[][] = [];
   for (let n = 0; n < p.batch; n++) {
     for (const [c0, c1] of splitRange(p.outChannels, ctx.parallel?.threads ?? 1, 1, OH * OW * KH * KW)) {

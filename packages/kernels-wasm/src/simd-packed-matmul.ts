@@ -76,7 +76,7 @@ export function simdPackedMatMulKernel(reference: KernelV1): KernelV1 {
       const B = (b.data as Float32Array).byteOffset;
       const threads = ctx.parallel?.threads ?? 1;
       // a generated epilogue runs in the tiles when it can (then nothing is left for after them)
-      const tail = matmulEpilogueTail(ctx, Y);
+      const tail = matmulEpilogueTail(ctx, Y, dims);
       const withTail = (tiles: number[][]) => (tail ? tiles.map((t) => [...t, ...tail]) : tiles);
       if (rows > 0) {
         if (rows <= GEMV_MAX_ROWS)
@@ -86,7 +86,7 @@ export function simdPackedMatMulKernel(reference: KernelV1): KernelV1 {
           runTiles(memory, ctx.parallel, gemmPrepackedTile, withTail(tiles));
         }
       }
-      if (!tail) packedMatMulEpilogue(ctx, Y, n);
+      if (!tail) packedMatMulEpilogue(ctx, Y, dims);
     },
   });
 }

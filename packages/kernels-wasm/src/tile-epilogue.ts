@@ -3,7 +3,7 @@ import {
   applyActivation,
   checkEpilogueKind,
   checkOperands,
-  descriptionOf,
+  epilogueDescription,
   epilogueOperands,
   interpretDescription,
 } from '@tsge/kernels-js/kernel-support';
@@ -28,17 +28,17 @@ export interface ConvEpilogue {
 const NO_TAIL: readonly number[] = [0];
 
 /**
- * The epilogue of a Conv or FusedConv writing `y`. `storeClamp`: whether the path's GEMM store can
- * clamp (the depthwise kernel cannot: its clamp comes from the tail or the pass after).
+ * The epilogue of a Conv or FusedConv writing `y` of `dims`. `storeClamp`: whether the path's GEMM
+ * store can clamp (the depthwise kernel cannot: its clamp comes from the tail or the pass after).
  */
-export function convEpilogue(ctx: KernelContextV1, y: Float32Array, storeClamp = true): ConvEpilogue {
+export function convEpilogue(ctx: KernelContextV1, y: Float32Array, dims: readonly number[], storeClamp = true): ConvEpilogue {
   const { activation, params } = activationOf(ctx);
   const clamp = storeClamp ? clampOf(activation, params) : undefined;
   const pass = clamp ? undefined : activationPass(ctx);
   const none = { lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY, tail: NO_TAIL };
   const base = { ...none, ...clamp, ...(pass ? { after: pass } : {}) };
   if (!ctx.attrs.has('description') && !ctx.attrs.has('kernel')) return base;
-  const d = descriptionOf(ctx);
+  const { description: d, words } = epilogueDescription(ctx, dims);
   const operands = epilogueOperands(ctx, y);
   checkOperands(d, operands, y, ctx.nodeName);
   checkLayout(d, ctx, y);
@@ -62,11 +62,10 @@ export function convEpilogue(ctx: KernelContextV1, y: Float32Array, storeClamp =
   if (pass || !inMemory || !hasWasmSimd() || !emittable(d)) return { ...base, after: whole };
   const chain = activation === 'None' && storeClamp ? clampChain(d) : undefined;
   if (chain) return { ...none, ...chain };
-  return { ...base, tail: tailOf(ctx, operands) };
+  return { ...base, tail: tailOf(words, operands) };
 }
 
-function tailOf(ctx: KernelContextV1, operands: readonly Float32Array[]): number[] {
-  const words = ctx.attrs.ints('description');
+function tailOf(words: readonly number[], operands: readonly Float32Array[]): number[] {
   return [operands.length, ...operands.map((x) => x.byteOffset), words.length, ...words];
 }
 
@@ -76,10 +75,10 @@ function tailOf(ctx: KernelContextV1, operands: readonly Float32Array[]): number
  * every input in device memory, and the SIMD emitter covers it. Undefined otherwise (the
  * kernel's pass after the tiles applies it, on the interpreter).
  */
-export function matmulEpilogueTail(ctx: KernelContextV1, y: Float32Array): number[] | undefined {
+export function matmulEpilogueTail(ctx: KernelContextV1, y: Float32Array, dims: readonly number[]): number[] | undefined {
   if (!ctx.attrs.has('description') || ctx.tensor(2)) return undefined;
   if (!['', 'None'].includes(ctx.attrs.string('activation', ''))) return undefined;
-  const d = descriptionOf(ctx);
+  const { description: d, words } = epilogueDescription(ctx, dims);
   const operands = epilogueOperands(ctx, y);
   checkOperands(d, operands, y, ctx.nodeName);
   checkLayout(d, ctx, y);
@@ -87,7 +86,7 @@ export function matmulEpilogueTail(ctx: KernelContextV1, y: Float32Array): numbe
   if (!memory || !operands.every((x) => x.buffer === memory.buffer) || !hasWasmSimd() || !emittable(d)) return undefined;
   for (const x of operands.slice(1))
     if (x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength) return undefined;
-  return tailOf(ctx, operands);
+  return tailOf(words, operands);
 }
 
 /** An epilogue is over [N, C, spatial] (Conv) or [1, rows, N] (MatMul) of the output: what a tile's block addresses. */

@@ -275,7 +275,7 @@ function splitKernels(modules: readonly KernelModule[]): { kernels: KernelModule
       throw TsgeError.of('TSGE-E7100', { kernel: where, reason: `${m.bytes.length} bytes, not whole int32 words` });
     const view = new DataView(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
     const words = Array.from({ length: m.bytes.length / 4 }, (_, i) => view.getInt32(i * 4, true));
-    kernelDescriptions.push(decodeKernelDescription(words, where));
+    kernelDescriptions.push(decodeKernelDescription(words, where, { runtimeSized: true }));
   }
   return { kernels, kernelDescriptions };
 }

@@ -5,7 +5,6 @@ import type {
   EventHandle,
   Graph,
   HostTensor,
-  KernelContextV1,
   KernelRegistry,
   LaunchV1,
   Node,
@@ -33,9 +32,12 @@ import { isDynamicRef } from '../model/prepare-plans.js';
 import { type BoundOutput, checkBound, deviceViews, isDeviceTensor } from '../run/device-tensor.js';
 import { type RegionBases, copyTensor, tensorAt } from '../run/device-tensors.js';
 import type { Deadline } from '../run/deadline.js';
+import { inferOutputsCached } from '../run/cached-inference.js';
 import { checkInferredOutput, inferOutputs } from '../run/infer-outputs.js';
 import { kernelError, kernelFailure } from '../run/kernel-failure.js';
 import { runRefCall } from '../run/ref-call.js';
+import { type CallConstants, type CallHandlers, withCallContext } from './call-contexts.js';
+import { createLastUse, valueKey } from './last-use.js';
 
 export interface HostModel {
   readonly graph: Graph;
@@ -102,8 +104,8 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
   const { graph, device } = model;
   const { bases, inputs, observe, deadline, parallel } = input;
   const values = new Map<string, RuntimeValue | undefined>();
-  const key = (node: Node, index: number): string => `${node.name}\u0000${index}`;
-  const blocks: number[] = [];
+  const key = valueKey;
+  const lastUse = createLastUse(graph, (offset) => device.scratch.free(offset));
   const deviceView = deviceViews(device);
   const output = graph.outputNode();
   // producer output → the device tensor bound to the graph output it feeds
@@ -135,7 +137,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
         const where = { node: node.name, opType: node.type, domain: node.opDesc.domain };
         throw model.scratchFull && isDeviceError(error, 'out-of-memory') ? model.scratchFull(where, 0, bytes) : error;
       }
-      blocks.push(offset);
+      lastUse.own(key(node, 0), offset);
       const data = device.view(value.type, offset, count);
       (data as Float32Array).set(value.data as Float32Array);
       values.set(key(node, 0), { type: value.type, dims: [...value.dims], data });
@@ -217,7 +219,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     } catch (error) {
       throw model.scratchFull && isDeviceError(error, 'out-of-memory') ? model.scratchFull(call, index, bytes) : error;
     }
-    blocks.push(offset);
+    lastUse.own(`${call.node}\u0000${index}`, offset);
     return { type: dtype, dims: [...dims], data: device.view(dtype, offset, count) };
   };
 
@@ -261,6 +263,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
       call.outputs.forEach((ref, i) => {
         values.set(key(node, i), ref.region === 'none' ? undefined : tensorAt(ref, device, bases));
       });
+      lastUse.ran(node);
       return;
     }
     const callInputs = node.inData.map((_, i) => inputValue(node, i));
@@ -269,12 +272,12 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     // ops with subgraphs infer from the bodies they ran, so only once the kernel asks for outputs
     const executed = new Map<string, readonly RuntimeValue[]>();
     const withBodies = [...call.attrs.values()].some((a) => a.kind === 'graph' || a.kind === 'graphs');
-    let inferred = dynamicOutputs && !withBodies ? inferOutputs(call, attrs, callInputs) : undefined;
+    let inferred = dynamicOutputs && !withBodies ? inferOutputsCached(call, attrs, callInputs) : undefined;
     const inferredNow = (): readonly (ValueInfo | undefined)[] | undefined => {
       if (dynamicOutputs && withBodies) inferred = inferOutputs(call, attrs, callInputs, (name) => executed.get(name));
       return inferred;
     };
-    const context: KernelContextV1 = {
+    const constants: CallConstants = {
       nodeName: call.node,
       opType: call.opType,
       attrs,
@@ -283,6 +286,8 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
       opsetVersion: call.opsetVersion,
       memory: device.memory,
       ...(parallel ? { parallel } : {}),
+    };
+    const handlers: CallHandlers = {
       input: (i) => callInputs[i],
       tensor(i) {
         const v = callInputs[i];
@@ -305,11 +310,12 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     };
     const start = observe ? performance.now() : 0;
     try {
-      bound.kernel.compute(context);
+      withCallContext(call, constants, handlers, (context) => bound.kernel.compute(context));
     } catch (error) {
       throw kernelFailure(call, error);
     }
     if (observe) observe(call, streamId, start, performance.now());
+    lastUse.ran(node);
   };
 
   const collect = (): RuntimeValue[] => {
@@ -330,7 +336,7 @@ function hostRun(model: HostModel, plan: PreparedPlan, input: HostRunInput, driv
     });
   };
   const free = (): void => {
-    for (const offset of blocks) device.scratch.free(offset);
+    lastUse.releaseAll();
   };
   let driven: void | Promise<void>;
   try {

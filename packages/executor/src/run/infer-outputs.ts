@@ -27,13 +27,14 @@ export type ExecutedBodies = (attrName: string) => readonly (RuntimeValue | unde
  * bodies gave when the kernel ran them (`bodies`; a body not run, like If's other branch, counts as
  * unknown), through the op's own `inferSubgraph` use. Undefined when the op has no definition here
  * (a custom op: its kernel decides alone) or has subgraphs and no `bodies`. An input the op rejects
- * is TSGE-E4001 naming the node.
+ * is TSGE-E4001 naming the node. `onValueRead` hears of each input whose values inference reads.
  */
 export function inferOutputs(
   call: KernelCall,
   attrs: AttrReader,
   inputs: readonly (RuntimeValue | undefined)[],
   bodies?: ExecutedBodies,
+  onValueRead?: (index: number) => void,
 ): readonly (ValueInfo | undefined)[] | undefined {
   ops ??= createDefaultOpRegistry();
   const def = ops.get(call.opType, call.domain);
@@ -50,6 +51,7 @@ export function inferOutputs(
     attrs,
     input: (i) => valueInfo(inputs[i]),
     inputValue: (i) => {
+      onValueRead?.(i);
       const v = inputs[i];
       return v !== undefined && isHostTensor(v) ? v : undefined;
     },

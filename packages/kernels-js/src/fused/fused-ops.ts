@@ -1,7 +1,7 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, TSGE_DOMAIN, TsgeError } from '@tsge/metadef';
 import { defineKernel } from '../define.js';
 import { applyActivation } from './activation.js';
-import { applyEpilogue } from './generated-kernel.js';
+import { applyEpilogue } from './epilogue.js';
 import { EXTRA_BIAS, FUSED_BASE_OF } from '@tsge/ops/kernel-support';
 
 /** The base kernel runs into the planned output, then the bias and activation run over it in place. */
@@ -29,7 +29,7 @@ export function fusedKernel(type: string, base: KernelV1): KernelV1 {
             kernel: ctx.nodeName,
             reason: `an epilogue runs on float32, not ${result.type}`,
           });
-        applyEpilogue(ctx, result.data as Float32Array);
+        applyEpilogue(ctx, result.data as Float32Array, result.dims);
       }
     },
   });

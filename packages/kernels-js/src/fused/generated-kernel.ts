@@ -28,7 +28,8 @@ export function descriptionOf(ctx: KernelContextV1): KernelDescription {
   let d = decoded.get(key);
   if (!d) {
     if (words.length === 0) throw TsgeError.of('TSGE-E7102', { node: ctx.nodeName, kernel: '(none)', count: 0 });
-    d = decodeKernelDescription(words, ctx.nodeName);
+    // a generated epilogue may be run-time sized: `epilogueDescription` resolves it per run
+    d = decodeKernelDescription(words, ctx.nodeName, { runtimeSized: true });
     if (decoded.size >= MAX_CACHED) decoded.clear();
     decoded.set(key, d);
   }
@@ -207,19 +208,6 @@ export function epilogueOperands(ctx: KernelContextV1, y: Float32Array): Float32
     operands.push(t.data as Float32Array);
   }
   return operands;
-}
-
-/**
- * A FusedConv's generated epilogue (attribute `description`) over its output in place, on the
- * interpreter. Input 0 is the output itself: each block is read before it is written.
- */
-export function applyEpilogue(ctx: KernelContextV1, y: Float32Array): void {
-  if (!ctx.attrs.has('description') && !ctx.attrs.has('kernel')) return;
-  const d = descriptionOf(ctx);
-  checkEpilogueKind(d, ctx.nodeName);
-  const inputs = epilogueOperands(ctx, y);
-  checkOperands(d, inputs, y, ctx.nodeName);
-  interpretDescription(d, inputs, y);
 }
 
 /** The reference kernel of `tsge::FusedElementwise`: the interpreter over the whole output. */

@@ -4,7 +4,7 @@ import { PACKED_MATMUL, PACKED_MATMUL_PANEL } from '@tsge/ops/kernel-support';
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { defineKernel } from '../define.js';
 import { applyActivation } from '../fused/activation.js';
-import { applyEpilogue } from '../fused/generated-kernel.js';
+import { applyEpilogue } from '../fused/epilogue.js';
 
 /** The operands of a PackedMatMul: rows of A (every batch dim folded in), N, K and Y's dims. */
 export function packedMatMulShape(ctx: KernelContextV1): {
@@ -28,7 +28,8 @@ export function packedMatMulShape(ctx: KernelContextV1): {
 }
 
 /** Adds the optional bias over the last axis and applies the activation, in place. */
-export function packedMatMulEpilogue(ctx: KernelContextV1, y: Float32Array, n: number): void {
+export function packedMatMulEpilogue(ctx: KernelContextV1, y: Float32Array, dims: readonly number[]): void {
+  const n = dims[dims.length - 1] as number;
   const bias = ctx.tensor(2);
   if (bias) {
     if (bias.type !== 'float32' || bias.data.length !== n)
@@ -38,7 +39,7 @@ export function packedMatMulEpilogue(ctx: KernelContextV1, y: Float32Array, n: n
   }
   const activation = ctx.attrs.string('activation', '');
   if (activation !== '') applyActivation(y, activation, ctx.attrs.floats('activation_params', []));
-  applyEpilogue(ctx, y);
+  applyEpilogue(ctx, y, dims);
 }
 
 function compute(ctx: KernelContextV1): void {
@@ -55,7 +56,7 @@ function compute(ctx: KernelContextV1): void {
       for (let p = 0; p < k; p++) s += (A[i * k + p] as number) * (B[panel + p * P] as number);
       Y[i * n + j] = s;
     }
-  packedMatMulEpilogue(ctx, Y, n);
+  packedMatMulEpilogue(ctx, Y, dims);
 }
 
 export const packedMatMulKernel: KernelV1 = defineKernel({ opType: PACKED_MATMUL, domain: TSGE_DOMAIN, compute });

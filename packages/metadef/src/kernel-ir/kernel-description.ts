@@ -15,6 +15,10 @@
  * broadcast back to the row's elements, so softmax and norm chains are one kernel. It runs in
  * passes over each row: an instruction is computed in the pass after the last reduction it
  * depends on (`registerPasses`), reductions accumulate during the pass of their operand.
+ *
+ * A run-time-sized description (`runtime-sized.ts`) has dims of `RUNTIME_DIM` and inputs of size
+ * `RUNTIME_DIM` whose strides are all `CONTIGUOUS`; it is read only where asked for
+ * (`{ runtimeSized: true }`) and resolved to a static one from a run's shapes before it runs.
  */
 import { TsgeError } from '../errors/tsge-error.js';
 
@@ -22,6 +26,10 @@ export const KERNEL_DESCRIPTION_MAGIC = 0x3144_4b54; // 'TKD1' little-endian
 export const KERNEL_DESCRIPTION_VERSION = 1;
 
 export const KernelKind = { elementwise: 1, rowReduction: 2 } as const;
+/** A dim (or an input's size) known only at run time: the output's, resolved by the kernel. */
+export const RUNTIME_DIM = 0;
+/** The stride of an input of run-time size: it has the output's dims, so it walks the output's layout. */
+export const CONTIGUOUS = -1;
 export const KernelDtype = { float32: 1 } as const;
 
 /** Op codes of the per-element expression: 1..31 unary (b unused, 0), 32..63 binary. */
@@ -135,10 +143,14 @@ class DescriptionProblem extends Error {
  * out of range), naming `where` (the kernel's index or node); a row reduction in an elementwise
  * kernel, or a row-reduction kernel without one, is E7104.
  */
-export function decodeKernelDescription(words: ArrayLike<number>, where: string): KernelDescription {
+export function decodeKernelDescription(
+  words: ArrayLike<number>,
+  where: string,
+  options: { readonly runtimeSized?: boolean } = {},
+): KernelDescription {
   let d: KernelDescription;
   try {
-    d = decodeWords(words);
+    d = decodeWords(words, options.runtimeSized === true);
   } catch (e) {
     if (!(e instanceof DescriptionProblem)) throw e;
     throw TsgeError.of(e.malformed ? 'TSGE-E7100' : 'TSGE-E7101', { kernel: where, reason: e.message });
@@ -169,7 +181,7 @@ export function registerPasses(d: KernelDescription): number[] {
   return passes;
 }
 
-function decodeWords(words: ArrayLike<number>): KernelDescription {
+function decodeWords(words: ArrayLike<number>, runtimeSized: boolean): KernelDescription {
   if (words.length > KERNEL_LIMITS.words) throw new DescriptionProblem(`${words.length} words, more than ${KERNEL_LIMITS.words}`);
   let p = 0;
   const next = (what: string): number => {
@@ -192,23 +204,28 @@ function decodeWords(words: ArrayLike<number>): KernelDescription {
   const shape: number[] = [];
   let elements = 1;
   for (let i = 0; i < rank; i++) {
-    const dim = bounded(`dim ${i}`, 1, KERNEL_LIMITS.elements);
-    elements *= dim;
+    const dim = bounded(`dim ${i}`, runtimeSized ? RUNTIME_DIM : 1, KERNEL_LIMITS.elements);
+    elements *= Math.max(dim, 1);
     if (elements > KERNEL_LIMITS.elements) throw new DescriptionProblem(`output of more than ${KERNEL_LIMITS.elements} elements`);
     shape.push(dim);
   }
   const inputCount = bounded('input count', 1, KERNEL_LIMITS.inputs);
   const inputs: KernelInputDesc[] = [];
   for (let k = 0; k < inputCount; k++) {
-    const size = bounded(`input ${k} size`, 1, KERNEL_LIMITS.elements);
+    const size = bounded(`input ${k} size`, runtimeSized ? RUNTIME_DIM : 1, KERNEL_LIMITS.elements);
     const strides: number[] = [];
     let last = 0;
     for (let i = 0; i < rank; i++) {
-      const s = bounded(`input ${k} stride ${i}`, 0, KERNEL_LIMITS.elements);
+      // an input of run-time size walks the output's layout; a static one never steps along a run-time dim
+      const s =
+        size === RUNTIME_DIM
+          ? bounded(`input ${k} stride ${i}`, CONTIGUOUS, CONTIGUOUS)
+          : bounded(`input ${k} stride ${i}`, 0, shape[i] === RUNTIME_DIM ? 0 : KERNEL_LIMITS.elements);
       strides.push(s);
-      last += s * ((shape[i] as number) - 1);
+      last += Math.max(s, 0) * Math.max((shape[i] as number) - 1, 0);
     }
-    if (last >= size) throw new DescriptionProblem(`input ${k}: strides reach element ${last} of an input of ${size}`);
+    if (size !== RUNTIME_DIM && last >= size)
+      throw new DescriptionProblem(`input ${k}: strides reach element ${last} of an input of ${size}`);
     inputs.push({ size, strides });
   }
   const constantCount = bounded('constant count', 0, KERNEL_LIMITS.constants);

@@ -18,6 +18,7 @@ import { FUSED_CONV, FUSED_ELEMENTWISE, FUSED_MATMUL } from '@tsge/ops';
 import { uniqueName } from '../../graph-utils.js';
 import { definePass } from '../../pass-manager.js';
 import { type ExpressionBuilder, LOWERINGS } from './lower-ops.js';
+import { isDynamicFloat, runtimeLayout } from './runtime-sized.js';
 
 /** Groups smaller than this stay single ops: their hand-written kernels are as fast. */
 const MIN_GROUP = 2;
@@ -27,6 +28,9 @@ function staticFloatDesc(desc: TensorDesc | undefined): desc is TensorDesc & { s
 }
 
 const descOfAnchor = (a: OutDataAnchor | undefined): TensorDesc | undefined => a?.node.opDesc.outputDescs[a.index];
+
+/** Static float32, or float32 of known rank with dynamic dims (those only end up in run-time-sized epilogues). */
+const floatDesc = (desc: TensorDesc | undefined): desc is TensorDesc => staticFloatDesc(desc) || isDynamicFloat(desc);
 
 /** The value of a one-element float32 constant feeding an op, else undefined. */
 function scalarOf(a: OutDataAnchor | undefined): number | undefined {
@@ -61,9 +65,9 @@ function lowerable(node: Node, attrs: AttrReader): boolean {
 
 /**
  * Whether a node may join a generated kernel: an ONNX op whose definition says elementwise or
- * broadcast (TVM's injective class below the reduction), that this lowers, over static float32
- * tensors, with one output and no control edges; or a reduction along the last axis (`rowReduction`),
- * which makes the group a row-reduction kernel.
+ * broadcast (TVM's injective class below the reduction), that this lowers, over float32 tensors
+ * of known rank (dynamic dims only end up in an epilogue), with one output and no control edges; or
+ * a reduction along the last axis (`rowReduction`), which makes the group a row-reduction kernel.
  */
 function fusable(node: Node, ops: OpRegistry): boolean {
   if (node.outData.length === 1 && node.inControl.peers.length === 0 && node.outControl.peers.length === 0 && rowReduction(node))
@@ -71,8 +75,8 @@ function fusable(node: Node, ops: OpRegistry): boolean {
   const def = ops.get(node.type, node.opDesc.domain);
   if (def?.pattern !== 'elementwise' && def?.pattern !== 'broadcast') return false;
   if (node.outData.length !== 1 || node.inControl.peers.length > 0 || node.outControl.peers.length > 0) return false;
-  if (!staticFloatDesc(node.opDesc.outputDescs[0])) return false;
-  if (!node.inData.every((a) => !a.peer || staticFloatDesc(descOfAnchor(a.peer)))) return false;
+  if (!floatDesc(node.opDesc.outputDescs[0])) return false;
+  if (!node.inData.every((a) => !a.peer || floatDesc(descOfAnchor(a.peer)))) return false;
   return lowerable(node, createAttrReader(node.opDesc.attrs));
 }
 
@@ -407,6 +411,23 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     instructions.push({ op: KOp.copy, a: output, b: 0 });
     output = first + instructions.length - 1;
   }
+  const inputShapes = inputs.map((a) => descOfAnchor(a)?.shape ?? []);
+  if (!isStaticShape(outShape) || !inputShapes.every(isStaticShape)) {
+    // dynamic dims: only an epilogue, over its run-time-sized layout
+    const layout = host && !reduces && runtimeLayout(host.kind, outShape, inputShapes);
+    if (!layout) return undefined;
+    const words = encodeKernelDescription({
+      kind: KernelKind.elementwise,
+      dtype: KernelDtype.float32,
+      shape: layout.shape,
+      inputs: layout.inputs,
+      constants,
+      instructions,
+      output,
+      vectorWidth: 4,
+    });
+    return { inputs, words, heads };
+  }
   const strides = inputs.map((a, i) => {
     const dims = (descOfAnchor(a)?.shape ?? []) as number[];
     const perm = views.get(i);
@@ -444,7 +465,8 @@ function ordered(members: readonly Node[], order: ReadonlyMap<Node, number>): No
  * on the js device). A chain that reads a Conv's output (its only reader) becomes that Conv's
  * generated epilogue instead (TVM's out-elemwise-fusable rule): a `tsge::FusedConv` whose tiles run
  * the description over each output block while it is in cache; a FusedConv's own activation
- * becomes a description too. Static float32 shapes only; dynamic parts stay as they are.
+ * becomes a description too. Float32 only; on dynamic dims only epilogues, run-time sized
+ * (`runtime-sized.ts`); other groups with dynamic dims stay as they are.
  */
 export const autoFusionPass = definePass({
   name: 'auto-fusion',
@@ -577,7 +599,7 @@ function hostAt(anchor: OutDataAnchor): EpilogueHost | undefined {
   const node = anchor.node;
   const kind = hostKind(node);
   const desc = descOfAnchor(anchor);
-  if (!kind || !staticFloatDesc(desc) || desc.shape.length < (kind === 'conv' ? 3 : 2)) return undefined;
+  if (!kind || !floatDesc(desc) || desc.shape.length < (kind === 'conv' ? 3 : 2)) return undefined;
   const bias = kind === 'matmul' ? node.inData[2]?.peer : undefined;
   if (bias && !staticFloatDesc(descOfAnchor(bias))) return undefined;
   return { anchor, kind, ...(bias ? { bias } : {}), ...activationOf(node) };

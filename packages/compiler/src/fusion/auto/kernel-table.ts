@@ -17,7 +17,7 @@ export function kernelsOfGraph(graph: Graph): KernelDescription[] {
     const key = words.value.join(',');
     let i = index.get(key);
     if (i === undefined) {
-      i = table.push(decodeKernelDescription(words.value, node.name)) - 1;
+      i = table.push(decodeKernelDescription(words.value, node.name, { runtimeSized: true })) - 1;
       index.set(key, i);
     }
     node.opDesc.attrs.delete('description');

@@ -1,0 +1,120 @@
+import type { Shape, TensorDesc } from '@tsge/metadef';
+import { CONTIGUOUS, RUNTIME_DIM, isStaticDim, isStaticShape, isUnknownRank, shapeSize } from '@tsge/metadef';
+
+/**
+ * Epilogues over dynamic dims (a model compiled without fixed input shapes): the description is
+ * run-time sized (metadef `runtime-sized.ts`). The output's layout — [N, C, spatial] for a Conv,
+ * [1, rows, N] for a MatMul — keeps its static dims and marks the others `RUNTIME_DIM`. An input
+ * either has the output's rank and dynamic dims where the output has them (the kernel addresses it
+ * from its dims at each run: the output's, or ones that broadcast to them, never beyond), or is
+ * static and broadcast along every run-time dim.
+ */
+
+/** A float32 tensor of known rank with at least one dynamic dim (what this file handles). */
+export function isDynamicFloat(desc: TensorDesc | undefined): desc is TensorDesc {
+  return desc !== undefined && desc.dtype === 'float32' && !isUnknownRank(desc.shape) && !isStaticShape(desc.shape);
+}
+
+/** Output dims [from, to) as one layout dim: their product, or `RUNTIME_DIM` when any is dynamic. */
+function extent(shape: Shape, from: number, to: number): number {
+  let n = 1;
+  for (let i = from; i < to; i++) {
+    const d = shape[i] as Shape[number];
+    if (!isStaticDim(d)) return RUNTIME_DIM;
+    n *= d;
+  }
+  return n;
+}
+
+/** Whether an input of `dims` is the output itself as far as the compiler can tell (same rank, equal static dims). */
+function sameDims(dims: Shape, out: Shape): boolean {
+  return (
+    dims.length === out.length &&
+    dims.every((d, i) => isStaticDim(d) === isStaticDim(out[i] as Shape[number]) && (!isStaticDim(d) || d === out[i]))
+  );
+}
+
+/**
+ * A static input's stride over output dims [from, to) taken as one layout dim, from its
+ * right-aligned broadcast strides `row`: 0 when it is broadcast over all of them, the stride of a
+ * single contiguous run when they are all static, else undefined (it would step along a run-time dim).
+ */
+function staticRun(out: Shape, row: readonly number[], from: number, to: number): number | undefined {
+  if (row.slice(from, to).every((s) => s === 0)) return 0;
+  let run = -1;
+  let step = 1;
+  for (let i = to - 1; i >= from; i--) {
+    const d = out[i] as Shape[number];
+    if (!isStaticDim(d)) return undefined;
+    if (d === 1) continue;
+    const s = row[i] as number;
+    if (run < 0) run = s;
+    else if (s !== run * step) return undefined;
+    step *= d;
+  }
+  return Math.max(run, 0);
+}
+
+/** Right-aligned broadcast strides of a static input of `dims` over `out`; undefined where it does not broadcast. */
+function broadcastRow(dims: readonly number[], out: Shape): number[] | undefined {
+  if (dims.length > out.length) return undefined;
+  const row = new Array<number>(out.length).fill(0);
+  let step = 1;
+  for (let i = dims.length - 1; i >= 0; i--) {
+    const o = out.length - dims.length + i;
+    const d = dims[i] as number;
+    const od = out[o] as Shape[number];
+    if (d !== 1 && (!isStaticDim(od) || od !== d)) return undefined;
+    row[o] = d === 1 ? 0 : step;
+    step *= d;
+  }
+  return row;
+}
+
+export interface RuntimeLayout {
+  readonly shape: number[];
+  readonly inputs: { size: number; strides: number[] }[];
+}
+
+/**
+ * The run-time-sized layout of an epilogue over `out` (the host's output) reading `inputs`
+ * (input 0 the host's output), or undefined when some input is neither the output's dims nor a
+ * static tensor broadcast along every run-time dim, or the layout's inner dim (C of a Conv, N of a
+ * MatMul) is dynamic.
+ */
+export function runtimeLayout(kind: 'conv' | 'matmul', out: Shape, inputs: readonly Shape[]): RuntimeLayout | undefined {
+  const rank = out.length;
+  if (rank < (kind === 'conv' ? 3 : 2)) return undefined;
+  const groups: [number, number][] =
+    kind === 'conv'
+      ? [
+          [0, 1],
+          [1, 2],
+          [2, rank],
+        ]
+      : [
+          [0, 0],
+          [0, rank - 1],
+          [rank - 1, rank],
+        ];
+  const shape = groups.map(([from, to]) => extent(out, from, to));
+  if (shape[kind === 'conv' ? 1 : 2] === RUNTIME_DIM) return undefined;
+  const layoutInputs: RuntimeLayout['inputs'] = [];
+  for (const dims of inputs) {
+    if (!isStaticShape(dims)) {
+      if (!sameDims(dims, out)) return undefined;
+      layoutInputs.push({ size: RUNTIME_DIM, strides: groups.map(() => CONTIGUOUS) });
+      continue;
+    }
+    const row = broadcastRow(dims, out);
+    if (!row) return undefined;
+    const strides: number[] = [];
+    for (const [from, to] of groups) {
+      const s = staticRun(out, row, from, to);
+      if (s === undefined) return undefined;
+      strides.push(s);
+    }
+    layoutInputs.push({ size: Math.max(shapeSize(dims) ?? 1, 1), strides });
+  }
+  return { shape, inputs: layoutInputs };
+}
