@@ -38,11 +38,11 @@ function projectionOf(node: Node): Projection | undefined {
     if (node.opDesc.attrs.has('description')) return undefined;
   }
   const b = ownConst(node.inData[1]?.peer, node);
-  if (!b || b.dims.length !== 2) return undefined;
+  if (b?.dims.length !== 2) return undefined;
   const [k, n] = b.dims as [number, number];
   const biasAnchor = node.inData[2]?.peer;
   const bias = biasAnchor ? ownConst(biasAnchor, node) : undefined;
-  if (biasAnchor && (!bias || bias.dims.length !== 1 || bias.dims[0] !== n)) return undefined;
+  if (biasAnchor && (bias?.dims.length !== 1 || bias.dims[0] !== n)) return undefined;
   const out = node.opDesc.outputDescs[0];
   if (out?.dtype !== 'float32' || !Array.isArray(out.shape) || out.shape.length < 2) return undefined;
   const storage = (node.inData[1]?.peer?.node.opDesc.attrs.get(STORAGE_DTYPE) as { value?: string } | undefined)?.value;
@@ -168,7 +168,7 @@ export const concatProjectionsPass: GraphPassV1 = {
         }),
         { inputs: inputAnchors.length, outputs: 1 },
       );
-      inputAnchors.forEach((a, i) => graph.link(a, node.inData[i] as InDataAnchor));
+      for (const [i, a] of inputAnchors.entries()) graph.link(a, node.inData[i] as InDataAnchor);
       const packed = node.outData[0] as OutDataAnchor;
       if (consumer.type === SWIGLU) {
         // the two-halves form: a SwiGLU of one input
