@@ -32,6 +32,7 @@ import { customPassesAt } from './passes/custom.js';
 import { deadCodePass } from './passes/dead-code.js';
 import { inferGraph, inferOne, inferShapesPass, symbolSource } from './passes/infer-shapes.js';
 import { layoutChainsPass } from './passes/layout-chains.js';
+import { concatProjectionsPass } from './passes/concat-projections.js';
 import { packMatMulWeightsPass } from './passes/pack-matmul-weights.js';
 import { precisionPasses } from './passes/precision-modes.js';
 import { removeNoopsPass } from './passes/remove-noops.js';
@@ -117,7 +118,14 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   const gearsWanted = (options.dynamicBatchSizes?.length ?? 0) > 0 || (options.dynamicDims?.length ?? 0) > 0;
   const packPass = packMatMulWeightsPass(kernels, target);
   const known = new Set(
-    [...optimizePasses(kernels, symbols), ...fusionPasses, autoFusionPass, packPass, ...(options.customPasses ?? [])].map((p) => p.name),
+    [
+      ...optimizePasses(kernels, symbols),
+      ...fusionPasses,
+      autoFusionPass,
+      concatProjectionsPass,
+      packPass,
+      ...(options.customPasses ?? []),
+    ].map((p) => p.name),
   );
   known.add('infer-shapes');
   for (const name of Object.keys(options.optimizationSwitch ?? {}))
@@ -165,7 +173,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   // last of the rewrites: what the pattern fusions and fp16 left elementwise becomes generated kernels
   if (!gearsWanted) manager.run(graph, [autoFusionPass], 'optimize');
   // after every rewrite that reads MatMul weights: their panels are what the CPU kernels stream
-  manager.run(graph, [packPass], 'optimize');
+  manager.run(graph, [concatProjectionsPass, packPass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));
   throwIfErrors([...diagnostics, ...manager.diagnostics]);

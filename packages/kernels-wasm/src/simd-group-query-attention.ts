@@ -7,6 +7,9 @@ import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 /** Workspace bytes the attention kernel keeps for one block of scores; the staged query rows follow. */
 const SCORES_BYTES = 256;
 
+/** Multiply-adds (query rows × keys × head size, all heads) below which the tiles run on this thread. */
+const MIN_SPLIT_WORK = 1 << 17;
+
 /** The cache dtypes the kernel reads, by the code a tile carries. */
 const CACHES: readonly AttentionCache[] = ['float32', 'float16'];
 
@@ -105,7 +108,10 @@ export function simdGroupQueryAttentionKernel(reference: KernelV1): KernelV1 {
             Y.set(head, (b * seq + s) * numHeads * H + n * H);
           }
         }
-      const threads = qType === 'float32' ? (ctx.parallel?.threads ?? 1) : 1;
+      // a decode step over a short cache is a few µs of work: handing it to workers costs more
+      const keys = Math.max(...pastLens) + seq;
+      const worthSplitting = batch * numHeads * seq * keys * H >= MIN_SPLIT_WORK;
+      const threads = qType === 'float32' && worthSplitting ? (ctx.parallel?.threads ?? 1) : 1;
       // about four tiles a thread: whole heads when there are enough, else row ranges of each
       const perHead = Math.min(seq, Math.max(1, Math.ceil((threads > 1 ? threads * 4 : 1) / (batch * numHeads))));
       const rows = Math.min(rowsPerTile, Math.ceil(seq / perHead));

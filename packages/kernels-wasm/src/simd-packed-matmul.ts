@@ -45,7 +45,9 @@ function lastPanel(memory: LinearMemory, t: readonly number[]): void {
 /** Panel ranges of a GEMV, four per thread (a slowed thread leaves its later ones to the others), ≥ 256 K multiply-adds each. */
 function gemvPanelTiles(m: number, n: number, k: number, a: number, b: number, y: number, threads: number): number[][] {
   const panels = Math.ceil(n / P);
-  const wanted = Math.max(1, Math.min(threads > 1 ? 4 * threads : 1, Math.floor((n * m * k) / (1 << 18)), panels));
+  let wanted = Math.max(1, Math.min(threads > 1 ? 4 * threads : 1, Math.floor((n * m * k) / (1 << 18)), panels));
+  // a whole number of tiles a thread: 3 tiles on 2 threads finish when one thread has run 2 of them
+  if (wanted > threads) wanted -= wanted % threads;
   const size = Math.ceil(panels / wanted);
   const tiles: number[][] = [];
   for (let q0 = 0; q0 < panels; q0 += size) tiles.push([a, k * 4, b, k * P * 4, y, n * 4, m, k, q0, Math.min(panels, q0 + size), n]);
