@@ -170,10 +170,12 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   // after fusion, so Conv+BatchNorm folds in float32 first
   manager.run(graph, precision.afterFusion, 'optimize');
   manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
+  // projections joined while their biases are still inputs (auto-fusion would make them epilogues)
+  manager.run(graph, [concatProjectionsPass], 'optimize');
   // last of the rewrites: what the pattern fusions and fp16 left elementwise becomes generated kernels
   if (!gearsWanted) manager.run(graph, [autoFusionPass], 'optimize');
   // after every rewrite that reads MatMul weights: their panels are what the CPU kernels stream
-  manager.run(graph, [concatProjectionsPass, packPass], 'optimize');
+  manager.run(graph, [packPass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));
   throwIfErrors([...diagnostics, ...manager.diagnostics]);
