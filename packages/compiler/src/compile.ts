@@ -33,6 +33,7 @@ import { deadCodePass } from './passes/dead-code.js';
 import { inferGraph, inferOne, inferShapesPass, symbolSource } from './passes/infer-shapes.js';
 import { layoutChainsPass } from './passes/layout-chains.js';
 import { packMatMulWeightsPass } from './passes/pack-matmul-weights.js';
+import { recordKernelPlans } from './build/kernel-plans.js';
 import { precisionPasses } from './passes/precision-modes.js';
 import { removeNoopsPass } from './passes/remove-noops.js';
 import { placeKernels } from './place.js';
@@ -175,6 +176,9 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   enter('place');
   const placement = placeKernels(graph, kernels, target);
   throwIfErrors(placement.diagnostics);
+  // static shapes: each kernel's choices (implementation, tiles, thread split) go into the .om
+  if (!gearsWanted)
+    manager.counters['kernel-plans'] = recordKernelPlans(graph, placement.kernelOf, Math.max(1, Math.floor(options.threads ?? 1)));
   leave('place');
 
   // build

@@ -188,6 +188,8 @@ export const ErrorCatalog = {
   'TSGE-E7101': 'kernel description {kernel} is out of range: {reason}',
   'TSGE-E7102': 'node {node}: generated kernel {kernel} is not in the model ({count} kernel descriptions)',
   'TSGE-E7103': 'node {node}: generated kernel {kernel} does not match its task: {reason}',
+  // kernel plans recorded by the compiler on nodes (issue 13)
+  'TSGE-E7104': 'node {node}: the compiled {plan} plan does not fit its task: {reason}',
   // adapters / dflow
   'TSGE-E8001': '{message}',
   // dflow (@tsge/dflow): flow graphs, sessions, flow models, deployment
