@@ -231,3 +231,13 @@ function coverage(p: ConvProblem, s: Shape, path: number, tiles: readonly (reado
         }
   return cells.every((c) => c === 1) ? undefined : 'tiles leave part of the output uncovered';
 }
+
+const PATH_NAMES = Object.fromEntries(Object.entries(ConvPath).map(([name, code]) => [code, name])) as Record<number, string>;
+
+/** A recorded conv plan in words (for `atc --mode=6`): path, slab, tiles and the threads they were split for. */
+export function describeConvPlan(ints: readonly number[]): string {
+  const [version, path, threads, width, bandRows, count] = ints as number[];
+  if (version !== VERSION || path === undefined) return `unknown plan format ${version}`;
+  const slab = path === ConvPath.direct ? ` (slab rows of ${width}, ${bandRows} output rows a band at most)` : '';
+  return `${PATH_NAMES[path] ?? `path ${path}`}${slab}, ${count} tiles for ${threads} threads`;
+}
