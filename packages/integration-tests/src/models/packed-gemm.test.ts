@@ -66,3 +66,24 @@ describe('Gemm with a constant B on packed panels', () => {
         });
     });
 });
+
+describe('packed Gemm weights under a precision mode', () => {
+  it('stores the panels as float16 (half the bytes) and still matches onnxruntime-node', async () => {
+    const g: GemmCase = { rows: 2, k: 256, n: 100, transB: true, c: [100], alpha: 0.75 };
+    const bytes = model(g);
+    const graph = await parseModel(bytes, { fileName: 'gemm.onnx' });
+    const fp32 = await compileModel(graph);
+    const fp16 = await compileModel(graph, { precisionMode: 'force_fp16' });
+    expect(fp16.summary.counters['gemm-weights-packed']).toBe(1);
+    // panels of 13 × 256 × 8 floats (N padded to 104) and the bias, stored as float16
+    expect(fp16.summary.weightsBytes).toBeLessThanOrEqual(fp32.summary.weightsBytes * 0.55);
+    await expectLikeOrt({
+      label: 'gemm fp16',
+      bytes,
+      feeds: { x: randomFloats('float32', [g.rows, g.k], random) },
+      outputs: ['y'],
+      tolerance: 2e-2,
+      compile: { precisionMode: 'force_fp16' },
+    });
+  });
+});
