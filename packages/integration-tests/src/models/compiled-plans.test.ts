@@ -1,7 +1,7 @@
 // Plans and packed weights the compiler records in the .om: a Conv's plan (implementation, slab,
 // tiles) on its task, run on one thread (split again) and on the two it was made for, against
-// onnxruntime-node; a plan or a packed weight that does not fit its task is a coded error when the
-// model is loaded (its warm-up run binds every kernel), not a wrong result.
+// onnxruntime-node; a plan or a packed weight that does not fit its task is a coded error (the
+// executor's TSGE-E6007 naming the node, caused by the kernel's own code), not a wrong result.
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
 import { readOm, writeOm } from '@tsge/om';
@@ -99,7 +99,7 @@ describe('Conv plans recorded in the .om', () => {
         });
     });
 
-  it('a plan that does not fit its task is TSGE-E7104 at load', async () => {
+  it('a plan that does not fit its task is TSGE-E7104, not a wrong result', async () => {
     const bytes = convModel(16, 3, [{ name: 'pads', ints: [1, 1, 1, 1] }]);
     const { om } = await compileModel(await parseModel(bytes, { fileName: 'conv.onnx' }), { threads: 2 });
     const feeds = { x: randomFloats('float32', [1, 8, 24, 40], random) };
@@ -108,12 +108,13 @@ describe('Conv plans recorded in the .om', () => {
       const plan = attrs.conv_plan as { kind: string; value: number[] };
       attrs.conv_plan = { kind: 'ints', value: [plan.value[0] as number, 3, ...plan.value.slice(2)] };
     });
-    await expect(loadAndRun(bad, feeds)).rejects.toMatchObject({ code: 'TSGE-E7104' });
+    // the executor's kernel failure (TSGE-E6007, naming the node) carries the plan's own code
+    await expect(loadAndRun(bad, feeds)).rejects.toMatchObject({ code: 'TSGE-E6007', cause: { code: 'TSGE-E7104' } });
   });
 });
 
 describe('packed weights in the .om', () => {
-  it('panels that do not hold the recorded columns are a coded error at load', async () => {
+  it('panels that do not hold the recorded columns are a coded error, not a wrong result', async () => {
     const nodes: NodeSpec[] = [constant('w', [64, 40]), { opType: 'MatMul', domain: '', inputs: ['x', 'w'], outputs: ['y'] }];
     const bytes = onnxModel(nodes, [f32('x', [3, 64])], [f32('y', [3, 40])], 13);
     const { om } = await compileModel(await parseModel(bytes, { fileName: 'mm.onnx' }));
@@ -121,6 +122,9 @@ describe('packed weights in the .om', () => {
     const bad = withTaskAttrs(om, 'PackedMatMul', (attrs) => {
       attrs.n = { kind: 'int', value: 48 };
     });
-    await expect(loadAndRun(bad, { x: randomFloats('float32', [3, 64], random) })).rejects.toMatchObject({ code: 'TSGE-E4003' });
+    await expect(loadAndRun(bad, { x: randomFloats('float32', [3, 64], random) })).rejects.toMatchObject({
+      code: 'TSGE-E6007',
+      cause: { code: 'TSGE-E4003' },
+    });
   });
 });
