@@ -6,6 +6,13 @@ import { STORAGE_DTYPE } from './precision-storage.js';
 
 /** Smallest K and N worth packing (a smaller product is cheaper than a panel's padding). */
 const MIN_DIM = 8;
+/**
+ * Rows of A up to which a Gemm with transB keeps B as stored: its [N, K] rows are what the
+ * dot-product kernel streams, one contiguous pass, and that beat the panel GEMV on one row
+ * (2048×1000: 0.20 ms against 0.29; 4096×4096 went the other way, 9.3 against 7.2, but such
+ * layers are rare in Gemm models). From 8 rows the panels tie, at 64 they are 1.5× faster.
+ */
+const STORED_LAYOUT_MAX_ROWS = 4;
 /** FusedMatMul's epilogue attributes, which PackedMatMul shares (a generated epilogue's too). */
 const EPILOGUE_ATTRS = ['activation', 'activation_params', 'description', 'fused_nodes'] as const;
 
@@ -64,7 +71,8 @@ function numberAttr(node: Node, name: string, fallback: number): number {
 /**
  * A Gemm / tsge::FusedGemm as a PackedMatMul: Y[M, N] = A[M, K] · (alpha·op(B))[K, N] + beta·C when
  * A is float32 of rank 2 (transA = 0), B is a constant only this node reads (transposed and scaled
- * while packing), and C is absent, multiplied by 0 or a constant over N (the bias).
+ * while packing), and C is absent, multiplied by 0 or a constant over N (the bias). A transposed B
+ * read by a few rows stays as stored (STORED_LAYOUT_MAX_ROWS).
  */
 function packableGemm(
   node: Node,
@@ -81,6 +89,8 @@ function packableGemm(
   const value = constValueOf(bAnchor.node);
   if (value?.type !== 'float32' || value.dims.length !== 2) return undefined;
   const transB = numberAttr(node, 'transB', 0) !== 0;
+  const rows = aDesc.shape[0];
+  if (transB && typeof rows === 'number' && rows >= 0 && rows <= STORED_LAYOUT_MAX_ROWS) return undefined;
   const [k, n] = (transB ? [value.dims[1], value.dims[0]] : value.dims) as [number, number];
   if (k < MIN_DIM || n < MIN_DIM) return undefined;
   const alpha = numberAttr(node, 'alpha', 1);

@@ -1,7 +1,8 @@
 // Gemm and FusedGemm with a constant B compile to tsge::PackedMatMul (B transposed when transB,
 // scaled by alpha, stored in 8-column panels in the .om; beta·C over N becomes the bias): a fully
 // connected layer's single row (GEMV on the panels) and more rows (GEMM on the panels), against
-// onnxruntime-node on one and two threads. A C over every row stays on the Gemm kernel.
+// onnxruntime-node on one and two threads. A C over every row, or a transposed B read by up to 4
+// rows (its stored rows are what the dot-product kernel streams), stays on the Gemm kernel.
 import { compileModel, parseModel } from '@tsge/ge';
 import { describe, expect, it } from 'vitest';
 import { expectLikeOrt, lcg, randomFloats } from '../transformer/ort-compare.fixture.js';
@@ -43,12 +44,14 @@ function model(g: GemmCase): Uint8Array {
 
 describe('Gemm with a constant B on packed panels', () => {
   const cases: [string, GemmCase, boolean][] = [
-    ['fully connected, transB, bias [N]', { rows: 1, k: 2048, n: 1000, transB: true, c: [1000] }, true],
-    ['transB, bias [1, N], alpha and beta', { rows: 3, k: 37, n: 61, transB: true, c: [1, 61], alpha: 0.5, beta: 2 }, true],
+    ['fully connected on one row, B as is, bias [N]', { rows: 1, k: 2048, n: 1000, transB: false, c: [1000] }, true],
+    // a transposed B read by a few rows stays as stored: the dot-product kernel streams its rows
+    ['fully connected on one row, transB: not packed', { rows: 1, k: 2048, n: 1000, transB: true, c: [1000] }, false],
+    ['transB, bias [1, N], alpha and beta', { rows: 6, k: 37, n: 61, transB: true, c: [1, 61], alpha: 0.5, beta: 2 }, true],
     ['B as is, no C', { rows: 70, k: 130, n: 77, transB: false }, true],
     ['B as is, bias, Relu (FusedGemm)', { rows: 80, k: 512, n: 200, transB: false, c: [200], relu: true }, true],
-    ['transB, beta 0', { rows: 2, k: 64, n: 40, transB: true, c: [2, 40], beta: 0 }, true],
-    ['C over every row: not packed', { rows: 4, k: 32, n: 24, transB: true, c: [4, 24] }, false],
+    ['transB, beta 0', { rows: 5, k: 64, n: 40, transB: true, c: [5, 40], beta: 0 }, true],
+    ['C over every row: not packed', { rows: 9, k: 32, n: 24, transB: true, c: [9, 24] }, false],
   ];
   for (const [label, g, packs] of cases)
     it(label, async () => {
@@ -61,7 +64,8 @@ describe('Gemm with a constant B on packed panels', () => {
           bytes,
           feeds: { x: randomFloats('float32', [g.rows, g.k], random) },
           outputs: ['y'],
-          tolerance: 1e-4,
+          // absolute: sums over K = 2048 reach ~10, where float32 orders differ by ~1e-4
+          tolerance: g.k > 1024 ? 5e-4 : 1e-4,
           threads,
         });
     });
@@ -69,7 +73,7 @@ describe('Gemm with a constant B on packed panels', () => {
 
 describe('packed Gemm weights under a precision mode', () => {
   it('stores the panels as float16 (half the bytes) and still matches onnxruntime-node', async () => {
-    const g: GemmCase = { rows: 2, k: 256, n: 100, transB: true, c: [100], alpha: 0.75 };
+    const g: GemmCase = { rows: 8, k: 256, n: 100, transB: true, c: [100], alpha: 0.75 };
     const bytes = model(g);
     const graph = await parseModel(bytes, { fileName: 'gemm.onnx' });
     const fp32 = await compileModel(graph);
