@@ -238,6 +238,6 @@ const PATH_NAMES = Object.fromEntries(Object.entries(ConvPath).map(([name, code]
 export function describeConvPlan(ints: readonly number[]): string {
   const [version, path, threads, width, bandRows, count] = ints as number[];
   if (version !== VERSION || path === undefined) return `unknown plan format ${version}`;
-  const slab = path === ConvPath.direct ? ` (slab rows of ${width}, ${bandRows} output rows a band at most)` : '';
+  const slab = path === ConvPath.direct ? ` (slab rows of ${width}, up to ${bandRows} output rows a band)` : '';
   return `${PATH_NAMES[path] ?? `path ${path}`}${slab}, ${count} tiles for ${threads} threads`;
 }
