@@ -1,4 +1,4 @@
-import type { OmModel, compileModel } from '@tsge/ge';
+import { CONV_PLAN, type OmModel, type compileModel, describeConvPlan } from '@tsge/ge';
 import { type KernelDescription, KOp, KernelKind, TSGE_DOMAIN } from '@tsge/metadef';
 
 const OP_NAMES = new Map<number, string>(Object.entries(KOp).map(([name, code]) => [code, name]));
@@ -24,6 +24,16 @@ function groupLines(model: OmModel): string[] {
     // a FusedConv's kernel is its epilogue
     const role = node.type === 'FusedElementwise' ? '' : ` ${node.type} epilogue`;
     lines.push(`  ${node.name} (kernel ${kernel.value}${role}): ${names}`);
+  }
+  return lines;
+}
+
+/** One line per node carrying a kernel plan the compiler recorded (conv: path, slab, tiles, threads). */
+function planLines(model: OmModel): string[] {
+  const lines: string[] = [];
+  for (const node of model.graph.nodes) {
+    const plan = node.opDesc.attrs.get(CONV_PLAN);
+    if (plan?.kind === 'ints') lines.push(`  ${node.name} (${node.type}): ${describeConvPlan(plan.value)}`);
   }
   return lines;
 }
@@ -72,6 +82,8 @@ export function formatOmSummary(model: OmModel, path: string): string {
     const groups = groupLines(model);
     lines.push(`fused groups: ${groups.length}`, ...groups);
   }
+  const plans = planLines(model);
+  if (plans.length > 0) lines.push(`kernel plans: ${plans.length}`, ...plans);
   model.taskInfo.plans.forEach((p, i) => {
     const tasks = p.streams.reduce((n, s) => n + s.tasks.filter((t) => t.kind === 'kernel').length, 0);
     const gear = p.gear ? ` gear ${JSON.stringify(p.gear)}` : '';

@@ -34,6 +34,7 @@ import { inferGraph, inferOne, inferShapesPass, symbolSource } from './passes/in
 import { layoutChainsPass } from './passes/layout-chains.js';
 import { concatProjectionsPass } from './passes/concat-projections.js';
 import { packMatMulWeightsPass } from './passes/pack-matmul-weights.js';
+import { recordKernelPlans } from './build/kernel-plans.js';
 import { precisionPasses } from './passes/precision-modes.js';
 import { removeNoopsPass } from './passes/remove-noops.js';
 import { placeKernels } from './place.js';
@@ -185,6 +186,9 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   enter('place');
   const placement = placeKernels(graph, kernels, target);
   throwIfErrors(placement.diagnostics);
+  // static shapes: each kernel's choices (implementation, tiles, thread split) go into the .om
+  if (!gearsWanted)
+    manager.counters['kernel-plans'] = recordKernelPlans(graph, placement.kernelOf, Math.max(1, Math.floor(options.threads ?? 1)));
   leave('place');
 
   // build

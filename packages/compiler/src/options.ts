@@ -70,6 +70,11 @@ export interface CompileOptions {
   verify?: boolean;
   /** Model name written in the .om header (default: the graph name). */
   modelName?: string;
+  /**
+   * Threads the kernel plans recorded in the `.om` split work for (default 1); an executor with
+   * another thread count splits the recorded implementation's work again at bind time.
+   */
+  threads?: number;
 }
 
 export interface PassTiming {

@@ -21,6 +21,8 @@ export { Session, type SessionOptions } from './session.js';
 export { defaultRegistries, type Registries } from './registries.js';
 export { type ConfinedReader, MAX_FILE_BYTES, confinedReader, describeFileError, fileError, readRegularFile } from './files.js';
 export { modelFileOf } from './model-path.js';
+// the kernel plans the compiler records on nodes, in words (atc --mode=6)
+export { CONV_PLAN, describeConvPlan } from '@tsge/kernels-wasm';
 // Flow models (GE model type 3) are read and written here for @tsge/dflow, which sits above ge.
 export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from '@tsge/om';
 // reading an .om without running it (atc --mode=1/6, tools that inspect compiled models)
@@ -89,6 +91,7 @@ export type {
   InDataAnchor,
   InferenceContextV1,
   KernelContextV1,
+  KernelPlanInputV1,
   KernelRegistry,
   KernelV1,
   LinearMemory,

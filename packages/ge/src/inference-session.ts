@@ -129,7 +129,10 @@ export class InferenceSession {
     const inputShapes = resolveInputShapes(parsed.graph, options);
     // TensorFlow parsers pick the outputs by TF tensor names (as atc does); the compiler has the rest
     const { outNodes, ...compile } = options.compile ?? {};
+    const threads = options.load?.threads;
     const compiled = await compileModel(parsed.graph, {
+      // kernel plans split work for the threads this session loads with
+      ...(threads !== undefined ? { threads } : {}),
       ...compile,
       ...(outNodes && !parsed.outNodesApplied ? { outNodes } : {}),
       ...(inputShapes ? { inputShapes } : {}),

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { type CompileOptions, type CompileResult, compile } from '@tsge/compiler';
 import { type Executor, type LoadModelOptions as LoadOptions, loadModel as loadExecutor } from '@tsge/executor';
 import type { Graph } from '@tsge/metadef';
@@ -8,7 +9,8 @@ export type BuildOptions = Omit<CompileOptions, 'ops' | 'kernels'>;
 /** Compiles a graph to `.om` bytes (the offline path that `atc` uses), with its summary. */
 export async function compileModel(graph: Graph, options: BuildOptions = {}): Promise<CompileResult> {
   const { ops, kernels } = defaultRegistries();
-  return compile(graph, { ...options, ops, kernels });
+  // kernel plans split work for the executor's default thread count on this machine
+  return compile(graph, { threads: availableParallelism(), ...options, ops, kernels });
 }
 
 /** Compiles a graph to `.om` bytes. */

@@ -7,6 +7,7 @@ export interface KernelSpec {
   readonly dtypes?: KernelV1['dtypes'];
   readonly inPlace?: KernelV1['inPlace'];
   readonly parallel?: boolean;
+  readonly plan?: KernelV1['plan'];
   readonly compute: (ctx: KernelContextV1) => void;
 }
 
@@ -20,6 +21,7 @@ export function defineKernel(spec: KernelSpec): KernelV1 {
     ...(spec.dtypes ? { dtypes: spec.dtypes } : {}),
     ...(spec.inPlace ? { inPlace: spec.inPlace } : {}),
     ...(spec.parallel !== undefined ? { parallel: spec.parallel } : {}),
+    ...(spec.plan ? { plan: spec.plan } : {}),
     compute: spec.compute,
   };
 }

@@ -38,6 +38,7 @@ export type {
   InDataAnchor,
   InferenceContextV1,
   KernelContextV1,
+  KernelPlanInputV1,
   KernelLibraryV1,
   KernelRegistry,
   KernelV1,

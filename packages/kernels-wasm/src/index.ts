@@ -1,6 +1,7 @@
 // @tsge/kernels-wasm: WebAssembly SIMD kernels generated at load time by a small emitter (no toolchain).
 export { wasmKernelLibrary } from './library.js';
 export { hasWasmSimd, hasRelaxedSimd } from './kernel-modules.js';
+export { CONV_PLAN, describeConvPlan } from './conv-plan.js';
 // Types this API names, so a consumer can spell every signature from this package alone.
 export type {
   AttrKind,
@@ -28,6 +29,7 @@ export type {
   InDataAnchor,
   InferenceContextV1,
   KernelContextV1,
+  KernelPlanInputV1,
   KernelLibraryV1,
   KernelRegistry,
   KernelV1,

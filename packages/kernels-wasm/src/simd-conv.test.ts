@@ -2,6 +2,7 @@ import { type AttrValue, type HostTensor, type KernelContextV1, attr, createAttr
 import { describe, expect, it } from 'vitest';
 import { runKernelOnHost, nnKernels, applyActivation } from '@tsge/kernels-js/kernel-support';
 import { hasWasmSimd } from './kernel-modules.js';
+import { CONV_PLAN } from './conv-plan.js';
 import { simdConvKernel, simdFusedConvKernel } from './simd-conv.js';
 import { maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
 import { runTile } from './simd-test-support.fixture.js';
@@ -168,11 +169,19 @@ const cases: Case[] = [
   },
 ];
 
+const LABELS = {
+  alone: '',
+  split: ' (tiles run out of order by a 4-thread pool)',
+  compiled: ' (on the plan compiled for the 4-thread pool)',
+  'compiled for 3': ' (on a plan compiled for 3 threads, split again for 4)',
+} as const;
+
 describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
   for (const c of cases) {
     const kernel = c.activation ? simdFusedConvKernel(reference!) : simdConvKernel(reference!);
-    for (const split of [false, true])
-      it(`matches the reference kernel: ${c.name}${split ? ' (tiles run out of order by a 4-thread pool)' : ''}`, () => {
+    for (const mode of ['alone', 'split', 'compiled', 'compiled for 3'] as const)
+      it(`matches the reference kernel: ${c.name}${LABELS[mode]}`, () => {
+        const split = mode !== 'alone';
         const rnd = seeded(c.x.reduce((a, b) => a * 7 + b, 1));
         const count = (d: number[]) => d.reduce((a, b) => a * b, 1);
         const xs = Float32Array.from({ length: count(c.x) }, rnd);
@@ -191,6 +200,14 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv', () => {
           attrs.set('activation_params', attr.floats(c.activation[1]));
         }
 
+        if (mode === 'compiled' || mode === 'compiled for 3') {
+          // the plan the compiler records for these static shapes (for this pool's 4 threads, or another count)
+          const inputs = host.map((t) => ({ dims: t.dims, type: t.type }));
+          const threads = mode === 'compiled' ? 4 : 3;
+          const planned = kernel.plan?.({ nodeName: 'conv', opType: kernel.opType, attrs: createAttrReader(attrs), inputs, threads });
+          expect(planned?.map(([name]) => name)).toEqual([CONV_PLAN]);
+          for (const [name, value] of planned ?? []) attrs.set(name, value);
+        }
         const memory = wasmMemory(false, 128);
         let offset = 64;
         const place = (t: HostTensor): HostTensor => {
@@ -300,4 +317,60 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv plan cache', () => {
       [16, 8, 3, 3],
     ]); // other input dims: new plan
   });
+});
+
+describe.skipIf(!hasWasmSimd())('wasm SIMD Conv compiled plans', () => {
+  const x = operand([1, 8, 12, 16], 5);
+  const w3 = operand([16, 8, 3, 3], 6);
+  const pads = attr.ints([1, 1, 1, 1]);
+  const kernel = simdConvKernel(reference!);
+  const plan = (xDims: readonly number[], wDims: readonly number[], attrs: Record<string, AttrValue>): number[] => {
+    const planned = kernel.plan?.({
+      nodeName: 'conv',
+      opType: 'Conv',
+      attrs: createAttrReader(new Map(Object.entries(attrs))),
+      inputs: [
+        { dims: xDims, type: 'float32' },
+        { dims: wDims, type: 'float32' },
+      ],
+      threads: 1,
+    });
+    return [...((planned?.[0]?.[1].value as number[]) ?? [])];
+  };
+  const run = (ints: readonly number[], w = w3, attrs: Record<string, AttrValue> = { pads }) =>
+    runKernel(kernel, { opType: 'Conv', inputs: [x, w], attrs: { ...attrs, conv_plan: attr.ints(ints) }, memory: wasmMemory(false, 16) });
+
+  it('records the path, slab and tiles the kernel runs', () => {
+    // 16 output channels, stride 1: the direct path with a slab; head [version, path, threads, width, rows, tiles]
+    const direct = plan(x.dims, w3.dims, { pads });
+    expect(direct.slice(0, 3)).toEqual([1, 2, 1]);
+    expect(direct[3]).toBe(18);
+    expect(direct.slice(5)).toEqual([1, 0, 1, 0, 16, 0, 12]);
+    expect(plan(x.dims, w3.dims, { pads, strides: attr.ints([2, 2]) })[1]).toBe(1); // im2col
+    expect(plan(x.dims, [16, 8, 1, 1], {})[1]).toBe(3); // pointwise
+    expect(plan(x.dims, [8, 1, 3, 3], { group: attr.int(8), pads })[1]).toBe(4); // depthwise
+    const expected = runKernel(reference!, { opType: 'Conv', inputs: [x, w3], attrs: { pads } });
+    expect(maxRelativeError(run(direct).values, expected.values, 1)).toBeLessThan(1e-4);
+  });
+
+  const bad: [string, (direct: number[]) => number[], RegExp][] = [
+    ['an unknown version', (p) => [9, ...p.slice(1)], /version/],
+    ['a truncated tile list', (p) => p.slice(0, -1), /tiles need/],
+    ['a pointwise path for a 3×3 convolution', (p) => [p[0] as number, 3, ...p.slice(2)], /pointwise plan/],
+    ['a depthwise path for a dense convolution', (p) => [p[0] as number, 4, ...p.slice(2)], /depthwise plan/],
+    ['a slab wider than the rows need', (p) => [...p.slice(0, 3), 40, ...p.slice(4)], /slab/],
+    ['tiles past the output', (p) => [...p.slice(0, 5), 1, 0, 1, 0, 16, 0, 13], /outside/],
+    ['overlapping tiles', (p) => [...p.slice(0, 5), 2, 0, 1, 0, 16, 0, 7, 0, 1, 0, 16, 6, 12], /overlap/],
+    ['tiles leaving rows out', (p) => [...p.slice(0, 5), 1, 0, 1, 0, 16, 0, 11], /uncovered/],
+  ];
+  for (const [label, edit, reason] of bad)
+    it(`rejects ${label} with TSGE-E7106`, () => {
+      const ints = edit(plan(x.dims, w3.dims, { pads }));
+      expect(() => run(ints)).toThrow(reason);
+      try {
+        run(ints);
+      } catch (e) {
+        expect((e as { code?: string }).code).toBe('TSGE-E7106');
+      }
+    });
 });

@@ -17,20 +17,14 @@ import {
   type ConvProblem,
 } from '@tsge/kernels-js/kernel-support';
 import { simdKernels } from './kernel-modules.js';
-import { convDirectTile, directSlab } from './conv-direct-tiles.js';
-import { convGemmTile, WORKSPACE_HEADER, convTiles } from './conv-gemm-tiles.js';
+import { convDirectTile } from './conv-direct-tiles.js';
+import { CONV_PLAN, ConvPath, chooseConv, planConvNode, recordedConvPlan } from './conv-plan.js';
+import { convGemmTile } from './conv-gemm-tiles.js';
 import { activationPass, convEpilogue, tileEpilogue } from './tile-epilogue.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { tileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
-
-/**
- * Output channels per group up to which stride-1 convolutions skip im2col (measured in CPU time:
- * k×k filters gain up to 64 channels, pointwise ones below 32; beyond, im2col's panels win or tie).
- */
-const DIRECT_MAX_CHANNELS = 64;
-const DIRECT_MAX_CHANNELS_POINTWISE = 31;
+import { tileFunction, runTiles, type NumberTuple } from './tiles.js';
 
 /** Output columns per staged panel of the other-rank path: keeps an im2col panel around 1 MiB. */
 const PANEL_BYTES = 1 << 20;
@@ -50,6 +44,7 @@ export function simdConvKernel(reference: KernelV1): KernelV1 {
     dtypes: ['float32'],
     // splits its work into tiles through ctx.parallel
     parallel: true,
+    plan: planConvNode,
     compute: (ctx: KernelContextV1) => void convolve(ctx, reference),
   });
 }
@@ -69,6 +64,7 @@ export function simdFusedConvKernel(reference: KernelV1): KernelV1 {
     name: 'wasm-simd',
     dtypes: ['float32'],
     parallel: true,
+    plan: planConvNode,
     compute: (ctx: KernelContextV1) => {
       let inner = innerContexts.get(ctx);
       if (!inner) {
@@ -91,13 +87,14 @@ function fallback(ctx: KernelContextV1, reference: KernelV1): false {
 }
 
 /**
- * A convolution's tiles (and activation pass) as planned on its first run. Executors reuse a node's
- * kernel context across runs, and static models place its tensors at the same offsets each time, so
- * later runs skip the geometry, the path choice and the tile lists (most of the JavaScript cost of
- * small layers). A plan applies again while the tensor offsets, input dims, thread count and the
+ * A convolution's tile arguments (and activation pass) bound on its first run from its plan (the
+ * compiler's, recorded on the node, or one made then for shapes known only at run time). Executors
+ * reuse a node's kernel context across runs, and static models place its tensors at the same
+ * offsets each time, so later runs skip the geometry and the argument lists (most of the JavaScript
+ * cost of small layers). They apply again while the tensor offsets, input dims, thread count and the
  * output's offset are unchanged.
  */
-interface ConvPlan {
+interface BoundConv {
   readonly signature: readonly number[];
   readonly outDims: readonly number[];
   readonly yOffset: number;
@@ -105,7 +102,7 @@ interface ConvPlan {
   readonly tiles: readonly (readonly number[])[];
   readonly after: ((data: Float32Array) => void) | undefined;
 }
-const plans = new WeakMap<KernelContextV1, ConvPlan>();
+const plans = new WeakMap<KernelContextV1, BoundConv>();
 
 /** What must be equal for a context's plan to apply again: tensor offsets (epilogue inputs too), threads, input dims. */
 function signatureOf(
@@ -148,7 +145,7 @@ function runPlan(ctx: KernelContextV1, memory: LinearMemory, signature: readonly
 }
 
 /** Remembers a plan for the context and runs it. */
-function runAndRemember(ctx: KernelContextV1, memory: LinearMemory, plan: ConvPlan, y: Float32Array): true {
+function runAndRemember(ctx: KernelContextV1, memory: LinearMemory, plan: BoundConv, y: Float32Array): true {
   plans.set(ctx, plan);
   runTiles(memory, ctx.parallel, plan.tileFunction, plan.tiles);
   plan.after?.(y);
@@ -168,30 +165,33 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
   const signature = signatureOf(ctx, x, w, b, extra);
   if (runPlan(ctx, memory, signature)) return true;
   const p = convProblem(ctx, x, w);
-  const mg = p.outChannels / p.group;
-  const cg = p.inChannels / p.group;
-  if (mg === 1 && cg === 1 && x.dims.length === 4) {
-    const planned = depthwisePlan(ctx, p, memory, signature);
+  const threads = ctx.parallel?.threads ?? 1;
+  const workspace = threadWorkspace(memory);
+  const recorded = ctx.attrs.has(CONV_PLAN) ? ctx.attrs.ints(CONV_PLAN) : undefined;
+  // the compiler's plan for static shapes (checked against this task), else one made now
+  const plan = recorded ? recordedConvPlan(ctx.nodeName, recorded, p, threads, workspace?.bytes) : chooseConv(p, threads, workspace?.bytes);
+  if (plan.path === ConvPath.reference) return fallback(ctx, reference);
+  if (plan.path === ConvPath.depthwise) {
+    const planned = depthwisePlan(ctx, p, memory, signature, plan.tiles);
     if (!planned) return fallback(ctx, reference);
     return runAndRemember(ctx, memory, planned.plan, planned.y);
   }
+  const mg = p.outChannels / p.group;
+  const cg = p.inChannels / p.group;
   const g = p.geometry;
   const outSize = g.outDims.reduce((s, d) => s * d, 1);
   const inSize = g.inDims.reduce((s, d) => s * d, 1);
   const kSize = g.kernel.reduce((s, d) => s * d, 1);
   const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
   if (!inMemory(memory, y)) return fallback(ctx, reference);
-  const threads = ctx.parallel?.threads ?? 1;
   const X = x.data as Float32Array;
   const W = w.data as Float32Array;
   const Y = y.data as Float32Array;
   const bias = b ? (b.data as Float32Array) : undefined;
 
-  if (g.inDims.length === 2) {
-    const workspace = threadWorkspace(memory);
-    const kDim = cg * kSize;
-    // a packed panel of 8 columns must fit the workspace; otherwise stage on the reference path
-    if (!workspace || WORKSPACE_HEADER + kDim * 32 > workspace.bytes) return fallback(ctx, reference);
+  if (plan.path !== ConvPath.staged) {
+    // a GEMM path needs the thread workspace it was planned for
+    if (!workspace) return fallback(ctx, reference);
     const [H, Wd] = g.inDims as [number, number];
     const [OH, OW] = g.outDims as [number, number];
     const epilogue = convEpilogue(ctx, Y, y.dims);
@@ -201,29 +201,21 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
     const [dh, dw] = g.dilations as [number, number];
     const [pt, pl] = g.padsBegin as [number, number];
     const tail = [epilogue.lo, epilogue.hi, ...epilogue.tail];
-    // stride 1 with few output channels, where im2col costs a large share of the GEMM: B read in
-    // place (pointwise) or from a padded slab of input rows
-    const pointwise = kSize === 1 && pt === 0 && pl === 0 && inSize === outSize;
-    if (sh === 1 && sw === 1 && mg <= (pointwise ? DIRECT_MAX_CHANNELS_POINTWISE : DIRECT_MAX_CHANNELS)) {
-      const slab = pointwise ? undefined : directSlab(cg, { H, W: Wd, OW, KH, KW, dh, dw, pl }, workspace.bytes);
-      if (pointwise || slab) {
-        const args = [...head, H, Wd, OH, OW, KH, KW, dh, dw, pt, pl, slab?.width ?? 0, slab?.bandRows ?? 0];
-        const tiles = pointwise ? convTiles(p.group, mg, outSize, kDim, threads) : convTiles(p.group, mg, OH, kDim * OW, threads, 1, 1);
-        const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: convDirectTile, after: epilogue.after };
-        return runAndRemember(ctx, memory, { ...plan, tiles: tiles.map((t) => [...args, ...t, ...tail]) }, Y);
-      }
+    const bound = { signature, outDims: y.dims, yOffset: Y.byteOffset, after: epilogue.after };
+    if (plan.path === ConvPath.direct || plan.path === ConvPath.pointwise) {
+      const args = [...head, H, Wd, OH, OW, KH, KW, dh, dw, pt, pl, plan.slab?.width ?? 0, plan.slab?.bandRows ?? 0];
+      return runAndRemember(
+        ctx,
+        memory,
+        { ...bound, tileFunction: convDirectTile, tiles: plan.tiles.map((t) => [...args, ...t, ...tail]) },
+        Y,
+      );
     }
     const geometry = [H, Wd, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl];
-    const tiles = convTiles(p.group, mg, OH * OW, kDim, threads).map((t) => [...head, ...geometry, ...t, ...tail]);
-    return runAndRemember(
-      ctx,
-      memory,
-      { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: convGemmTile, tiles, after: epilogue.after },
-      Y,
-    );
+    const tiles = plan.tiles.map((t) => [...head, ...geometry, ...t, ...tail]);
+    return runAndRemember(ctx, memory, { ...bound, tileFunction: convGemmTile, tiles }, Y);
   }
 
-  if (mg < 4) return fallback(ctx, reference);
   const kDim = cg * kSize;
   // other ranks (1-D, 3-D): panels of output positions through the gather table, on this thread
   const panel = Math.max(4, Math.min(outSize, Math.floor(PANEL_BYTES / (4 * kDim)) & ~3));
@@ -301,7 +293,8 @@ function depthwisePlan(
   p: ConvProblem,
   memory: LinearMemory,
   signature: readonly number[],
-): { plan: ConvPlan; y: Float32Array } | undefined {
+  channelTiles: readonly (readonly number[])[],
+): { plan: BoundConv; y: Float32Array } | undefined {
   const kernels = simdKernels(memory);
   const g = p.geometry;
   const y = ctx.output(0, [p.batch, p.outChannels, ...g.outDims], 'float32');
@@ -326,7 +319,8 @@ function depthwisePlan(
   const epilogue = convEpilogue(ctx, Y, y.dims, false);
   const tiles: number[][] = [];
   for (let n = 0; n < p.batch; n++) {
-    for (const [c0, c1] of splitRange(p.outChannels, ctx.parallel?.threads ?? 1, 1, OH * OW * KH * KW)) {
+    // the plan's tiles are channel ranges [c0, c1) (entries 2 and 3), the same for every image
+    for (const [, , c0, c1] of channelTiles as NumberTuple<6>[]) {
       const channel = (n * p.outChannels + c0) * 4;
       tiles.push([
         X.byteOffset + channel * H * W,

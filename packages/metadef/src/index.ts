@@ -145,6 +145,7 @@ export type { FusionPassV1, FusionPattern, FusionMatch } from './spi/fusion.js';
 export type {
   KernelV1,
   KernelContextV1,
+  KernelPlanInputV1,
   KernelRegistry,
   KernelLibraryV1,
   ParallelRunnerV1,

@@ -1,6 +1,6 @@
 // Runs one ONNX model in onnxruntime-node and in tsge (parse → compile → load) on the same feeds
 // and compares the named outputs element by element.
-import { compileModel, loadModel, parseModel } from '@tsge/ge';
+import { type BuildOptions, compileModel, loadModel, parseModel } from '@tsge/ge';
 import { type HostTensor, float16ToNumber, numberToFloat16 } from '@tsge/metadef';
 import * as ort from 'onnxruntime-node';
 import { expect } from 'vitest';
@@ -51,8 +51,8 @@ export async function expectLikeOrt(options: {
   readonly reference?: Uint8Array;
   /** Worker threads tsge runs with (1 unless given). */
   readonly threads?: number;
-  /** Compile options for tsge (the defaults unless given). */
-  readonly compile?: Parameters<typeof compileModel>[1];
+  /** Compile options for tsge (a precision mode, say). */
+  readonly compile?: BuildOptions;
 }): Promise<void> {
   const { label, bytes, feeds } = options;
   const session = await ort.InferenceSession.create(options.reference ?? bytes);

@@ -14,6 +14,6 @@ export function requireTensor(ctx: KernelContextV1, index: number): HostTensor {
 }
 
 /** A kernel failure caused by the model or its inputs (TSGE-E4003). */
-export function kernelError(ctx: KernelContextV1, reason: string): TsgeError {
+export function kernelError(ctx: Pick<KernelContextV1, 'opType' | 'nodeName'>, reason: string): TsgeError {
   return TsgeError.of('TSGE-E4003', { reason: `${ctx.opType} ${ctx.nodeName}: ${reason}` });
 }

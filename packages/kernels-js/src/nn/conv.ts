@@ -130,7 +130,11 @@ export function convForward(x: FloatArray, w: FloatArray, bias: ArrayLike<number
 }
 
 /** Validates shapes and builds the problem for X [N,C,...] and W [M,C/group,k...]. */
-export function convProblem(ctx: KernelContextV1, x: HostTensor, w: HostTensor): ConvProblem {
+export function convProblem(
+  ctx: Pick<KernelContextV1, 'attrs' | 'opType' | 'nodeName'>,
+  x: Pick<HostTensor, 'dims'>,
+  w: Pick<HostTensor, 'dims'>,
+): ConvProblem {
   if (x.dims.length < 3) throw kernelError(ctx, `X must have rank >= 3, got [${x.dims}]`);
   if (w.dims.length !== x.dims.length) throw kernelError(ctx, `W rank ${w.dims.length} differs from X rank ${x.dims.length}`);
   const group = ctx.attrs.int('group', 1);

@@ -190,6 +190,8 @@ export const ErrorCatalog = {
   'TSGE-E7103': 'node {node}: generated kernel {kernel} does not match its task: {reason}',
   'TSGE-E7104': 'kernel description {kernel} does not fit its kind: {reason}',
   'TSGE-E7105': 'node {node}: generated kernel {kernel} reduces rows, which an epilogue cannot run',
+  // kernel plans recorded by the compiler on nodes (issue 13)
+  'TSGE-E7106': 'node {node}: the compiled {plan} plan does not fit its task: {reason}',
   // adapters / dflow
   'TSGE-E8001': '{message}',
   // dflow (@tsge/dflow): flow graphs, sessions, flow models, deployment

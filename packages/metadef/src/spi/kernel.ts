@@ -1,4 +1,4 @@
-import type { AttrReader } from '../types/attr.js';
+import type { AttrReader, AttrValue } from '../types/attr.js';
 import type { LinearMemory } from './device.js';
 import type { DataType } from '../types/dtype.js';
 import type { HostTensor, RuntimeValue } from '../types/tensor.js';
@@ -63,7 +63,25 @@ export interface KernelV1 {
   readonly inPlace?: readonly (readonly [number, number])[];
   /** Whether the kernel can split work across threads. */
   readonly parallel?: boolean;
+  /**
+   * Called by the compiler for a node with static shapes placed on this kernel: attributes that
+   * record the kernel's choices (implementation, tile sizes, thread split), stored on the node in
+   * the `.om`, so that binding and the first run choose nothing. `compute` must check a recorded
+   * plan against its task and reject one it cannot follow with a coded error (TSGE-E7106).
+   */
+  plan?(node: KernelPlanInputV1): readonly (readonly [string, AttrValue])[] | undefined;
   compute(ctx: KernelContextV1): void;
+}
+
+/** What the compiler hands `KernelV1.plan`: a node whose input dims are all known. */
+export interface KernelPlanInputV1 {
+  readonly nodeName: string;
+  readonly opType: string;
+  readonly attrs: AttrReader;
+  /** Dims and dtype of each input; undefined for an omitted optional input. */
+  readonly inputs: readonly ({ readonly dims: readonly number[]; readonly type: DataType } | undefined)[];
+  /** Threads the plan splits work for (the executor's default thread count where it was compiled). */
+  readonly threads: number;
 }
 
 /** A registry of kernels keyed by domain, op type and implementation name. */

@@ -30,6 +30,7 @@ export type {
   InDataAnchor,
   InferenceContextV1,
   KernelContextV1,
+  KernelPlanInputV1,
   KernelRegistry,
   KernelV1,
   LinearMemory,

@@ -34,6 +34,7 @@ export type {
   InDataAnchor,
   InferenceContextV1,
   KernelContextV1,
+  KernelPlanInputV1,
   KernelRegistry,
   KernelV1,
   LinearMemory,
