@@ -19,6 +19,7 @@ import {
 import { simdKernels } from './kernel-modules.js';
 import { convDirectTile, directSlab } from './conv-direct-tiles.js';
 import { convGemmTile, WORKSPACE_HEADER, convTiles } from './conv-gemm-tiles.js';
+import { convPointwiseTile, pointwiseFits } from './conv-pointwise-tiles.js';
 import { activationPass, convEpilogue, tileEpilogue } from './tile-epilogue.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
@@ -204,6 +205,13 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
     // stride 1 with few output channels, where im2col costs a large share of the GEMM: B read in
     // place (pointwise) or from a padded slab of input rows
     const pointwise = kSize === 1 && pt === 0 && pl === 0 && inSize === outSize;
+    // pointwise with few input channels: X's panels copied once and read from L1 by every row block
+    if (pointwise && sh === 1 && sw === 1 && pointwiseFits(cg, mg, outSize, workspace.bytes)) {
+      const args = [...head, outSize];
+      const tiles = convTiles(p.group, mg, outSize, kDim, threads).map((t) => [...args, ...t, ...tail]);
+      const plan = { signature, outDims: y.dims, yOffset: Y.byteOffset, tileFunction: convPointwiseTile, tiles, after: epilogue.after };
+      return runAndRemember(ctx, memory, plan, Y);
+    }
     if (sh === 1 && sw === 1 && mg <= (pointwise ? DIRECT_MAX_CHANNELS_POINTWISE : DIRECT_MAX_CHANNELS)) {
       const slab = pointwise ? undefined : directSlab(cg, { H, W: Wd, OW, KH, KW, dh, dw, pl }, workspace.bytes);
       if (pointwise || slab) {
