@@ -81,10 +81,11 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD pooling kernels', () => {
       [1, 3, 1, 5],
     ]) {
       const [H, W] = dims.slice(2) as [number, number];
-      for (const attrs of [
+      const windows: Record<string, AttrValue>[] = [
         { kernel_shape: ints([H, W]) },
         { kernel_shape: ints([H, W]), strides: ints([H, W]), count_include_pad: int(1) },
-      ]) {
+      ];
+      for (const attrs of windows) {
         compare('MaxPool', operand(dims, 7), attrs, true, 0);
         compare('AveragePool', operand(dims, 8), attrs, false, 1e-6);
       }
