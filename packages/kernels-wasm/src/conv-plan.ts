@@ -2,6 +2,7 @@ import { type AttrValue, type KernelPlanInputV1, TsgeError, attr } from '@tsge/m
 import { type ConvProblem, convProblem } from '@tsge/kernels-js/kernel-support';
 import { type DirectGeometry, directSlab } from './conv-direct-tiles.js';
 import { WORKSPACE_HEADER, convTiles } from './conv-gemm-tiles.js';
+import { pointwiseFits } from './conv-pointwise-tiles.js';
 import { THREAD_WORKSPACE_BYTES } from './thread-workspace.js';
 import { splitRange } from './tiles.js';
 
@@ -29,8 +30,10 @@ export const ConvPath = {
   depthwise: 4,
   /** 1-D and 3-D convolutions: panels staged in a scratch memory on the calling thread. */
   staged: 5,
+  /** Unpadded 1×1 with few input channels: 8-column panels of the input copied once and read from L1. */
+  pointwisePanels: 6,
 } as const;
-const PATHS = 6;
+const PATHS = 7;
 
 /**
  * Output channels per group up to which stride-1 convolutions skip im2col (measured in CPU time:
@@ -95,7 +98,8 @@ function tilesOf(p: ConvProblem, s: Shape, path: number, threads: number): numbe
     const kSize = s.kSize;
     return splitRange(p.outChannels, threads, 1, OH * OW * kSize).map(([c0, c1]) => [0, 1, c0, c1, 0, OH * OW]);
   }
-  if (path === ConvPath.pointwise || path === ConvPath.im2col) return convTiles(p.group, s.mg, s.outSize, s.kDim, threads);
+  if (path === ConvPath.pointwise || path === ConvPath.pointwisePanels || path === ConvPath.im2col)
+    return convTiles(p.group, s.mg, s.outSize, s.kDim, threads);
   if (path === ConvPath.direct) {
     const [OH, OW] = g.outDims as [number, number];
     return convTiles(p.group, s.mg, OH, s.kDim * OW, threads, 1, 1);
@@ -111,6 +115,8 @@ export function chooseConv(p: ConvProblem, threads: number, workspaceBytes: numb
   if (!s.twoD) return plan(s.mg < 4 ? ConvPath.reference : ConvPath.staged);
   // a packed panel of 8 columns must fit the workspace; otherwise the reference kernel
   if (workspaceBytes === undefined || WORKSPACE_HEADER + s.kDim * 32 > workspaceBytes) return plan(ConvPath.reference);
+  // pointwise with few input channels: the input's panels copied once and read from L1 by every row block
+  if (s.pointwise && s.stride1 && pointwiseFits(s.cg, s.mg, s.outSize, workspaceBytes)) return plan(ConvPath.pointwisePanels);
   // stride 1 with few output channels, where im2col costs a large share of the GEMM: B read in
   // place (pointwise) or from a padded slab of input rows
   if (s.stride1 && s.mg <= (s.pointwise ? DIRECT_MAX_CHANNELS_POINTWISE : DIRECT_MAX_CHANNELS)) {
@@ -184,9 +190,15 @@ function pathMismatch(s: Shape, path: number, workspaceBytes: number | undefined
     case ConvPath.im2col:
     case ConvPath.direct:
     case ConvPath.pointwise:
+    case ConvPath.pointwisePanels:
       if (!s.twoD || depthwise) return `a GEMM plan (path ${path}) for a ${depthwise ? 'depthwise' : 'non-2-D'} convolution`;
       if (!gemmFits) return `K = ${s.kDim} does not fit the thread workspace`;
       if (path === ConvPath.pointwise && !(s.pointwise && s.stride1)) return 'a pointwise plan for a padded, strided or k×k convolution';
+      if (
+        path === ConvPath.pointwisePanels &&
+        !(s.pointwise && s.stride1 && pointwiseFits(s.cg, s.mg, s.outSize, workspaceBytes as number))
+      )
+        return 'a pointwise-panels plan for a convolution it does not fit';
       if (path === ConvPath.direct && !s.stride1) return 'a direct plan for a strided convolution';
       return undefined;
     default:
@@ -211,7 +223,8 @@ function coverage(p: ConvProblem, s: Shape, path: number, tiles: readonly (reado
       cuts[a]?.add(lo).add(hi);
     }
     // the im2col and pointwise kernels start blocks on whole panels of 8 positions
-    if ((path === ConvPath.im2col || path === ConvPath.pointwise) && (t[4] as number) % 8 !== 0) return `tile [${t}] starts inside a panel`;
+    if ((path === ConvPath.im2col || path === ConvPath.pointwise || path === ConvPath.pointwisePanels) && (t[4] as number) % 8 !== 0)
+      return `tile [${t}] starts inside a panel`;
     if (depthwise && (t[4] !== 0 || t[5] !== s.outSize)) return `depthwise tile [${t}] does not span every position`;
   }
   // each cell of the grid the tile edges make is covered once

@@ -7,6 +7,7 @@ import { rmsNormTile } from './simd-rms-norm.js';
 import { transposeTile } from './blocked-transpose.js';
 import { convDirectTile } from './conv-direct-tiles.js';
 import { convGemmTile } from './conv-gemm-tiles.js';
+import { convPointwiseTile } from './conv-pointwise-tiles.js';
 import { convTransposeTile } from './conv-transpose-tiles.js';
 import { gemmPackedTile, gemmPrepackedTile } from './gemm-packed-tiles.js';
 import { gemvColumnsTile } from './gemv-tiles.js';
@@ -28,6 +29,7 @@ import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.
 export const WASM_TILE_FUNCTIONS = [
   convGemmTile,
   convDirectTile,
+  convPointwiseTile,
   depthwiseTile,
   convTransposeTile,
   gemmPackedTile,

@@ -79,6 +79,15 @@ const cases: Case[] = [
   { name: 'large pointwise (many channel tiles)', x: [1, 64, 32, 32], w: [64, 64, 1, 1], bias: true, attrs: {} },
   { name: 'small-K pointwise over several column blocks', x: [1, 16, 40, 40], w: [13, 16, 1, 1], bias: true, attrs: {} },
   {
+    name: 'pointwise 24→41 over 1089 positions (panel copy, remainder rows)',
+    x: [1, 24, 33, 33],
+    w: [41, 24, 1, 1],
+    bias: true,
+    attrs: {},
+  },
+  { name: 'grouped pointwise, batch 2', x: [2, 12, 9, 13], w: [10, 6, 1, 1], bias: true, attrs: { group: attr.int(2) } },
+  { name: 'pointwise 64 input channels, no bias', x: [1, 64, 16, 20], w: [7, 64, 1, 1], bias: false, attrs: {} },
+  {
     name: 'large depthwise (channel tiles)',
     x: [1, 64, 40, 40],
     w: [64, 1, 3, 3],

@@ -20,6 +20,7 @@ import { simdKernels } from './kernel-modules.js';
 import { convDirectTile } from './conv-direct-tiles.js';
 import { CONV_PLAN, ConvPath, chooseConv, planConvNode, recordedConvPlan } from './conv-plan.js';
 import { convGemmTile } from './conv-gemm-tiles.js';
+import { convPointwiseTile } from './conv-pointwise-tiles.js';
 import { activationPass, convEpilogue, tileEpilogue } from './tile-epilogue.js';
 import { scratchMemory } from './scratch-memory.js';
 import { inMemory } from './simd-matmul.js';
@@ -202,6 +203,15 @@ function convolve(ctx: KernelContextV1, reference: KernelV1): boolean {
     const [pt, pl] = g.padsBegin as [number, number];
     const tail = [epilogue.lo, epilogue.hi, ...epilogue.tail];
     const bound = { signature, outDims: y.dims, yOffset: Y.byteOffset, after: epilogue.after };
+    if (plan.path === ConvPath.pointwisePanels) {
+      const args = [...head, outSize];
+      return runAndRemember(
+        ctx,
+        memory,
+        { ...bound, tileFunction: convPointwiseTile, tiles: plan.tiles.map((t) => [...args, ...t, ...tail]) },
+        Y,
+      );
+    }
     if (plan.path === ConvPath.direct || plan.path === ConvPath.pointwise) {
       const args = [...head, H, Wd, OH, OW, KH, KW, dh, dw, pt, pl, plan.slab?.width ?? 0, plan.slab?.bandRows ?? 0];
       return runAndRemember(

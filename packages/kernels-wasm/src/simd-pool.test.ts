@@ -75,6 +75,23 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD pooling kernels', () => {
     compare('AveragePool', operand([2, 48, 64, 64], 6), attrs, true, 1e-6, 4);
   });
 
+  it('a window over the whole unpadded plane (global pooling written as MaxPool/AveragePool) matches the reference', () => {
+    for (const dims of [
+      [2, 16, 20, 24],
+      [1, 3, 1, 5],
+    ]) {
+      const [H, W] = dims.slice(2) as [number, number];
+      const windows: Record<string, AttrValue>[] = [
+        { kernel_shape: ints([H, W]) },
+        { kernel_shape: ints([H, W]), strides: ints([H, W]), count_include_pad: int(1) },
+      ];
+      for (const attrs of windows) {
+        compare('MaxPool', operand(dims, 7), attrs, true, 0);
+        compare('AveragePool', operand(dims, 8), attrs, false, 1e-6);
+      }
+    }
+  });
+
   it('MaxPool keeps NaN where the reference does and gives -Infinity to windows past the input', () => {
     const values = Float32Array.from({ length: 64 }, (_, i) => (i % 13 === 0 ? Number.NaN : Math.sin(i)));
     const input: Operand = { dims: [1, 1, 8, 8], values };

@@ -39,6 +39,13 @@ function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): Ke
       const [dh, dw] = g.dilations as [number, number];
       const [pt, pl] = g.padsBegin as [number, number];
       const [pb, pr] = g.padsEnd as [number, number];
+      // one window over each whole unpadded plane (Keras' global pooling as AveragePool): a plane
+      // reduction, where the window kernels' per-output loop ran at about 1 GFLOP/s on 128×128
+      if (OH === 1 && OW === 1 && KH === H && KW === W && dh === 1 && dw === 1 && pt === 0 && pl === 0 && pb === 0 && pr === 0) {
+        const run = kind === 'max' ? kernels.globalPoolMax : kernels.globalPoolAvg;
+        run((x.data as Float32Array).byteOffset, (y.data as Float32Array).byteOffset, n * c, H * W);
+        return;
+      }
       // vector columns: every tap of ow..ow+3 (and, for stride 2, the odd float after the last) inside the row
       const vectorStride = sw === 2 ? 2 : 1;
       const owLo = Math.ceil(pl / sw);

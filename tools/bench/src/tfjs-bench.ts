@@ -40,7 +40,7 @@ export function tfjsBenchModels(): TfjsBenchModel[] {
   ];
 }
 
-interface ModelJson {
+export interface ModelJson {
   modelTopology: { node: { name: string; op: string; attr?: Record<string, { type?: string; shape?: { dim?: { size: string }[] } }> }[] };
   weightsManifest: { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
   signature?: object;
@@ -64,7 +64,7 @@ function handler(file: string, json: ModelJson): tf.io.IOHandler {
 }
 
 /** Seeded inputs for the model's Placeholders (unknown dims 1): floats in [0, 1), ints in [0, 255]. */
-function inputsOf(json: ModelJson): Record<string, HostTensor> {
+export function inputsOf(json: ModelJson): Record<string, HostTensor> {
   const random = createRandom(7);
   const feeds: Record<string, HostTensor> = {};
   for (const n of json.modelTopology.node.filter((n) => n.op === 'Placeholder')) {
