@@ -356,7 +356,8 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Conv compiled plans', () => {
     expect(direct[3]).toBe(18);
     expect(direct.slice(5)).toEqual([1, 0, 1, 0, 16, 0, 12]);
     expect(plan(x.dims, w3.dims, { pads, strides: attr.ints([2, 2]) })[1]).toBe(1); // im2col
-    expect(plan(x.dims, [16, 8, 1, 1], {})[1]).toBe(3); // pointwise
+    expect(plan(x.dims, [16, 8, 1, 1], {})[1]).toBe(6); // pointwise with few input channels: the input's panels from L1
+    expect(plan([1, 96, 12, 10], [16, 96, 1, 1], {})[1]).toBe(3); // pointwise above 64 input channels: the input read in place
     expect(plan(x.dims, [8, 1, 3, 3], { group: attr.int(8), pads })[1]).toBe(4); // depthwise
     const expected = runKernel(reference!, { opType: 'Conv', inputs: [x, w3], attrs: { pads } });
     expect(maxRelativeError(run(direct).values, expected.values, 1)).toBeLessThan(1e-4);

@@ -74,7 +74,7 @@ describe('Conv plans recorded in the .om', () => {
       ],
       1,
     ],
-    ['1×1 with 24 channels: pointwise', 24, 1, [], 3],
+    ['1×1 with 24 channels: pointwise panels', 24, 1, [], 6],
   ];
   for (const [label, m, k, attrs, path] of cases)
     it(`${label}, planned for 2 threads, on 1 and 2`, async () => {
