@@ -158,6 +158,33 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
     expectClose(simd, interpreted);
   });
 
+  it('exp stays finite up to ln(max float) and reaches denormals below -87.3 (movenet-multipose regression)', () => {
+    const xs = [88.7, 88.5, 87.5, 87.31, 50, 1, 0, -0, -1, -50, -87.5, -95, -103, -200, 89, Number.NaN];
+    const d: KernelDescription = {
+      kind: KernelKind.elementwise,
+      dtype: KernelDtype.float32,
+      shape: [1, xs.length],
+      inputs: [{ size: xs.length, strides: [0, 1] }],
+      constants: [],
+      instructions: [{ op: KOp.exp, a: 0, b: 0 }],
+      output: 1,
+      vectorWidth: 4,
+    };
+    const memory = wasmMemory(false, 1);
+    const f32 = new Float32Array(memory.buffer);
+    f32.set(xs, 16);
+    const words = Array.from(encodeKernelDescription(d));
+    generatedElementwiseTile.run(memory, [0, 1, 2, 64, 256, ...words]);
+    const got = f32.subarray(64, 64 + xs.length);
+    xs.forEach((x, i) => {
+      const want = Math.fround(Math.exp(x));
+      if (Number.isNaN(want)) expect(got[i], `exp(${x})`).toBeNaN();
+      else if (!Number.isFinite(want)) expect(got[i], `exp(${x})`).toBe(want);
+      else if (want < 1e-37) expect(Math.abs((got[i] as number) - want), `exp(${x})`).toBeLessThanOrEqual(1e-44);
+      else expect(Math.abs((got[i] as number) - want) / want, `exp(${x})`).toBeLessThan(1e-5);
+    });
+  });
+
   it('descriptions with ops the emitter lacks run on the interpreter inside the tile', () => {
     const d = randomDescription(5, [3, 7], [KOp.tanh, KOp.add, KOp.erf]);
     expect(emittable(d)).toBe(d.instructions.every((i) => i.op === KOp.add));

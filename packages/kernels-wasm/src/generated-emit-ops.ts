@@ -15,12 +15,15 @@ export const EMIT: Readonly<Record<number, Emit>> = {
   // correctly rounded, as Math.fround(Math.sqrt(x)) is
   [KOp.sqrt]: (c, a) => c.get(a).f32x4Sqrt(),
   [KOp.copy]: (c, a) => c.get(a),
-  // e = exp(-|x|) ≤ 1, then 1/e above 0 (overflowing to +∞ past ln(max float)); NaN stays NaN
+  // e = exp(-|x|/2) ≤ 1, then e² at or below 0 and (1/e)² above: halving keeps e above the flush to
+  // 0 at -87.3, so exp(x) stays finite up to ln(max float) ≈ 88.72 (and +∞ past it); NaN stays NaN
   [KOp.exp]: (c, a, _b, temp) => {
     const e = temp();
-    c.get(a).f32x4Abs().f32x4Neg().set(e);
+    const q = temp();
+    c.get(a).f32x4Abs().f32x4Const(-0.5).f32x4Mul().set(e);
     emitExpNonPositive(c, { temp }, e, e);
-    c.f32x4Const(1).get(e).f32x4Div().get(e).f32x4Const(0).get(a).f32x4Lt().v128Bitselect();
+    c.f32x4Const(1).get(e).f32x4Div().set(q);
+    c.get(q).get(q).f32x4Mul().get(e).get(e).f32x4Mul().f32x4Const(0).get(a).f32x4Lt().v128Bitselect();
   },
   [KOp.sigmoid]: (c, a, _b, temp) => {
     // e = exp(-|x|) never overflows; 1/(1+e) for x ≥ 0 and e/(1+e) below
