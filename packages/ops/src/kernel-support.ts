@@ -15,7 +15,14 @@ export { reflectPadsProblem } from './tensor/pad-check.js';
 export { scanAxes, isScan8 } from './controlflow/if-loop-scan.js';
 export { controlflowOps } from './controlflow/index.js';
 export { dtypeAttr } from './controlflow/sequence.js';
-export { SEQUENCE_LENGTHS, SEQUENCE_READ, SEQUENCE_RESERVE, SEQUENCE_RESIZE, SEQUENCE_SET } from './controlflow/sequence-slots.js';
+export {
+  SEQUENCE_LENGTHS,
+  SEQUENCE_READ,
+  SEQUENCE_RESERVE,
+  SEQUENCE_RESIZE,
+  SEQUENCE_SET,
+  SEQUENCE_SLOT_ROWS,
+} from './controlflow/sequence-slots.js';
 export { EXTRA_BIAS, FUSED_BASE_OF, FUSED_CONV } from './fused/fused-ops.js';
 export { FUSED_ELEMENTWISE } from './fused/fused-elementwise.js';
 export { REQUANTIZED_CONV } from './fused/requantized-conv.js';

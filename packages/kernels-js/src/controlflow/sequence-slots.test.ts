@@ -162,4 +162,31 @@ describe('sequence slots', () => {
     const scalars = run('SequenceConstruct', [f32([], [1])]);
     expect(() => run('SequenceLengths', [scalars])).toThrow(/element 0 is a scalar/);
   });
+
+  it('gives unwritten slots the first dimension leading_dims names (TensorListConcatV2)', () => {
+    const reserved = run('SequenceReserve', [i64([], [3]), i64([2], [2, 1])], float);
+    const set = run('SequenceSet', [reserved, i64([], [1]), f32([4, 1], [1, 2, 3, 4])]);
+    // slot 1 is written: its leading dim (7) is not used; slot 2 lies past leading_dims and keeps [2, 1]
+    const rows = run('SequenceSlotRows', [set, i64([2], [3, 7])]);
+    expect(dump(rows).items.map(([d]) => d)).toEqual([
+      [3, 1],
+      [4, 1],
+      [2, 1],
+    ]);
+    expect(dump(rows).unwritten).toEqual([true, false, true]);
+    expect(Array.from((run('SequenceLengths', [rows]) as HostTensor).data as BigInt64Array, Number)).toEqual([3, 4, 2]);
+    // a trailing shape shapes slots nothing has given a shape; without one they are refused
+    const unshaped = run('SequenceReserve', [i64([], [2])], float);
+    expect(dump(run('SequenceSlotRows', [unshaped, i64([2], [1, 0]), i64([1], [3])])).items).toEqual([
+      [
+        [1, 3],
+        [0, 0, 0],
+      ],
+      [[0, 3], []],
+    ]);
+    expect((run('SequenceSlotRows', [unshaped, i64([2], [1, 0]), i64([1], [3])]) as SequenceValue).unshaped).toBeUndefined();
+    expect((run('SequenceSlotRows', [unshaped, i64([1], [1]), i64([1], [3])]) as SequenceValue).unshaped).toBe(true);
+    expect(() => run('SequenceSlotRows', [unshaped, i64([2], [1, 1])])).toThrow(/element 0 was never written and its shape is not known/);
+    expect(() => run('SequenceSlotRows', [set, i64([1], [-2])])).toThrow(/TSGE-E4003[\s\S]*leading_dims\[0\] = -2 is not a size/);
+  });
 });

@@ -10,7 +10,15 @@ import {
   isSequenceValue,
   readNumber,
 } from '@tsge/metadef';
-import { SEQUENCE_LENGTHS, SEQUENCE_READ, SEQUENCE_RESERVE, SEQUENCE_RESIZE, SEQUENCE_SET, dtypeAttr } from '@tsge/ops/kernel-support';
+import {
+  SEQUENCE_LENGTHS,
+  SEQUENCE_READ,
+  SEQUENCE_RESERVE,
+  SEQUENCE_RESIZE,
+  SEQUENCE_SET,
+  SEQUENCE_SLOT_ROWS,
+  dtypeAttr,
+} from '@tsge/ops/kernel-support';
 import { copyBlock, product } from '../common/tensor-copy.js';
 import { intList, kernelError, requireTensor } from '../common/tensor-infer.js';
 import { defineKernel } from '../define.js';
@@ -192,10 +200,38 @@ export const sequenceLengthsKernel = defineKernel({
   },
 });
 
+export const sequenceSlotRowsKernel = defineKernel({
+  opType: SEQUENCE_SLOT_ROWS,
+  domain: TSGE_DOMAIN,
+  compute(ctx) {
+    const s = requireSequence(ctx, 0);
+    const leading = intList(requireTensor(ctx, 1));
+    const trailing = shapeInput(ctx, 2);
+    const items = [...s.items];
+    const unwritten = s.unwritten ?? [];
+    let unshapedLeft = false;
+    for (let k = 0; k < items.length; k++) {
+      if (!unwritten[k]) continue;
+      if (k >= leading.length) {
+        unshapedLeft ||= s.unshaped === true;
+        continue;
+      }
+      const first = leading[k] as number;
+      if (!(Number.isSafeInteger(first) && first >= 0)) throw kernelError(ctx, `leading_dims[${k}] = ${first} is not a size`);
+      if (s.unshaped && !trailing) refuseUnshaped(ctx, s, k);
+      const dims = [first, ...(trailing ?? (items[k] as HostTensor).dims.slice(1))];
+      if (product(dims) > 2 ** 31) throw kernelError(ctx, `slot ${k} of shape [${dims.join(',')}] has too many elements`);
+      items[k] = createTensor(s.elementType, dims);
+    }
+    ctx.setOutput(0, slotted(s.elementType, items, s.unwritten, unshapedLeft));
+  },
+});
+
 export const sequenceSlotKernels = [
   sequenceReserveKernel,
   sequenceSetKernel,
   sequenceReadKernel,
   sequenceResizeKernel,
   sequenceLengthsKernel,
+  sequenceSlotRowsKernel,
 ];

@@ -15,6 +15,7 @@ export const SEQUENCE_SET = 'SequenceSet';
 export const SEQUENCE_READ = 'SequenceRead';
 export const SEQUENCE_RESIZE = 'SequenceResize';
 export const SEQUENCE_LENGTHS = 'SequenceLengths';
+export const SEQUENCE_SLOT_ROWS = 'SequenceSlotRows';
 
 const T = { name: 'T', allowed: ALL_TENSOR_TYPES };
 const S = { name: 'S', allowed: ALL_TENSOR_TYPES, allowedKinds: ['seq(*)'] };
@@ -129,10 +130,37 @@ export const sequenceLengthsDefinition: OpDefinitionV1 = defineOp({
   },
 });
 
+/**
+ * tsge::SequenceSlotRows(input_sequence, leading_dims, trailing_shape?) → the sequence with each
+ * slot k never written (k < size of `leading_dims`) made zeros of [leading_dims[k], ...rest], rest
+ * being `trailing_shape` when given, else the slot's own dimensions after its first; written
+ * elements and slots past `leading_dims` stay as they are. TensorFlow's TensorListConcatV2
+ * `leading_dims`.
+ */
+export const sequenceSlotRowsDefinition: OpDefinitionV1 = defineOp({
+  type: SEQUENCE_SLOT_ROWS,
+  domain: TSGE_DOMAIN,
+  sinceVersion: 1,
+  doc: 'Gives the unwritten slots of a sequence their first dimension (leading_dims[k]) as zeros.',
+  inputs: [param.required('input_sequence', 'S'), param.required('leading_dims', 'int64'), param.optional('trailing_shape', 'int64')],
+  outputs: [param.required('output_sequence', 'S')],
+  typeConstraints: [S],
+  infer(ctx) {
+    const s = requireInput(ctx, 0);
+    requireInput(ctx, 1);
+    const e = s.element;
+    // the slots' first dimension may change: the element's first dimension is no longer known
+    const element: ValueInfo | undefined =
+      e && !(e.shape.length === 1 && e.shape[0] === -2) && e.shape.length > 0 ? { dtype: e.dtype, shape: [-1, ...e.shape.slice(1)] } : e;
+    ctx.setOutput(0, element ? sequenceInfo(element) : s);
+  },
+});
+
 export const sequenceSlotDefinitions: readonly OpDefinitionV1[] = [
   sequenceReserveDefinition,
   sequenceSetDefinition,
   sequenceReadDefinition,
   sequenceResizeDefinition,
   sequenceLengthsDefinition,
+  sequenceSlotRowsDefinition,
 ];

@@ -30,6 +30,11 @@ export interface ValueInfo {
   readonly emptySequence?: boolean;
   /** A sequence's element shape, when every dimension is known. */
   readonly elementShape?: readonly number[];
+  /**
+   * A TensorList's element shape as declared when the list was made (-1 for an unknown dimension,
+   * 'unknown-rank'): what TensorListElementShape returns. TensorFlow's list ops keep it.
+   */
+  readonly listShape?: readonly number[] | 'unknown-rank';
 }
 
 /**

@@ -65,6 +65,8 @@ const NOT_OUTPUTS = new Set([
   'VarHandleOp',
   'VariableV2',
   'AssignVariableOp',
+  // has no outputs: it frees the array in TensorFlow, and the sequence here is simply no longer used
+  'TensorArrayCloseV3',
 ]);
 const SPECIAL = new Set(['Const', 'Placeholder', 'PlaceholderWithDefault', BERNOULLI_OP]);
 

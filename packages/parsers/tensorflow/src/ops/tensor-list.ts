@@ -23,8 +23,8 @@
 // sequence's ValueInfo rank is its elements' rank. Negative indices, which ONNX sequences would
 // count from the end, fail: the tsge ops refuse them, and SequenceAt gets them moved out of range.
 // Stacking an array with a known element shape gives [0, ...element_shape] when it is empty.
-import { ONNX_DTYPE, type Value, attr } from '@tsge/metadef';
-import type { ConvertContext } from '../import/context.js';
+import { ONNX_DTYPE, type Value, attr, createTensor, toNumberArray } from '@tsge/metadef';
+import type { ConvertContext, ValueInfo } from '../import/context.js';
 import type { ConverterTable, OpConverter } from './registry.js';
 
 /** A shape with every dimension known, or undefined. */
@@ -74,6 +74,7 @@ function sequenceInfo(ctx: ConvertContext, seq: Value, item?: Value): Parameters
   return {
     sequence: true,
     ...(info.elementShape ? { elementShape: info.elementShape } : {}),
+    ...(info.listShape ? { listShape: info.listShape } : {}),
     ...(dtype ? { dtype } : {}),
     ...(rank !== undefined ? { rank } : {}),
   };
@@ -126,6 +127,23 @@ function sequenceInput(ctx: ConvertContext, i: number): Value {
 function shapeInput(ctx: ConvertContext, i: number): number[] | undefined {
   const c = ctx.constantOf(i);
   return c?.dims.length === 1 ? Array.from(c.data, Number) : undefined;
+}
+
+/**
+ * A list's element shape as its op declares it in input i (TensorListElementShape's answer): a
+ * scalar is an unknown rank, a negative dimension unknown; undefined when not a constant.
+ */
+function declaredShape(ctx: ConvertContext, i: number): ValueInfo['listShape'] {
+  const c = ctx.constantOf(i);
+  if (!c) return undefined;
+  if (c.dims.length === 0) return 'unknown-rank';
+  return toNumberArray(c).map((d) => Math.max(-1, d));
+}
+
+/** `list` noted with the element shape its op (input i) declares. */
+function declared(ctx: ConvertContext, list: Value, i: number): Value {
+  const listShape = declaredShape(ctx, i);
+  return listShape ? ctx.note(list, { listShape }) : list;
 }
 
 function elementInfo(ctx: ConvertContext, seq: Value, extraRank = 0): Parameters<ConvertContext['note']>[1] {
@@ -220,7 +238,7 @@ function scatterList(ctx: ConvertContext, withCount: boolean): Value {
       }
     } else count = ctx.op1('Max', [ctx.toInt64(ctx.input(3)), ctx.int64s([0], [])]);
   }
-  const list = reservedSequence(ctx, 'element_dtype', count, shape);
+  const list = declared(ctx, reservedSequence(ctx, 'element_dtype', count, shape), 2);
   return write(ctx, list, rows, indices, { grow, once: false });
 }
 
@@ -240,6 +258,30 @@ function concat(ctx: ConvertContext, seq: Value, shapeHint?: readonly number[]):
   const padded = ctx.op1('SequenceInsert', [seq, none, ctx.int64s([0], [])]);
   const joined = ctx.op1('ConcatFromSequence', [padded], { axis: attr.int(0), new_axis: attr.int(0) });
   return [ctx.note(joined, { dtype, rank: elementShape.length }), lengths];
+}
+
+/**
+ * TensorListConcatV2's list with each unwritten slot k of leading_dims[k] rows, and past
+ * `leading_dims` of element_shape[0] rows when that is known (tsge::SequenceSlotRows); other slots
+ * keep their zeros' shape. The list itself when neither is given.
+ */
+function slotRows(ctx: ConvertContext): Value {
+  const seq = sequenceInput(ctx, 0);
+  const shape = shapeInput(ctx, 1);
+  const first = shape?.[0] !== undefined && shape[0] >= 0 ? shape[0] : undefined;
+  const leading = ctx.constantOf(2);
+  if (first === undefined && leading?.data.length === 0) return seq;
+  let dims = ctx.toInt64List(ctx.input(2));
+  if (first !== undefined) {
+    // entries past leading_dims: the element shape's first dimension
+    const count = ctx.op1('Unsqueeze', [ctx.op1('SequenceLength', [seq]), ctx.int64s([0])]);
+    const fill = ctx.op1('Expand', [ctx.int64s([first]), count]);
+    const rest = ctx.op1('Slice', [fill, ctx.op1('Shape', [dims]), ctx.int64s([Number.MAX_SAFE_INTEGER])]);
+    dims = ctx.op1('Concat', [dims, rest], { axis: attr.int(0) });
+  }
+  const trailing = knownShape(shape?.slice(1));
+  const rows = ctx.tsgeOp('SequenceSlotRows', [seq, dims, ...(trailing && shape?.length ? [ctx.int64s(trailing)] : [])]);
+  return ctx.note(rows, sequenceInfo(ctx, seq));
 }
 
 const sizeOf = (ctx: ConvertContext, seq: Value) =>
@@ -288,12 +330,27 @@ export const tensorListConverters: ConverterTable = {
     const handle = ctx.input(0);
     return [ctx.info(handle).fixedSizeArray ? handle : sizeOf(ctx, sequenceInput(ctx, 1))];
   },
-  TensorListReserve: (ctx) => [reservedSequence(ctx, 'element_dtype', ctx.input(1), shapeInput(ctx, 0))],
+  TensorListReserve: (ctx) => [declared(ctx, reservedSequence(ctx, 'element_dtype', ctx.input(1), shapeInput(ctx, 0)), 0)],
   EmptyTensorList: (ctx) => {
     const shape = shapeInput(ctx, 0);
-    return [emptySequence(ctx, 'element_dtype', shape, shape?.length)];
+    return [declared(ctx, emptySequence(ctx, 'element_dtype', shape, shape?.length), 0)];
   },
-  TensorListFromTensor: (ctx) => [unstack(ctx, ctx.input(0))],
+  TensorListFromTensor: (ctx) => [declared(ctx, unstack(ctx, ctx.input(0)), 1)],
+  // the shape the list was declared with, not its elements' (TensorFlow's kernel answers so too)
+  TensorListElementShape: (ctx) => {
+    const shape = ctx.info(sequenceInput(ctx, 0)).listShape;
+    if (!shape) throw ctx.problem("the list's declared element shape is not known when converting (it is not a constant)");
+    const type = ctx.attrs.dtype('shape_type', 'int32');
+    if (type !== 'int32' && type !== 'int64') throw ctx.problem(`shape_type ${type} must be int32 or int64`);
+    const dims = shape === 'unknown-rank' ? [] : [shape.length];
+    const t = createTensor(type, dims);
+    const values = shape === 'unknown-rank' ? [-1] : shape;
+    values.forEach((d, j) => {
+      if (t.data instanceof BigInt64Array) t.data[j] = BigInt(d);
+      else (t.data as Int32Array)[j] = d;
+    });
+    return [ctx.constant(t)];
+  },
   // TensorFlow grows the list only when asked to (TF2's dynamic-size TensorArray asks)
   TensorListSetItem: (ctx) => [
     write(ctx, sequenceInput(ctx, 0), ctx.input(2), ctx.input(1), {
@@ -344,7 +401,7 @@ export const tensorListConverters: ConverterTable = {
   },
   // (tensor, lengths); V2's element_shape input, V1's attribute, give an empty list its shape
   TensorListConcat: (ctx) => concat(ctx, sequenceInput(ctx, 0), ctx.attrs.shape('element_shape')),
-  TensorListConcatV2: (ctx) => concat(ctx, sequenceInput(ctx, 0), shapeInput(ctx, 1)),
+  TensorListConcatV2: (ctx) => concat(ctx, slotRows(ctx), shapeInput(ctx, 1)),
   // tensor split on axis 0 into pieces of `lengths` rows
   TensorListSplit: (ctx) => {
     const value = ctx.input(0);
@@ -353,12 +410,16 @@ export const tensorListConverters: ConverterTable = {
     const seq = ctx.op1('SplitToSequence', [value, ctx.toInt64List(ctx.input(2))], { axis: attr.int(0) });
     const shape = knownShape(shapeInput(ctx, 1));
     return [
-      ctx.note(seq, {
-        sequence: true,
-        ...(shape ? { elementShape: shape } : {}),
-        ...(dtype ? { dtype } : {}),
-        ...(rank !== undefined ? { rank } : {}),
-      }),
+      declared(
+        ctx,
+        ctx.note(seq, {
+          sequence: true,
+          ...(shape ? { elementShape: shape } : {}),
+          ...(dtype ? { dtype } : {}),
+          ...(rank !== undefined ? { rank } : {}),
+        }),
+        1,
+      ),
     ];
   },
 };
