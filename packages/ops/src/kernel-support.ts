@@ -16,6 +16,7 @@ export { scanAxes, isScan8 } from './controlflow/if-loop-scan.js';
 export { controlflowOps } from './controlflow/index.js';
 export { dtypeAttr } from './controlflow/sequence.js';
 export {
+  SEQUENCE_CONCAT,
   SEQUENCE_LENGTHS,
   SEQUENCE_READ,
   SEQUENCE_RESERVE,

@@ -1,7 +1,8 @@
-// TensorList ops about element shapes, and TensorArrayCloseV3: TensorListElementShape (the shape a
-// list was declared with), TensorListConcatV2's `leading_dims` (the first dimension of slots never
-// written) and a TensorArray closed after use. TensorFlow.js 4.22 models only the close and ignores
-// `leading_dims`, so the rest is checked against TensorFlow's kernels by hand.
+// TensorList ops about element shapes and batches of lists, and TensorArrayCloseV3:
+// TensorListElementShape (the shape a list was declared with), TensorListConcatV2's `leading_dims`
+// (the first dimension of slots never written), TensorListPushBackBatch and TensorListConcatLists
+// over a Pack of lists, and a TensorArray closed after use. TensorFlow.js 4.22 models only the
+// close and ignores `leading_dims`, so the rest is checked against TensorFlow's kernels by hand.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -186,6 +187,108 @@ describe('TensorArrayCloseV3', () => {
       expect(compareTensors('out', got, expected).maxRelError).toBeLessThanOrEqual(1e-6);
     } finally {
       await model.release();
+    }
+  }, 120_000);
+});
+
+describe('batches of TensorLists (a Pack of lists)', () => {
+  const stack = (name: string, list: string, shape = 'scalar_shape'): NodeJson => ({
+    name,
+    op: 'TensorListStack',
+    input: [list, shape],
+    attr: { ...et, num_elements: { i: -1 } },
+  });
+  const lists: NodeJson[] = [
+    placeholder('x', [2]),
+    placeholder('y', [1]),
+    constNode('scalar_shape', [0], [], 'DT_INT32'),
+    constNode('pushed_rows', [2], [3, 4]),
+    scalarInt('two', 2),
+    { name: 'l0', op: 'TensorListFromTensor', input: ['x', 'scalar_shape'], attr: withShape },
+    { name: 'l1', op: 'TensorListFromTensor', input: ['y', 'scalar_shape'], attr: withShape },
+    { name: 'batch', op: 'Pack', input: ['l0', 'l1'], attr: { T: { type: 'DT_VARIANT' }, N: { i: 2 }, axis: { i: 0 } } },
+  ];
+  const feeds = { x: createTensor('float32', [2], Float32Array.of(1, 2)), y: createTensor('float32', [1], Float32Array.of(-1)) };
+  const unpack = (name: string, batch: string): NodeJson => ({
+    name,
+    op: 'Unpack',
+    input: [batch],
+    attr: { T: { type: 'DT_VARIANT' }, num: { i: 2 }, axis: { i: 0 } },
+  });
+
+  it('PushBackBatch pushes row b onto list b and ConcatLists joins lists pairwise, as TensorFlow does (by hand)', async () => {
+    // after TensorFlow's list_ops_test testPushBackBatch
+    const read = await runGraph(
+      [
+        ...lists,
+        { name: 'push', op: 'TensorListPushBackBatch', input: ['batch', 'pushed_rows'], attr: et },
+        unpack('pushed', 'push'),
+        unpack('original', 'batch'),
+        // [l0, reserved] ++ [l1, l0]: a slot never written stays one (stacked as zeros)
+        { name: 'reserved', op: 'TensorListReserve', input: ['scalar_shape', 'two'], attr: withShape },
+        { name: 'batch_a', op: 'Pack', input: ['l0', 'reserved'], attr: { T: { type: 'DT_VARIANT' }, N: { i: 2 }, axis: { i: 0 } } },
+        { name: 'batch_b', op: 'Pack', input: ['l1', 'l0'], attr: { T: { type: 'DT_VARIANT' }, N: { i: 2 }, axis: { i: 0 } } },
+        { name: 'joined', op: 'TensorListConcatLists', input: ['batch_a', 'batch_b'], attr: et },
+        unpack('joined_lists', 'joined'),
+        { name: 'joined_length', op: 'TensorListLength', input: ['joined_lists:1'] },
+        stack('s0', 'pushed'),
+        stack('s1', 'pushed:1'),
+        stack('o0', 'original'),
+        stack('o1', 'original:1'),
+        stack('j0', 'joined_lists'),
+        stack('j1', 'joined_lists:1'),
+        { name: 'p0', op: 'Identity', input: ['s0'], attr: F },
+        { name: 'p1', op: 'Identity', input: ['s1'], attr: F },
+        { name: 'q0', op: 'Identity', input: ['o0'], attr: F },
+        { name: 'q1', op: 'Identity', input: ['o1'], attr: F },
+        { name: 'r0', op: 'Identity', input: ['j0'], attr: F },
+        { name: 'r1', op: 'Identity', input: ['j1'], attr: F },
+        { name: 'r1_length', op: 'Identity', input: ['joined_length'], attr: I },
+      ],
+      feeds,
+    );
+    const f = (data: number[]) => ({ type: 'float32', dims: [data.length], data });
+    expect(read('p0')).toEqual(f([1, 2, 3]));
+    expect(read('p1')).toEqual(f([-1, 4]));
+    // the lists packed are not changed by the push
+    expect(read('q0')).toEqual(f([1, 2]));
+    expect(read('q1')).toEqual(f([-1]));
+    expect(read('r0')).toEqual(f([1, 2, -1]));
+    expect(read('r1')).toEqual(f([0, 0, 1, 2]));
+    expect(read('r1_length')).toEqual({ type: 'int32', dims: [], data: [4] });
+  }, 120_000);
+
+  it('fails to parse, naming the node, when another op reads a batch or the pushed rows do not match it', async () => {
+    const cases: { nodes: NodeJson[]; message: RegExp }[] = [
+      {
+        nodes: [
+          { name: 'bad', op: 'TensorListLength', input: ['batch'] },
+          { name: 'out', op: 'Identity', input: ['bad'], attr: I },
+        ],
+        message: /\bbad\b[\s\S]*a batch of TensorLists is read only by/,
+      },
+      {
+        nodes: [
+          constNode('three_rows', [3], [3, 4, 5]),
+          { name: 'bad', op: 'TensorListPushBackBatch', input: ['batch', 'three_rows'], attr: et },
+          unpack('out_lists', 'bad'),
+          stack('out', 'out_lists'),
+        ],
+        message: /\bbad\b[\s\S]*3 rows for a batch of 2 lists/,
+      },
+      {
+        nodes: [
+          { name: 'bad', op: 'TensorListPushBackBatch', input: ['l0', 'pushed_rows'], attr: et },
+          unpack('out_lists', 'bad'),
+          stack('out', 'out_lists'),
+        ],
+        message: /\bbad\b[\s\S]*must be a batch of TensorLists/,
+      },
+    ];
+    for (const { nodes, message } of cases) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'tsge-list-batch-')), 'g.pb');
+      writeFileSync(file, graphBytes([...lists, ...nodes]));
+      await expect(parseModel(file)).rejects.toThrow(message);
     }
   }, 120_000);
 });

@@ -189,4 +189,23 @@ describe('sequence slots', () => {
     expect(() => run('SequenceSlotRows', [unshaped, i64([2], [1, 1])])).toThrow(/element 0 was never written and its shape is not known/);
     expect(() => run('SequenceSlotRows', [set, i64([1], [-2])])).toThrow(/TSGE-E4003[\s\S]*leading_dims\[0\] = -2 is not a size/);
   });
+
+  it('joins two sequences keeping unwritten slots unwritten (TensorListConcatLists)', () => {
+    const reserved = run('SequenceReserve', [i64([], [2]), i64([1], [2])], float);
+    const a = run('SequenceSet', [reserved, i64([], [1]), f32([2], [1, 2])]);
+    const b = run('SequenceConstruct', [f32([2], [3, 4])]);
+    expect(dump(run('SequenceConcat', [a, b]))).toEqual({
+      items: [
+        [[2], [0, 0]],
+        [[2], [1, 2]],
+        [[2], [3, 4]],
+      ],
+      unwritten: [true, false, false],
+    });
+    expect(dump(run('SequenceConcat', [b, b])).unwritten).toBeUndefined();
+    const unshaped = run('SequenceReserve', [i64([], [1])], float);
+    expect((run('SequenceConcat', [b, unshaped]) as SequenceValue).unshaped).toBe(true);
+    const ints = run('SequenceConstruct', [i64([1], [1])]);
+    expect(() => run('SequenceConcat', [b, ints])).toThrow(/TSGE-E4003[\s\S]*element types float32 and int64 differ/);
+  });
 });

@@ -11,6 +11,7 @@ import {
   readNumber,
 } from '@tsge/metadef';
 import {
+  SEQUENCE_CONCAT,
   SEQUENCE_LENGTHS,
   SEQUENCE_READ,
   SEQUENCE_RESERVE,
@@ -227,6 +228,21 @@ export const sequenceSlotRowsKernel = defineKernel({
   },
 });
 
+export const sequenceConcatKernel = defineKernel({
+  opType: SEQUENCE_CONCAT,
+  domain: TSGE_DOMAIN,
+  compute(ctx) {
+    const a = requireSequence(ctx, 0);
+    const b = requireSequence(ctx, 1);
+    if (a.elementType !== b.elementType) throw kernelError(ctx, `element types ${a.elementType} and ${b.elementType} differ`);
+    if (a.items.length + b.items.length > MAX_SLOTS) throw kernelError(ctx, `${a.items.length} + ${b.items.length} items are too many`);
+    const mask = (s: SequenceValue) => s.unwritten ?? new Array<boolean>(s.items.length).fill(false);
+    // the flag covers every unwritten slot: one side's unshaped slots make the joined ones refuse reads
+    const unshaped = (a.unshaped === true && mask(a).includes(true)) || (b.unshaped === true && mask(b).includes(true));
+    ctx.setOutput(0, slotted(a.elementType, [...a.items, ...b.items], [...mask(a), ...mask(b)], unshaped));
+  },
+});
+
 export const sequenceSlotKernels = [
   sequenceReserveKernel,
   sequenceSetKernel,
@@ -234,4 +250,5 @@ export const sequenceSlotKernels = [
   sequenceResizeKernel,
   sequenceLengthsKernel,
   sequenceSlotRowsKernel,
+  sequenceConcatKernel,
 ];

@@ -16,6 +16,7 @@ export const SEQUENCE_READ = 'SequenceRead';
 export const SEQUENCE_RESIZE = 'SequenceResize';
 export const SEQUENCE_LENGTHS = 'SequenceLengths';
 export const SEQUENCE_SLOT_ROWS = 'SequenceSlotRows';
+export const SEQUENCE_CONCAT = 'SequenceConcat';
 
 const T = { name: 'T', allowed: ALL_TENSOR_TYPES };
 const S = { name: 'S', allowed: ALL_TENSOR_TYPES, allowedKinds: ['seq(*)'] };
@@ -156,6 +157,25 @@ export const sequenceSlotRowsDefinition: OpDefinitionV1 = defineOp({
   },
 });
 
+/**
+ * tsge::SequenceConcat(input_a, input_b) → the items of `input_a` followed by those of `input_b`,
+ * unwritten slots kept unwritten. TensorFlow's TensorListConcatLists, for one pair of lists.
+ */
+export const sequenceConcatDefinition: OpDefinitionV1 = defineOp({
+  type: SEQUENCE_CONCAT,
+  domain: TSGE_DOMAIN,
+  sinceVersion: 1,
+  doc: 'The items of one sequence followed by those of another (of the same element type).',
+  inputs: [param.required('input_a', 'S'), param.required('input_b', 'S')],
+  outputs: [param.required('output_sequence', 'S')],
+  typeConstraints: [S],
+  infer(ctx) {
+    const a = requireInput(ctx, 0);
+    const b = requireInput(ctx, 1);
+    ctx.setOutput(0, b.element ? sequenceInfo(merged(a.element, b.element)) : a);
+  },
+});
+
 export const sequenceSlotDefinitions: readonly OpDefinitionV1[] = [
   sequenceReserveDefinition,
   sequenceSetDefinition,
@@ -163,4 +183,5 @@ export const sequenceSlotDefinitions: readonly OpDefinitionV1[] = [
   sequenceResizeDefinition,
   sequenceLengthsDefinition,
   sequenceSlotRowsDefinition,
+  sequenceConcatDefinition,
 ];

@@ -35,7 +35,15 @@ export interface ValueInfo {
    * 'unknown-rank'): what TensorListElementShape returns. TensorFlow's list ops keep it.
    */
   readonly listShape?: readonly number[] | 'unknown-rank';
+  /**
+   * A batch of TensorLists (a Pack of lists, a 1-D variant tensor in TensorFlow): the lists, known
+   * when converting. Only the ops that take list batches read it (see LIST_BATCH_READERS).
+   */
+  readonly listBatch?: readonly Value[];
 }
+
+/** The TF ops that may take a batch of lists (any other op refuses one, naming its node). */
+export const LIST_BATCH_READERS: ReadonlySet<string> = new Set(['Identity', 'Unpack', 'TensorListPushBackBatch', 'TensorListConcatLists']);
 
 /**
  * Passed to each op converter: the TF node, its converted inputs, and helpers that add canonical

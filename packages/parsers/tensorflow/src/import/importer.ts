@@ -19,7 +19,7 @@ import { converters } from '../ops/index.js';
 import type { ConverterTable } from '../ops/registry.js';
 import { LIMITS, TfProblem, problemToDiagnostic } from '../internal/problem.js';
 import { NodeFactory } from './builder.js';
-import { ConvertContext, type ValueInfo } from './context.js';
+import { ConvertContext, LIST_BATCH_READERS, type ValueInfo } from './context.js';
 import { BERNOULLI_OP, rewriteDropout } from './dropout.js';
 import { isResourceOrVariant, tfDtype } from './dtype.js';
 import { decodeTensor, shapeOf } from './tensor.js';
@@ -209,6 +209,16 @@ export function importNodes(source: readonly TfNode[], givenOptions: ImportOptio
       diagnostics.push(diagnostic('TSGE-E3114', { output: o.name }, at(o.ref.node)));
       continue;
     }
+    if (infoOf(v)?.listBatch) {
+      diagnostics.push(
+        diagnostic(
+          'TSGE-E3103',
+          { node: o.ref.node, op: nodes.get(o.ref.node)?.op ?? '', reason: 'a batch of TensorLists cannot be a graph output' },
+          at(o.ref.node),
+        ),
+      );
+      continue;
+    }
     builder.output(v, o.name);
   }
   if (diagnostics.some((d) => d.severity === 'error')) return { graph: undefined, diagnostics };
@@ -310,6 +320,8 @@ function convertNode(
   }
   const converter = converters[n.op] ?? options.extraConverters?.[n.op];
   if (!converter) throw ctx.problem('no converter');
+  if (!LIST_BATCH_READERS.has(n.op) && inputs.some((v) => infoOf(v)?.listBatch))
+    throw ctx.problem(`a batch of TensorLists is read only by ${[...LIST_BATCH_READERS].join(', ')}`);
   const results = converter(ctx);
   const first = results[0]?.node;
   if (first && ctx.created.has(first) && results.every((v) => v.node === first)) builder.rename(first, n.name);

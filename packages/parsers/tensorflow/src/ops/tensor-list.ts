@@ -297,7 +297,62 @@ const tensorArray: OpConverter = (ctx) => {
   return [handle, flow];
 };
 
+/** A value that stands for `lists` (a TensorFlow Pack of list handles), known only when converting. */
+function listBatch(ctx: ConvertContext, lists: readonly Value[]): Value {
+  return ctx.note(ctx.op1('Identity', [lists[0]]), { listBatch: lists });
+}
+
+function batchInput(ctx: ConvertContext, i: number): readonly Value[] {
+  const lists = ctx.info(ctx.input(i)).listBatch;
+  if (!lists) throw ctx.problem(`input ${i} must be a batch of TensorLists packed where the graph can see it (a Pack of lists)`);
+  return lists;
+}
+
+/** Pack of list handles on axis 0: a batch of lists, which PushBackBatch, ConcatLists and Unpack read. */
+export function packLists(ctx: ConvertContext): Value[] {
+  const lists = Array.from({ length: ctx.inputCount }, (_, i) => sequenceInput(ctx, i));
+  const axis = ctx.attrs.int('axis', 0);
+  if (axis !== 0 && axis !== -1) throw ctx.problem(`lists are packed on axis 0, not ${axis}`);
+  return [listBatch(ctx, lists)];
+}
+
+/** Unpack of a batch of lists: the lists. */
+export function unpackLists(ctx: ConvertContext): Value[] {
+  const lists = batchInput(ctx, 0);
+  const num = ctx.attrs.int('num');
+  if (num !== lists.length) throw ctx.problem(`num ${num} differs from the ${lists.length} lists packed`);
+  return [...lists];
+}
+
 export const tensorListConverters: ConverterTable = {
+  // tensor[b] pushed onto list b of the batch
+  TensorListPushBackBatch: (ctx) => {
+    const lists = batchInput(ctx, 0);
+    const tensor = ctx.input(1);
+    const rank = ctx.rankOf(tensor);
+    if (rank === 0) throw ctx.problem('tensor must have a batch dimension');
+    const rows = tensor.desc?.shape?.[0];
+    if (typeof rows === 'number' && rows >= 0 && rows !== lists.length)
+      throw ctx.problem(`tensor has ${rows} rows for a batch of ${lists.length} lists`);
+    const pushed = lists.map((list, b) => {
+      const item = ctx.op1('Gather', [tensor, ctx.int64s([b], [])], { axis: attr.int(0) });
+      ctx.note(item, { ...(ctx.dtypeOf(tensor) ? { dtype: ctx.dtypeOf(tensor) } : {}), ...(rank !== undefined ? { rank: rank - 1 } : {}) });
+      return ctx.note(ctx.op1('SequenceInsert', [list, item]), sequenceInfo(ctx, list, item));
+    });
+    return [listBatch(ctx, pushed)];
+  },
+  // list b of the result is a[b]'s elements followed by b[b]'s
+  TensorListConcatLists: (ctx) => {
+    const a = batchInput(ctx, 0);
+    const b = batchInput(ctx, 1);
+    if (a.length !== b.length) throw ctx.problem(`batches of ${a.length} and ${b.length} lists`);
+    return [
+      listBatch(
+        ctx,
+        a.map((list, k) => ctx.note(ctx.tsgeOp('SequenceConcat', [list, b[k] as Value]), sequenceInfo(ctx, list))),
+      ),
+    ];
+  },
   TensorArrayV3: tensorArray,
   TensorArrayWriteV3: (ctx) => [write(ctx, sequenceInput(ctx, 3), ctx.input(2), ctx.input(1), arrayWrite(ctx))],
   // a slot never written is an error, as in TensorFlow

@@ -1,6 +1,7 @@
 import { type DataType, ONNX_DTYPE, type Value, attr, createTensor, toNumberArray } from '@tsge/metadef';
 import type { ConvertContext } from '../import/context.js';
 import type { ConverterTable } from './registry.js';
+import { packLists, unpackLists } from './tensor-list.js';
 
 /** Large bounds for Slice: ONNX clamps starts/ends to the dim, so these mean "to the edge". */
 const FAR = Number.MAX_SAFE_INTEGER;
@@ -167,6 +168,7 @@ export const tensorConverters: ConverterTable = {
   Pack: (ctx) => {
     const axis = ctx.attrs.int('axis', 0);
     const values = Array.from({ length: ctx.inputCount }, (_, i) => ctx.input(i));
+    if (values.some((v) => ctx.info(v).sequence)) return packLists(ctx);
     const rank = ctx.rankOf(values[0] as Value);
     const constants = values.map((_, i) => ctx.constantOf(i));
     // packing scalars known at parse time (shape vectors) stays a constant
@@ -185,6 +187,7 @@ export const tensorConverters: ConverterTable = {
   },
   Unpack: (ctx) => {
     const x = ctx.input(0);
+    if (ctx.info(x).listBatch) return unpackLists(ctx);
     const num = ctx.attrs.int('num');
     const axis = ctx.attrs.int('axis', 0);
     const rank = ctx.rankOf(x);
