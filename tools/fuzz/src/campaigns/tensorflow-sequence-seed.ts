@@ -1,5 +1,6 @@
-// A GraphDef of TensorArray and TensorList ops (scatter, split, concat, push/pop, length, stack) for
-// the TensorFlow campaigns: the test data's graphs have few of them.
+// A GraphDef of TensorArray and TensorList ops (scatter, split, concat with leading_dims, push/pop,
+// length, stack, element shape, a batch of lists pushed and joined, close) for the TensorFlow
+// campaigns: the test data's graphs have few of them.
 import type protobuf from 'protobufjs';
 
 const F = { T: { type: 'DT_FLOAT' } };
@@ -47,7 +48,27 @@ const NODES = [
   { name: 'pop', op: 'TensorListPopBack', input: ['list', 'element_shape'], attr: ET },
   { name: 'length', op: 'TensorListLength', input: ['pop'] },
   { name: 'stack', op: 'TensorListStack', input: ['pop', 'element_shape'], attr: { ...ET, num_elements: { i: -1 } } },
+  { name: 'a_close', op: 'TensorArrayCloseV3', input: ['a', '^a_concat'] },
+  { name: 'shape_of', op: 'TensorListElementShape', input: ['pop'], attr: { shape_type: { type: 'DT_INT32' } } },
+  ints('any_shape', [], [-1]),
+  { name: 'reserved', op: 'TensorListReserve', input: ['any_shape', 'two'], attr: { ...ET, shape_type: { type: 'DT_INT32' } } },
+  ints('leading', [2], [1, 3], 'DT_INT64'),
+  ints('rows_shape', [2], [-1, 4]),
+  {
+    name: 'r_concat',
+    op: 'TensorListConcatV2',
+    input: ['reserved', 'rows_shape', 'leading'],
+    attr: { ...ET, shape_type: { type: 'DT_INT32' } },
+  },
+  { name: 'batch', op: 'Pack', input: ['list', 'pop', 'list'], attr: { T: { type: 'DT_VARIANT' }, N: { i: 3 }, axis: { i: 0 } } },
+  { name: 'batch_pushed', op: 'TensorListPushBackBatch', input: ['batch', 'y'], attr: ET },
+  { name: 'batch_joined', op: 'TensorListConcatLists', input: ['batch_pushed', 'batch'], attr: ET },
+  { name: 'lists', op: 'Unpack', input: ['batch_joined'], attr: { T: { type: 'DT_VARIANT' }, num: { i: 3 }, axis: { i: 0 } } },
+  { name: 'lists_stack', op: 'TensorListStack', input: ['lists:1', 'element_shape'], attr: { ...ET, num_elements: { i: -1 } } },
   { name: 'joined', op: 'Identity', input: ['a_concat'], attr: F },
+  { name: 'element_shape_out', op: 'Identity', input: ['shape_of'], attr: I },
+  { name: 'zeros_joined', op: 'Identity', input: ['r_concat'], attr: F },
+  { name: 'batch_out', op: 'Identity', input: ['lists_stack'], attr: F },
   { name: 'rejoined', op: 'Identity', input: ['b_concat'], attr: F },
   { name: 'last', op: 'Identity', input: ['pop:1'], attr: F },
   { name: 'count', op: 'Identity', input: ['length'], attr: I },
