@@ -270,7 +270,9 @@ function slotRows(ctx: ConvertContext): Value {
   const shape = shapeInput(ctx, 1);
   const first = shape?.[0] !== undefined && shape[0] >= 0 ? shape[0] : undefined;
   const leading = ctx.constantOf(2);
-  if (first === undefined && leading?.data.length === 0) return seq;
+  // nothing to change: no leading_dims, and no first dimension or the slots' own
+  const same = first === undefined || ctx.info(seq).elementShape?.[0] === first;
+  if (same && leading?.data.length === 0) return seq;
   let dims = ctx.toInt64List(ctx.input(2));
   if (first !== undefined) {
     // entries past leading_dims: the element shape's first dimension
