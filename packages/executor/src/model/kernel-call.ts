@@ -18,6 +18,11 @@ export interface KernelCall {
   readonly workspace?: TensorRef;
   /** Dtype of input 0, used to pick among implementations with dtype limits. */
   readonly inputDtype: DataType | undefined;
+  /**
+   * The plan put output 0 on input 0's bytes and the op only renames dims (Reshape, Flatten,
+   * Squeeze, Unsqueeze of static shapes): with planned places (sink semantics) there is nothing to run.
+   */
+  readonly placedView?: true;
 }
 
 /** A task of a prepared stream. */

@@ -1,6 +1,7 @@
 import type { AttrValue, Diagnostic, Graph, Node } from '@tsge/metadef';
 import {
   DTYPE_BYTES,
+  ONNX_DOMAIN,
   TSGE_DOMAIN,
   attr,
   diagnostic,
@@ -190,8 +191,25 @@ function prepareTask(
     outputs: task.outputs,
     ...(task.workspace ? { workspace: task.workspace } : {}),
     inputDtype: first?.dtype,
+    ...(placedView(task) ? { placedView: true } : {}),
   };
   return { kind: 'kernel', kernel: call };
+}
+
+/** Ops whose output holds input 0's elements in the same order under other dims. */
+const VIEW_OPS: ReadonlySet<string> = new Set(['Reshape', 'Flatten', 'Squeeze', 'Unsqueeze']);
+
+/**
+ * Whether a (checked) task only renames the dims of bytes already in place: an ONNX view op whose
+ * single output the plan put on exactly the bytes of input 0, both static. Its kernel would copy
+ * nothing (it checks storage and skips), so planned runs skip the call and its per-call cost.
+ */
+function placedView(task: Extract<Task, { kind: 'kernel' }>): boolean {
+  if (task.domain !== ONNX_DOMAIN || !VIEW_OPS.has(task.opType) || task.outputs.length !== 1) return false;
+  const [x, y] = [task.inputs[0], task.outputs[0]];
+  if (!x || !y || x.region !== 'arena' || y.region !== 'arena' || isDynamicRef(x) || isDynamicRef(y)) return false;
+  const bytes = (ref: TensorRef): number => (shapeSize(ref.shape) ?? -1) * DTYPE_BYTES[ref.dtype];
+  return x.offset === y.offset && x.dtype === y.dtype && bytes(x) === bytes(y) && bytes(x) > 0;
 }
 
 /** Every node of the root graph by name (subgraph nodes run inside their parent's kernel). */
