@@ -19,8 +19,9 @@ export interface KernelCall {
   /** Dtype of input 0, used to pick among implementations with dtype limits. */
   readonly inputDtype: DataType | undefined;
   /**
-   * The plan put output 0 on input 0's bytes and the op only renames dims (Reshape, Flatten,
-   * Squeeze, Unsqueeze of static shapes): with planned places (sink semantics) there is nothing to run.
+   * The op only renames bytes already in place (a Reshape, Flatten, Squeeze or Unsqueeze whose
+   * output the plan put on input 0's bytes; a Concat whose inputs its producers wrote into its
+   * output): with planned places (sink semantics) there is nothing to run.
    */
   readonly placedView?: true;
 }
