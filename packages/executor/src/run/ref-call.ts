@@ -71,6 +71,8 @@ function refContext(call: KernelCall, place: RefPlace): KernelContextV1 {
  * shape); anything else is an error naming the node, never a write outside the plan.
  */
 export function runRefCall(call: KernelCall, bound: BoundKernel, place: RefPlace): void {
+  // a view whose output is its input's bytes: the kernel would only find there is nothing to copy
+  if (call.placedView) return;
   if (bound.kind === 'wasm') {
     const { bases } = place;
     const addresses: number[] = [];
