@@ -1,6 +1,6 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
-import { convProblem, defineKernel, requantizedRange } from '@tsge/kernels-js/kernel-support';
-import { REQUANTIZED_CONV, dimProduct } from '@tsge/ops/kernel-support';
+import { convProblem, defineKernel, packedWeightOf, requantizedRange } from '@tsge/kernels-js/kernel-support';
+import { REQUANTIZED_CONV, dimProduct, paddedRow } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
 import { threadWorkspace } from './thread-workspace.js';
@@ -117,7 +117,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const memory = ctx.memory;
   const x = ctx.tensor(0);
   const w = ctx.tensor(1);
-  if (!memory || !x || !w || !isByteType(x) || !isByteType(w) || x.dims.length !== 4) return false;
+  // the compiler's packed weight (int16 rows in the GEMM's layout), read in place
+  const packed = requantized && w ? packedWeightOf(ctx, w) : undefined;
+  if (!memory || !x || !w || !isByteType(x) || !(packed || isByteType(w)) || x.dims.length !== 4) return false;
   if (!exportsOf(memory) || !threadWorkspace(memory) || !inDeviceMemory(memory, x, w)) return false;
   const xz = ctx.tensor(2);
   const wz = ctx.tensor(3);
@@ -140,7 +142,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
       return true;
     }
   }
-  const p = convProblem(ctx, x, w);
+  const p = convProblem(ctx, x, packed ?? w);
   const ops = channelOperands(memory, w, wz, bias, scale, p.outChannels);
   if (!ops) return false;
   const outType = requantized ? (yzp as HostTensor).type : 'int32';
@@ -170,6 +172,8 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const ySize = outType === 'int32' ? 4 : 1;
   let plan: IntPlan | undefined;
   if (cg === 1 && mg === 1) {
+    // the depthwise kernel reads the weight bytes (the compiler packs only GEMM weights)
+    if (packed) return false;
     // zero-padded planes: rows of sw phases of Lp lanes (a multiple of 8), slack for the last
     // vector, dh zero rows past the last for the row pairs; a row's last vector reads up to 16
     // bytes past it
@@ -235,7 +239,8 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const NP = Math.min((P + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
     if (NP < 8) return false;
     // one byte past an odd K's last weight row is read (and multiplied by the zero pad row)
-    if (byteOffset(w) + w.data.length + 16 > memory.buffer.byteLength) return false;
+    if (!packed && byteOffset(w) + w.data.length + 16 > memory.buffer.byteLength) return false;
+    const rowBytes = packed ? paddedRow(K) * 2 : K;
     if (byteOffset(x) + x.data.length + 16 > memory.buffer.byteLength) return false;
     // split columns when there are enough of them, else rows of output channels
     const byColumns = P >= 64 * threads || mg < 8;
@@ -248,7 +253,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
           const row = grp * mg + m0;
           tiles.push([
             byteOffset(x) + (n * p.inChannels + grp * cg) * H * W,
-            byteOffset(w) + row * K,
+            byteOffset(w) + row * rowBytes,
             byteOffset(y) + (n * p.outChannels + row) * P * ySize,
             m1 - m0,
             K,
@@ -284,6 +289,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
             tableAt + align64(pairs * 8),
             Hq,
             Wq,
+            packed ? 1 : 0,
           ]);
         }
       }
@@ -430,8 +436,11 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
   if (gathered === 2) padInput(memory, t, ws, zx);
   const signed = flags & INT_FLAGS.inputSigned ? 1 : 0;
+  // the weight rows packed by the compiler (a conv tile's last argument), else bytes
+  const packed = t[37] === 1;
+  const ldw = packed ? paddedRow(K) * 2 : K;
   let rows = 0;
-  if (!gathered && P === 1 && !(flags & INT_FLAGS.exactProduct) && M >= 4) {
+  if (!packed && !gathered && P === 1 && !(flags & INT_FLAGS.exactProduct) && M >= 4) {
     // one output column: the rows of 4 as dot products with the column, the rest below
     rows = M & ~3;
     const K16 = (K + 15) & ~15;
@@ -477,10 +486,10 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
     specialised(k, 'igemm', flags)(
       M - rows,
       K,
-      w + rows * K,
-      K,
-      wzp < 0 ? ws.offset + ZERO_BYTE : at(wzp, wzStride),
-      wzp < 0 ? 0 : wzStride,
+      w + rows * ldw,
+      ldw,
+      wzp < 0 || packed ? ws.offset + ZERO_BYTE : at(wzp, wzStride),
+      wzp < 0 || packed ? 0 : wzStride,
       panel,
       NP,
       np,
@@ -496,6 +505,7 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
       zp,
       ws.offset,
       (panel + ((K + 1) >> 1) * NP * 4 + 63) & ~63,
+      packed ? 1 : 0,
     );
   }
 }
