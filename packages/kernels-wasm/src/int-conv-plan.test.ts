@@ -17,6 +17,8 @@ const cases: { name: string; x: number[]; w: number[]; attrs: Record<string, Att
   },
   { name: 'pointwise by columns', x: [1, 32, 16, 16], w: [40, 32, 1, 1], attrs: {} },
   { name: 'pointwise on 7×7 by rows', x: [1, 64, 7, 7], w: [96, 64, 1, 1], attrs: {} },
+  // rows on 2 or 3 threads, columns on 1: a plan made for 2 and run on 1 changes its axis
+  { name: 'pointwise on 8×8', x: [1, 64, 8, 8], w: [96, 64, 1, 1], attrs: {} },
 ];
 
 function inputs(x: number[], w: number[]): HostTensor[] {
@@ -47,13 +49,17 @@ function planOf(c: (typeof cases)[number], threads: number): number[] {
 
 describe.skipIf(!hasWasmSimd())('integer convolution plans made at compile time', () => {
   for (const c of cases)
-    it(`${c.name}: the recorded plan (for 3 threads, and for 2 run on 3) gives the reference's bytes`, () => {
+    it(`${c.name}: the recorded plan (for 3 threads; for 2 run on 3 and on 1) gives the reference's bytes`, () => {
       const ins = inputs(c.x, c.w);
       const expected = run(referenceOf('RequantizedConv'), ins, c.attrs);
-      for (const planThreads of [3, 2]) {
+      for (const [planThreads, threads] of [
+        [3, 3],
+        [2, 3],
+        [2, undefined],
+      ] as const) {
         const attrs = { ...c.attrs, [INT_CONV_PLAN]: attr.ints(planOf(c, planThreads)) };
         const before = fallbacks.count;
-        const got = run(requantizedConv, ins, attrs, wasmMemory(false, 64), 3);
+        const got = run(requantizedConv, ins, attrs, wasmMemory(false, 64), threads);
         expect(fallbacks.count, 'SIMD path taken').toBe(before);
         expect(Array.from(got.data as Uint8Array)).toEqual(Array.from(expected.data as Uint8Array));
       }

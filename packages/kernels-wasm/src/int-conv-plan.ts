@@ -133,8 +133,10 @@ export function recordedIntConvPlan(node: string, ints: readonly number[], p: Co
   const expected = chooseIntConv(p, threads).path;
   if (path !== expected && path !== IntConvPath.reference) throw bad(`path ${path} for a convolution that takes path ${expected}`);
   if (columns !== 0 && columns !== 1) throw bad(`by-columns flag ${columns}`);
+  // another thread count: the split made again (its axis too)
+  if (planThreads !== threads)
+    return { path, threads, byColumns: path === IntConvPath.gemm && splitsColumns(s, threads), ranges: rangesOf(p, s, path, threads) };
   const byColumns = columns === 1;
-  if (planThreads !== threads) return { path, threads, byColumns, ranges: rangesOf(p, s, path, threads) };
   const ranges: [number, number][] = [];
   for (let i = HEAD; i < ints.length; i += 2) ranges.push([ints[i] as number, ints[i + 1] as number]);
   if (path === IntConvPath.reference) {
