@@ -155,3 +155,13 @@ export function recordedIntConvPlan(node: string, ints: readonly number[], p: Co
   if (at !== total) throw bad(`the ranges cover [0, ${at}) of [0, ${total})`);
   return { path, threads, byColumns, ranges };
 }
+
+const PATH_NAMES = Object.fromEntries(Object.entries(IntConvPath).map(([name, code]) => [code, name])) as Record<number, string>;
+
+/** A recorded integer conv plan in words (for `atc --mode=6`): path, split axis, tiles and the threads they were split for. */
+export function describeIntConvPlan(ints: readonly number[]): string {
+  const [version, path, threads, columns, count] = ints as number[];
+  if (version !== VERSION || path === undefined) return `unknown plan format ${version}`;
+  const axis = path === IntConvPath.gemm ? (columns ? ' by columns' : ' by rows') : '';
+  return `integer ${PATH_NAMES[path] ?? `path ${path}`}${axis}, ${count} tiles for ${threads} threads`;
+}
