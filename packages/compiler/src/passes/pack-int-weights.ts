@@ -43,10 +43,11 @@ function packableConv(node: Node): { w: HostTensor; wz: HostTensor | undefined; 
 
 /** The weight minus its zero point (one, or one per row), row-major [M, K]. */
 function centred(w: HostTensor, wz: HostTensor | undefined, k: number): Int16Array {
-  const out = new Int16Array(w.data.length);
-  for (let i = 0; i < out.length; i++) {
-    const z = wz ? readNumber(wz, wz.data.length === 1 ? 0 : Math.floor(i / k)) : 0;
-    out[i] = readNumber(w, i) - z;
+  const data = w.data as Uint8Array | Int8Array;
+  const out = new Int16Array(data.length);
+  for (let row = 0; row * k < data.length; row++) {
+    const z = wz ? readNumber(wz, wz.data.length === 1 ? 0 : row) : 0;
+    for (let i = row * k; i < (row + 1) * k; i++) out[i] = (data[i] as number) - z;
   }
   return out;
 }

@@ -60,9 +60,22 @@ function packedIndex(m: number, k: number, rowsPerGroup: number, k16: number): n
 /** Row-major [M, K] values (w − w_zero_point) in the packed layout. */
 export function packIntWeights(values: ArrayLike<number>, shape: PackedWeightShape, group: number): Int16Array {
   const [m] = shape.dims;
-  const out = new Int16Array(m * shape.k16);
+  const { k, k16 } = shape;
+  const out = new Int16Array(m * k16);
   const rows = m / group;
-  for (let i = 0; i < m; i++) for (let k = 0; k < shape.k; k++) out[packedIndex(i, k, rows, shape.k16)] = values[i * shape.k + k] as number;
+  const blockRows = rows - (rows % PACKED_WEIGHT_ROWS);
+  for (let i = 0; i < m; i++) {
+    const within = i % rows;
+    const src = i * k;
+    if (within >= blockRows) {
+      for (let j = 0; j < k; j++) out[i * k16 + j] = values[src + j] as number;
+      continue;
+    }
+    // packedIndex's block layout: ((j >> 1)·4 + r)·2 + (j & 1) from the block's start
+    const r = within % PACKED_WEIGHT_ROWS;
+    const base = (i - r) * k16 + 2 * r;
+    for (let j = 0; j < k; j++) out[base + (j >> 1) * 2 * PACKED_WEIGHT_ROWS + (j & 1)] = values[src + j] as number;
+  }
   return out;
 }
 
