@@ -115,6 +115,16 @@ describe('atc', () => {
     expect(six.out).toMatch(/ \(FusedConv\): direct \(slab rows of \d+, up to \d+ output rows a band\), \d+ tiles for \d+ threads\n/);
   });
 
+  it('lists the integer convolution plans of a TFLite model with --mode=6', async () => {
+    const output = join(dir, 'mobilenet-quant');
+    const model = join(testdata, 'models/tflite/coral/mobilenet_v1_0.25_128_quant.tflite');
+    expect((await run(['--framework=20', `--model=${model}`, `--output=${output}`, '--log=null'])).code).toBe(0);
+    const six = await run(['--mode=6', `--om=${output}.om`]);
+    expect(six.code).toBe(0);
+    expect(six.out).toMatch(/ \(RequantizedConv\): integer depthwise, \d+ tiles for \d+ threads\n/);
+    expect(six.out).toMatch(/ \(RequantizedConv\): integer gemm by (rows|columns), \d+ tiles for \d+ threads\n/);
+  });
+
   it('recognises an ONNX file without its extension and dumps a model as JSON', async () => {
     const renamed = join(dir, 'model.bin');
     writeFileSync(renamed, readFileSync(join(testdata, 'models/onnx/mnist.onnx')));

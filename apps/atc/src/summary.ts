@@ -1,4 +1,4 @@
-import { CONV_PLAN, type OmModel, type compileModel, describeConvPlan } from '@tsge/ge';
+import { CONV_PLAN, INT_CONV_PLAN, type OmModel, type compileModel, describeConvPlan, describeIntConvPlan } from '@tsge/ge';
 import { type KernelDescription, KOp, KernelKind, TSGE_DOMAIN } from '@tsge/metadef';
 
 const OP_NAMES = new Map<number, string>(Object.entries(KOp).map(([name, code]) => [code, name]));
@@ -34,6 +34,8 @@ function planLines(model: OmModel): string[] {
   for (const node of model.graph.nodes) {
     const plan = node.opDesc.attrs.get(CONV_PLAN);
     if (plan?.kind === 'ints') lines.push(`  ${node.name} (${node.type}): ${describeConvPlan(plan.value)}`);
+    const intPlan = node.opDesc.attrs.get(INT_CONV_PLAN);
+    if (intPlan?.kind === 'ints') lines.push(`  ${node.name} (${node.type}): ${describeIntConvPlan(intPlan.value)}`);
   }
   return lines;
 }

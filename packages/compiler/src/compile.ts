@@ -33,6 +33,7 @@ import { deadCodePass } from './passes/dead-code.js';
 import { inferGraph, inferOne, inferShapesPass, symbolSource } from './passes/infer-shapes.js';
 import { layoutChainsPass } from './passes/layout-chains.js';
 import { concatProjectionsPass } from './passes/concat-projections.js';
+import { packIntWeightsPass } from './passes/pack-int-weights.js';
 import { packMatMulWeightsPass } from './passes/pack-matmul-weights.js';
 import { recordKernelPlans } from './build/kernel-plans.js';
 import { precisionPasses } from './passes/precision-modes.js';
@@ -118,6 +119,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   // generated kernels are specialised to one static shape: gear models keep their ops
   const gearsWanted = (options.dynamicBatchSizes?.length ?? 0) > 0 || (options.dynamicDims?.length ?? 0) > 0;
   const packPass = packMatMulWeightsPass(kernels, target);
+  const packIntPass = packIntWeightsPass(kernels, target);
   const known = new Set(
     [
       ...optimizePasses(kernels, symbols),
@@ -125,6 +127,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
       autoFusionPass,
       concatProjectionsPass,
       packPass,
+      packIntPass,
       ...(options.customPasses ?? []),
     ].map((p) => p.name),
   );
@@ -176,7 +179,7 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   // last of the rewrites: what the pattern fusions and fp16 left elementwise becomes generated kernels
   if (!gearsWanted) manager.run(graph, [autoFusionPass], 'optimize');
   // after every rewrite that reads MatMul weights: their panels are what the CPU kernels stream
-  manager.run(graph, [packPass], 'optimize');
+  manager.run(graph, [packPass, packIntPass], 'optimize');
   manager.run(graph, customPassesAt(options.customPasses, 'after-graph-optimize'), 'optimize');
   diagnostics.push(...inferGraph(graph, ops, symbols));
   throwIfErrors([...diagnostics, ...manager.diagnostics]);

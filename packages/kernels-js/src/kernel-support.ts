@@ -26,7 +26,7 @@ export { mathKernels } from './math/index.js';
 export { convProblem, type ConvProblem } from './nn/conv.js';
 export { nnKernels } from './nn/index.js';
 export { type ResizePass, type ResizeTaps, resizePasses } from './nn/resize.js';
-export { requantize, requantizedRange } from './nn/requantized-conv.js';
+export { logicalWeight, packedWeightOf, requantize, requantizedRange } from './nn/requantized-conv.js';
 export { rotaryStrides, rowOffset } from './nn/apply-rotary.js';
 export { packedMatMulEpilogue, packedMatMulShape } from './nn/packed-matmul.js';
 export { type GroupQueryAttentionCall, readGroupQueryAttention } from './transformer/group-query-attention.js';

@@ -2,6 +2,7 @@
 export { wasmKernelLibrary } from './library.js';
 export { hasWasmSimd, hasRelaxedSimd } from './kernel-modules.js';
 export { CONV_PLAN, describeConvPlan } from './conv-plan.js';
+export { INT_CONV_PLAN, describeIntConvPlan } from './int-conv-plan.js';
 // Types this API names, so a consumer can spell every signature from this package alone.
 export type {
   AttrKind,

@@ -483,7 +483,9 @@ const UNPACK_HIGH_I64 = i32Lanes([2, 3, 6, 7]);
  * a packed panel (packPairs layout, NP columns); ldy is Y's row stride in elements (bytes or
  * int32); lo/hi are the output range minus the zero point (float32), tmp 32 bytes of scratch.
  * Each block of 4 rows is first laid out, minus its zero points, as i16 pairs in wpack
- * (16·(ceil(K/2) + 8) bytes), so the inner loop splats one i32 per row and pair.
+ * (16·(ceil(K/2) + 8) bytes), so the inner loop splats one i32 per row and pair. With `packed` set,
+ * W holds the rows in that layout already (the compiler's packed weight, packed-int-weights.ts in
+ * @tsge/ops: row m at W + m·ldw bytes) and is read in place; wzp is then not read.
  */
 function igemmFunction(fixedFlags?: number): FunctionDef {
   const P = {
@@ -508,11 +510,12 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
     zp: 18,
     tmp: 19,
     wpack: 20,
+    packed: 21,
   } as const;
-  const params = Array(21).fill(I32);
+  const params = Array(22).fill(I32);
   params[P.lo] = F32;
   params[P.hi] = F32;
-  const code = new Code(21);
+  const code = new Code(22);
   // a specialised copy: the flags a constant, so that the compiler drops the branches on them
   if (fixedFlags !== undefined) code.i32(fixedFlags).set(P.flags);
   const m = code.local(I32);
@@ -537,6 +540,8 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
   const lo64 = code.local(V128);
   const hi64 = code.local(V128);
   const sum = code.local(V128);
+  /** The block's i16 pairs: wpack, or the packed rows in place. */
+  const wbase = code.local(I32);
   const rows = [0, 1, 2, 3].map(() => ({
     w: code.local(I32),
     z: code.local(V128),
@@ -569,6 +574,7 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
       emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
       if (R === 4) continue;
       // the row minus its zero point as i16 pairs, one i32 per pair, into wpack[kp][r]
+      code.get(P.packed).i32Eqz().if();
       countUp(code, kp, pairs, 8, () => {
         for (const high of [false, true]) {
           code.bySign(flagOf(code, P.flags, INT_FLAGS.weightsSigned), V128, (s) =>
@@ -590,11 +596,13 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
           }
         }
       });
+      code.end();
     }
     if (R === 4) {
       // 8 pairs of the 4 rows minus their zero points (in the accumulators' locals), each half a
       // 4×4 transpose of i32 pairs: wpack[kp + q] = the rows' pair q
       const [t0, t1, t2, t3] = [x0, x1, wv, packed];
+      code.get(P.packed).i32Eqz().if();
       countUp(code, kp, pairs, 8, () => {
         for (const row of rows) {
           for (const high of [false, true]) {
@@ -636,16 +644,23 @@ function igemmFunction(fixedFlags?: number): FunctionDef {
             .v128Store(base + 48);
         }
       });
+      code.end();
     }
+    code.get(P.packed).ifValue(I32);
+    code.get(P.W).get(m).get(P.ldw).i32Mul().i32Add();
+    code.else();
+    code.get(P.wpack);
+    code.end();
+    code.set(wbase);
     countUp(code, pj, P.np, 8, () => {
       // the accumulators start at the bias
       for (let r = 0; r < R; r++)
         for (const a of (rows[r] as (typeof rows)[number]).accs) code.get((rows[r] as (typeof rows)[number]).bias).set(a);
       code.get(P.panel).get(pj).i32(2).i32Shl().i32Add().set(pp);
-      code.get(P.wpack).set(wp);
+      code.get(wbase).set(wp);
       // wp walks R pairs a step until it reaches wend (pairs·R·4 bytes on)
       code
-        .get(P.wpack)
+        .get(wbase)
         .get(pairs)
         .i32(R * 4)
         .i32Mul()

@@ -1,7 +1,8 @@
 import { type AttrValue, type HostTensor, type KernelV1, TSGE_DOMAIN, attr } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { hasWasmSimd } from './kernel-modules.js';
-import { intSplit, simdIntConvKernels } from './simd-int-conv.js';
+import { intSplit } from './int-conv-plan.js';
+import { simdIntConvKernels } from './simd-int-conv.js';
 import { bytes, counted, fallbacks, referenceOf, run, seeded, tensorOf } from './simd-int-test-support.fixture.js';
 import { wasmMemory } from './simd-test-support.fixture.js';
 

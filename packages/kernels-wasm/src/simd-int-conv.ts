@@ -1,8 +1,9 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
-import { convProblem, defineKernel, requantizedRange } from '@tsge/kernels-js/kernel-support';
-import { REQUANTIZED_CONV, dimProduct } from '@tsge/ops/kernel-support';
+import { convProblem, defineKernel, packedWeightOf, requantizedRange } from '@tsge/kernels-js/kernel-support';
+import { REQUANTIZED_CONV, dimProduct, paddedRow } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
+import { INT_CONV_PLAN, IntConvPath, chooseIntConv, intSplit, planIntConvNode, recordedIntConvPlan } from './int-conv-plan.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 
@@ -34,32 +35,6 @@ function inDeviceMemory(memory: LinearMemory, ...tensors: (HostTensor | undefine
 
 const byteOffset = (t: HostTensor): number => (t.data as Uint8Array).byteOffset;
 const isByteType = (t: HostTensor | undefined): boolean => t?.type === 'uint8' || t?.type === 'int8';
-
-/** Below this many multiply-adds a convolution runs as one tile (a helper's wake-up would cost more). */
-const MIN_SPLIT_WORK = 1 << 18;
-/** Multiply-adds per tile a thread takes before the split adds tiles beyond one per thread. */
-const TILE_WORK = 1 << 20;
-
-/**
- * Splits [0, total) into ranges that are multiples of `granule`, as many as the threads times 1
- * to 4 (so that the tiles, which threads claim one at a time, come out even between them), of
- * about equal work: integer products are fast, so a small layer still splits (from
- * MIN_SPLIT_WORK on) where `splitRange`'s million-unit floor would leave it to one thread.
- */
-export function intSplit(total: number, threads: number, granule: number, workPerItem: number): [number, number][] {
-  const work = total * workPerItem;
-  const units = Math.ceil(total / granule);
-  let pieces = threads <= 1 || work < MIN_SPLIT_WORK ? 1 : threads * Math.min(4, Math.max(1, Math.floor(work / (threads * TILE_WORK))));
-  // no more tiles than granules, still a multiple of the threads when there are that many
-  pieces = Math.max(1, Math.min(pieces, units >= threads ? units - (units % threads) : units));
-  const ranges: [number, number][] = [];
-  for (let i = 0; i < pieces; i++) {
-    const start = Math.min(total, Math.round((i * units) / pieces) * granule);
-    const end = Math.min(total, Math.round(((i + 1) * units) / pieces) * granule);
-    if (end > start) ranges.push([start, end]);
-  }
-  return ranges;
-}
 
 /** Addresses and strides of the per-output-channel operands, or undefined when they do not fit. */
 interface ChannelOperands {
@@ -117,7 +92,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const memory = ctx.memory;
   const x = ctx.tensor(0);
   const w = ctx.tensor(1);
-  if (!memory || !x || !w || !isByteType(x) || !isByteType(w) || x.dims.length !== 4) return false;
+  // the compiler's packed weight (int16 rows in the GEMM's layout), read in place
+  const packed = requantized && w ? packedWeightOf(ctx, w) : undefined;
+  if (!memory || !x || !w || !isByteType(x) || !(packed || isByteType(w)) || x.dims.length !== 4) return false;
   if (!exportsOf(memory) || !threadWorkspace(memory) || !inDeviceMemory(memory, x, w)) return false;
   const xz = ctx.tensor(2);
   const wz = ctx.tensor(3);
@@ -140,7 +117,11 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
       return true;
     }
   }
-  const p = convProblem(ctx, x, w);
+  const p = convProblem(ctx, x, packed ?? w);
+  // the compiler's plan for static shapes (checked against this task), else one made now
+  const recorded = ctx.attrs.has(INT_CONV_PLAN) ? ctx.attrs.ints(INT_CONV_PLAN) : undefined;
+  const split = recorded ? recordedIntConvPlan(ctx.nodeName, recorded, p, threads) : chooseIntConv(p, threads);
+  if (split.path === IntConvPath.reference) return false;
   const ops = channelOperands(memory, w, wz, bias, scale, p.outChannels);
   if (!ops) return false;
   const outType = requantized ? (yzp as HostTensor).type : 'int32';
@@ -169,7 +150,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const workspace = threadWorkspace(memory) as { offset: number; bytes: number };
   const ySize = outType === 'int32' ? 4 : 1;
   let plan: IntPlan | undefined;
-  if (cg === 1 && mg === 1) {
+  if (split.path === IntConvPath.depthwise) {
+    // the depthwise kernel reads the weight bytes (the compiler packs only GEMM weights)
+    if (packed) return false;
     // zero-padded planes: rows of sw phases of Lp lanes (a multiple of 8), slack for the last
     // vector, dh zero rows past the last for the row pairs; a row's last vector reads up to 16
     // bytes past it
@@ -199,7 +182,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh), zxRow, align64(W + 32), pt, dh];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
-      for (const [c0, c1] of intSplit(p.outChannels, threads, 1, OH * OW * KH * KW)) {
+      for (const [c0, c1] of split.ranges) {
         const base = n * p.outChannels + c0;
         tiles.push([
           byteOffset(x) + base * H * W,
@@ -235,20 +218,20 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const NP = Math.min((P + 7) & ~7, Math.floor(budget / (pairs * 4)) & ~7);
     if (NP < 8) return false;
     // one byte past an odd K's last weight row is read (and multiplied by the zero pad row)
-    if (byteOffset(w) + w.data.length + 16 > memory.buffer.byteLength) return false;
+    if (!packed && byteOffset(w) + w.data.length + 16 > memory.buffer.byteLength) return false;
+    const rowBytes = packed ? paddedRow(K) * 2 : K;
     if (byteOffset(x) + x.data.length + 16 > memory.buffer.byteLength) return false;
-    // split columns when there are enough of them, else rows of output channels
-    const byColumns = P >= 64 * threads || mg < 8;
+    // columns or rows of output channels, as planned
+    const byColumns = split.byColumns;
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (let grp = 0; grp < p.group; grp++) {
-        const ranges = byColumns ? intSplit(P, threads, 8, mg * K) : intSplit(mg, threads, 4, P * K);
-        for (const [a, b] of ranges) {
+        for (const [a, b] of split.ranges) {
           const [m0, m1, p0, p1] = byColumns ? [0, mg, a, b] : [a, b, 0, P];
           const row = grp * mg + m0;
           tiles.push([
             byteOffset(x) + (n * p.inChannels + grp * cg) * H * W,
-            byteOffset(w) + row * K,
+            byteOffset(w) + row * rowBytes,
             byteOffset(y) + (n * p.outChannels + row) * P * ySize,
             m1 - m0,
             K,
@@ -284,6 +267,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
             tableAt + align64(pairs * 8),
             Hq,
             Wq,
+            packed ? 1 : 0,
           ]);
         }
       }
@@ -430,8 +414,11 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
   if (gathered === 2) padInput(memory, t, ws, zx);
   const signed = flags & INT_FLAGS.inputSigned ? 1 : 0;
+  // the weight rows packed by the compiler (a conv tile's last argument), else bytes
+  const packed = t[37] === 1;
+  const ldw = packed ? paddedRow(K) * 2 : K;
   let rows = 0;
-  if (!gathered && P === 1 && !(flags & INT_FLAGS.exactProduct) && M >= 4) {
+  if (!packed && !gathered && P === 1 && !(flags & INT_FLAGS.exactProduct) && M >= 4) {
     // one output column: the rows of 4 as dot products with the column, the rest below
     rows = M & ~3;
     const K16 = (K + 15) & ~15;
@@ -477,10 +464,10 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
     specialised(k, 'igemm', flags)(
       M - rows,
       K,
-      w + rows * K,
-      K,
-      wzp < 0 ? ws.offset + ZERO_BYTE : at(wzp, wzStride),
-      wzp < 0 ? 0 : wzStride,
+      w + rows * ldw,
+      ldw,
+      wzp < 0 || packed ? ws.offset + ZERO_BYTE : at(wzp, wzStride),
+      wzp < 0 || packed ? 0 : wzStride,
       panel,
       NP,
       np,
@@ -496,6 +483,7 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
       zp,
       ws.offset,
       (panel + ((K + 1) >> 1) * NP * 4 + 63) & ~63,
+      packed ? 1 : 0,
     );
   }
 }
@@ -641,6 +629,7 @@ function intKernel(opType: string, domain: string | undefined, reference: Kernel
     name: 'wasm-simd',
     dtypes: ['uint8', 'int8'],
     parallel: true,
+    plan: planIntConvNode,
     compute: (ctx) => {
       if (!convolve(ctx, requantized)) reference.compute(ctx);
     },

@@ -27,6 +27,15 @@ export {
 export { EXTRA_BIAS, FUSED_BASE_OF, FUSED_CONV } from './fused/fused-ops.js';
 export { FUSED_ELEMENTWISE } from './fused/fused-elementwise.js';
 export { REQUANTIZED_CONV } from './fused/requantized-conv.js';
+export {
+  PACKED_WEIGHT,
+  PACKED_WEIGHT_ROWS,
+  type PackedWeightShape,
+  packedWeightMismatch,
+  packedWeightShape,
+  paddedRow,
+  unpackIntWeights,
+} from './fused/packed-int-weights.js';
 export { QUANTIZED_ADD } from './fused/quantized-add.js';
 export {
   DETECTION_OUTPUT,

@@ -1,6 +1,14 @@
 /** tsge::RequantizedConv: ConvInteger + int32 bias, then float32 requantization and a clamp. */
 import { type HostTensor, type KernelContextV1, type KernelV1, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
-import { REQUANTIZED_CONV, dimProduct } from '@tsge/ops/kernel-support';
+import {
+  PACKED_WEIGHT,
+  type PackedWeightShape,
+  REQUANTIZED_CONV,
+  dimProduct,
+  packedWeightMismatch,
+  packedWeightShape,
+  unpackIntWeights,
+} from '@tsge/ops/kernel-support';
 import { kernelError, requireTensor } from '../common/kernel-inputs.js';
 import { integerRange, roundHalfEven } from '../common/nn-quant.js';
 import { defineKernel } from '../define.js';
@@ -33,12 +41,34 @@ export function requantizedRange(ctx: KernelContextV1, dtype: HostTensor['type']
   return [Math.min(lo, hi), hi];
 }
 
+/**
+ * The shape a packed weight (`packed_weight`) holds, checked against the tensor; undefined for a
+ * weight as given. A packed weight that does not hold the attribute's shape is a coded error
+ * naming the node.
+ */
+export function packedWeightOf(ctx: KernelContextV1, w: HostTensor): PackedWeightShape | undefined {
+  if (!ctx.attrs.has(PACKED_WEIGHT)) return undefined;
+  const shape = packedWeightShape(ctx.attrs.ints(PACKED_WEIGHT));
+  if (typeof shape === 'string') throw kernelError(ctx, `${PACKED_WEIGHT} ${shape}`);
+  if (w.type !== 'int16' || ctx.tensor(3)) throw kernelError(ctx, `a packed weight is int16 with no w_zero_point, got ${w.type}`);
+  const why = packedWeightMismatch(shape, w.dims, ctx.attrs.int('group', 1));
+  if (why) throw kernelError(ctx, why);
+  return shape;
+}
+
+/** The weight as [M, C/group, KH, KW]: as given, or a packed weight unpacked to its int16 values w − w_zero_point. */
+export function logicalWeight(ctx: KernelContextV1, w: HostTensor): HostTensor {
+  const shape = packedWeightOf(ctx, w);
+  if (!shape) return w;
+  return { type: 'int16', dims: [...shape.dims], data: unpackIntWeights(w.data as Int16Array, shape, ctx.attrs.int('group', 1)) };
+}
+
 export const requantizedConvKernel: KernelV1 = defineKernel({
   opType: REQUANTIZED_CONV,
   domain: TSGE_DOMAIN,
   compute(ctx) {
     const x = requireTensor(ctx, 0);
-    const w = requireTensor(ctx, 1);
+    const w = logicalWeight(ctx, requireTensor(ctx, 1));
     const p = convProblem(ctx, x, w);
     const xs = subtractZeroPoint(x, ctx.tensor(2), 1, x.data.length || 1);
     const ws = subtractZeroPoint(w, ctx.tensor(3), p.outChannels, dimProduct(w.dims, 1) || 1);

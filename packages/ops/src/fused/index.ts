@@ -8,6 +8,7 @@ export {
   fusedDefinitions,
 } from './fused-ops.js';
 export { REQUANTIZED_CONV, requantizedConvDefinition } from './requantized-conv.js';
+export { PACKED_WEIGHT, type PackedWeightShape, packIntWeights, packedWeightAttr, packedWeightShape } from './packed-int-weights.js';
 export { QUANTIZED_ADD, QUANTIZED_ADD_MAX_MULTIPLIER, quantizedAddDefinition } from './quantized-add.js';
 export { FUSED_ELEMENTWISE, fusedElementwiseDefinition } from './fused-elementwise.js';
 export { SWIGLU, swigluDefinition } from './swiglu.js';
