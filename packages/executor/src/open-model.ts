@@ -16,7 +16,7 @@ import { selectDevice } from './device/select-device.js';
 import { checkFeeds } from './feeds.js';
 import { type TaskObserver, copyValue, runOnHost } from './host/host-runner.js';
 import { type KernelCall, type PreparedPlan, bindPlan } from './model/kernel-call.js';
-import { type BoundKernel, type SharedCode, bindKernel, instantiateWasmKernels, loadKernelRegistry } from './model/kernel-set.js';
+import { type BoundKernel, bindKernel, instantiateWasmKernels, loadKernelRegistry } from './model/kernel-set.js';
 import { nodesByName, preparePlans } from './model/prepare-plans.js';
 import { selectPlan } from './model/select-plan.js';
 import type {
@@ -160,104 +160,9 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     });
     const tileOffset = useWorkers && tileBytes > 0 ? device.allocate(tileBytes) : -1;
     const workspaceOffset = workspace ? device.allocate(useWorkers ? workspaceBytes : workspace.bytes, 64) : -1;
-    const wasmModules: { name: string; module: unknown }[] = [];
-    let giveData: (code: SharedCode) => void = () => {};
-    const dataReady = new Promise<SharedCode>((resolve) => {
-      giveData = resolve;
-    });
-    // the current worker pool; replaced when a run times out on it (a stuck worker cannot be interrupted)
-    let workers: WorkerSet | undefined;
-    let ready: Promise<void> = Promise.resolve();
-    let replaceWorkers: ExecutorParts['replaceWorkers'] = async () => {};
-    let closed = false;
-    let started: Promise<void> | undefined;
-    const startWorkers = useWorkers ? device.startWorkers?.bind(device) : undefined;
-    if (startWorkers) {
-      // a dynamic plan runs whole on one worker (the slot's driver): every worker gets all its streams
-      const assignments = plans.map((p) =>
-        p.dynamic ? Array.from({ length: device.threadCount }, () => p.streams.map((_, i) => i)) : assignStreams(p, device.threadCount),
-      );
-      // the graph, for the host interpreter of dynamic plans on the workers
-      const graphAir = anyDynamic ? serializeAir(model.graph) : undefined;
-      const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
-      // workers import kernel modules given as TypeScript sources (tests) bundled: they have no loader
-      const workerKernelModules = await Promise.all(kernelModules.map((m) => workerModuleUrl(m)));
-      const workerData = (index: number, compiledCode: SharedCode): SinkWorkerData => ({
-        plans: plans.map((p, planIndex) => ({
-          eventCount: p.eventCount,
-          events: p.events,
-          dynamic: p.dynamic,
-          inputs: p.inputs,
-          outputs: p.outputs,
-          streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
-        })),
-        controlOffset,
-        layout,
-        runtimeArena: index < drivers ? { offset: runtimeArenas[index] as number, bytes: runtimeArenaBytes } : { offset: -1, bytes: 0 },
-        slotCount,
-        maxEventCount,
-        weightsBase,
-        arenaBases,
-        kernelModules: workerKernelModules,
-        wasmModules,
-        compiledCode,
-        kernelKinds: factory.kernelKinds,
-        ...(graphAir ? { graphAir } : {}),
-        substitute,
-        profile: options.profile === true,
-        tileOffset,
-        workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
-        workers: device.threadCount,
-        // helpers need the tile functions of the kernel library even without tasks of their own
-        loadDefaults: parallelKernels || anyDynamic,
-      });
-      const startPool = (): Promise<void> => {
-        // the threads boot and import their code now; each gets its data once this thread has
-        // bound every kernel and compiled what the workers adopt (dataReady)
-        const entry: WorkerSet = {
-          pool: startWorkers(handler, (index) => dataReady.then((code) => workerData(index, code))),
-          dispatcher: undefined,
-        };
-        workers = entry;
-        const started = entry.pool.ready.then(() => {
-          if (workers !== entry) return;
-          entry.dispatcher = createSinkDispatcher({
-            pool: entry.pool,
-            words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
-            layout,
-            participants: assignments.map((byWorker, planIndex) =>
-              plans[planIndex]?.dynamic ? 1 : byWorker.filter((streams) => streams.length > 0).length,
-            ),
-            profile: options.profile === true,
-          });
-        });
-        // settles either way: a pool that cannot start leaves runs on the calling thread
-        ready = started.then(
-          () => {},
-          () => {},
-        );
-        return started;
-      };
-      replaceWorkers = async (stuck) => {
-        if (workers !== stuck) return; // another run replaced them already
-        workers = undefined; // runs use the calling thread until the new pool is up
-        const stopped = stuck.pool.terminate();
-        stuck.dispatcher?.abandon('the worker threads were replaced after a run timed out', stopped);
-        await stopped;
-        // the old workers left the control words and tile area mid-run: the new ones start from zero
-        new Int32Array(device.memory.buffer, controlOffset, layout.totalWords).fill(0);
-        if (tileBytes > 0) new Uint8Array(device.memory.buffer, tileOffset, tileBytes).fill(0);
-        if (!closed) startPool().catch(() => {});
-      };
-      // the workers start as soon as the memory layout is known: Node boots each thread and the
-      // thread loads its code (hundreds of ms) while this one compiles kernels, binds every task
-      // and copies the weights in
-      started = startPool();
-      // lazy start: a pool that never starts leaves runs on the calling thread (eager: below)
-      started.catch(() => {});
-    }
     if (workspace) workspace.bind(device.memory, workspaceOffset, workspace.bytes);
 
+    const wasmModules: { name: string; module: unknown }[] = [];
     let wasmKernels: Awaited<ReturnType<typeof instantiateWasmKernels>>;
     try {
       for (const k of model.kernels) wasmModules.push({ name: k.name, module: await device.loadKernelModule(k.bytes) });
@@ -305,8 +210,93 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     }
     if (missing.length > 0) throw TsgeError.fromDiagnostics(missing);
 
-    // what the libraries compiled here (the workspace binding compiled the SIMD module), for the workers
-    giveData(shareCode());
+    // the current worker pool; replaced when a run times out on it (a stuck worker cannot be interrupted)
+    let workers: WorkerSet | undefined;
+    let ready: Promise<void> = Promise.resolve();
+    let replaceWorkers: ExecutorParts['replaceWorkers'] = async () => {};
+    let closed = false;
+    let started: Promise<void> | undefined;
+    const startWorkers = useWorkers ? device.startWorkers?.bind(device) : undefined;
+    if (startWorkers) {
+      // a dynamic plan runs whole on one worker (the slot's driver): every worker gets all its streams
+      const assignments = plans.map((p) =>
+        p.dynamic ? Array.from({ length: device.threadCount }, () => p.streams.map((_, i) => i)) : assignStreams(p, device.threadCount),
+      );
+      // the graph, for the host interpreter of dynamic plans on the workers
+      const graphAir = anyDynamic ? serializeAir(model.graph) : undefined;
+      const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
+      // workers import kernel modules given as TypeScript sources (tests) bundled: they have no loader
+      const workerKernelModules = await Promise.all(kernelModules.map((m) => workerModuleUrl(m)));
+      // what the libraries compiled here at load (the workspace binding compiled the SIMD module)
+      const compiledCode = shareCode();
+      const workerData = (index: number): SinkWorkerData => ({
+        plans: plans.map((p, planIndex) => ({
+          eventCount: p.eventCount,
+          events: p.events,
+          dynamic: p.dynamic,
+          inputs: p.inputs,
+          outputs: p.outputs,
+          streams: (assignments[planIndex]?.[index] ?? []).map((s) => p.streams[s]).filter((s) => s !== undefined),
+        })),
+        controlOffset,
+        layout,
+        runtimeArena: index < drivers ? { offset: runtimeArenas[index] as number, bytes: runtimeArenaBytes } : { offset: -1, bytes: 0 },
+        slotCount,
+        maxEventCount,
+        weightsBase,
+        arenaBases,
+        kernelModules: workerKernelModules,
+        wasmModules,
+        compiledCode,
+        kernelKinds: factory.kernelKinds,
+        ...(graphAir ? { graphAir } : {}),
+        substitute,
+        profile: options.profile === true,
+        tileOffset,
+        workspaceOffset: workspace ? workspaceOffset + (index + 1) * workspace.bytes : -1,
+        workers: device.threadCount,
+        // helpers need the tile functions of the kernel library even without tasks of their own
+        loadDefaults: parallelKernels || anyDynamic,
+      });
+      const startPool = (): Promise<void> => {
+        const entry: WorkerSet = { pool: startWorkers(handler, workerData), dispatcher: undefined };
+        workers = entry;
+        const started = entry.pool.ready.then(() => {
+          if (workers !== entry) return;
+          entry.dispatcher = createSinkDispatcher({
+            pool: entry.pool,
+            words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
+            layout,
+            participants: assignments.map((byWorker, planIndex) =>
+              plans[planIndex]?.dynamic ? 1 : byWorker.filter((streams) => streams.length > 0).length,
+            ),
+            profile: options.profile === true,
+          });
+        });
+        // settles either way: a pool that cannot start leaves runs on the calling thread
+        ready = started.then(
+          () => {},
+          () => {},
+        );
+        return started;
+      };
+      replaceWorkers = async (stuck) => {
+        if (workers !== stuck) return; // another run replaced them already
+        workers = undefined; // runs use the calling thread until the new pool is up
+        const stopped = stuck.pool.terminate();
+        stuck.dispatcher?.abandon('the worker threads were replaced after a run timed out', stopped);
+        await stopped;
+        // the old workers left the control words and tile area mid-run: the new ones start from zero
+        new Int32Array(device.memory.buffer, controlOffset, layout.totalWords).fill(0);
+        if (tileBytes > 0) new Uint8Array(device.memory.buffer, tileOffset, tileBytes).fill(0);
+        if (!closed) startPool().catch(() => {});
+      };
+      // the workers start as soon as the memory layout is known and every task has a kernel: the
+      // weights (up to hundreds of MB, copied and first touched here) go in while they boot
+      started = startPool();
+      // lazy start: a pool that never starts leaves runs on the calling thread (eager: below)
+      started.catch(() => {});
+    }
     device.bytes().set(model.weights, weightsBase);
 
     if (started && options.startWorkers === 'eager') {

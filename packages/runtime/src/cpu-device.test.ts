@@ -44,36 +44,6 @@ describe('cpu device', () => {
     await device.release();
   });
 
-  it('boots workers before their data is ready and sets them up once it resolves', async () => {
-    const device = createCpuDevice({ threads: 2, maximumBytes: 1 << 20 });
-    const word = device.allocate(8) / 4;
-    let give: (data: { word: number }) => void = () => {};
-    const data = new Promise<{ word: number }>((resolve) => {
-      give = resolve;
-    });
-    const pool = device.startWorkers(new URL('./worker/counter.fixture.ts', import.meta.url), () => data);
-    let ready = false;
-    void pool.ready.then(() => {
-      ready = true;
-    });
-    const words = new Int32Array(device.memory.buffer);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // no setup without data: nothing counted yet
-    expect(ready).toBe(false);
-    expect(Atomics.load(words, word)).toBe(0);
-    give({ word });
-    await pool.ready;
-    expect(Atomics.load(words, word)).toBe(3);
-    await device.release();
-  });
-
-  it('fails the start of workers whose data cannot be made', async () => {
-    const device = createCpuDevice({ threads: 2, maximumBytes: 1 << 20 });
-    const pool = device.startWorkers(new URL('./worker/counter.fixture.ts', import.meta.url), () => Promise.reject(new Error('no plans')));
-    await expect(pool.ready).rejects.toThrow(/failed to start: no plans/);
-    await device.release();
-  });
-
   it('reports a handler that fails to load', async () => {
     const device = createCpuDevice({ threads: 2, maximumBytes: 1 << 20 });
     const pool = device.startWorkers(new URL('./worker/missing.fixture.ts', import.meta.url), {});

@@ -201,8 +201,7 @@ export interface DeviceV1 {
   instantiateKernelModule(module: unknown): Promise<Readonly<Record<string, unknown>>>;
   /**
    * Starts `threadCount` workers running `handler` (a module URL) over shared `memory`; absent on
-   * a device without threads. `data(index)` may return a promise: the threads boot and import
-   * `handler` meanwhile, and run its setup once it resolves (a rejection fails their start).
+   * a device without threads.
    */
   startWorkers?(handler: URL, data: (index: number) => unknown): DeviceWorkersV1;
   /** Registers work so `synchronize()` waits for it. */

@@ -15,15 +15,10 @@ export interface WorkerHandlerModule<D = unknown> {
   loop?(context: WorkerContext<D>): void | Promise<void>;
 }
 
-/** What a worker is started with (`workerData`): it imports the handler at once, before its init. */
-export interface WorkerBoot {
-  readonly handler: string;
-}
-
-/** The memory and the handler's data, posted once the owner has them (the handler may be loaded by then). */
 export interface WorkerInit {
   readonly type: 'init';
   readonly index: number;
+  readonly handler: string;
   readonly memory: WasmMemory;
   readonly data: unknown;
 }

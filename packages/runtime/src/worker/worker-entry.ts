@@ -1,23 +1,20 @@
-// Entry of every pool worker: imports the handler module named by the pool as soon as the thread is
-// up, runs its setup once the init (memory and data) arrives, reports ready, then enters its loop.
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+// Entry of every pool worker: imports the handler module named by the pool, runs its setup, reports
+// ready, then enters its loop.
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
 import { DeviceMemoryError } from '../memory/device-memory.js';
 import { createRegionAllocator } from '../memory/region-allocator.js';
 import { viewOf } from '../memory/views.js';
 import { createEventTable } from '../stream/event-table.js';
 import { runStreamsBlocking, runStreamsLocal } from '../stream/run-streams.js';
 import { type WasmModule, wasm } from '../wasm.js';
-import type { WorkerBoot, WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
+import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 
 const port = parentPort;
 if (port) {
   const reply = (message: WorkerReply): void => port.postMessage(message);
-  // the import overlaps the owner's remaining load work; a failure is reported once init comes
-  const loading = import((workerData as WorkerBoot).handler) as Promise<WorkerHandlerModule>;
-  loading.catch(() => undefined);
   port.once('message', async (init: WorkerInit) => {
     try {
-      const handler = await loading;
+      const handler = (await import(init.handler)) as WorkerHandlerModule;
       const context: WorkerContext = {
         index: init.index,
         memory: init.memory,

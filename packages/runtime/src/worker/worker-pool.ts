@@ -1,7 +1,7 @@
 import type { DeviceWorkersV1 } from '@tsge/metadef';
 import { Worker } from 'node:worker_threads';
 import { type WasmMemory, atomicsWaitAsync } from '../wasm.js';
-import type { WorkerBoot, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
+import type { WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 import { bundledWorkerExecArgv, currentWorkerModuleUrl, isTypeScriptModule, workerModuleUrl } from './worker-bundle.js';
 
 export interface WorkerPoolOptions {
@@ -9,10 +9,7 @@ export interface WorkerPoolOptions {
   /** URL of a module implementing `WorkerHandlerModule`. */
   readonly handler: URL;
   readonly memory: WasmMemory;
-  /**
-   * Structured-cloneable data for each worker (`(index) => data` for per-worker data; a promise of
-   * it lets the threads boot and import the handler while the owner still prepares it).
-   */
+  /** Structured-cloneable data for each worker (`(index) => data` for per-worker data). */
   readonly data: unknown | ((index: number) => unknown);
 }
 
@@ -30,8 +27,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const execArgv = isTypeScriptModule(entry.href) ? bundledWorkerExecArgv(process.execArgv) : undefined;
   const start = (index: number, entryUrl: string, handlerUrl: string): Promise<void> => {
     if (terminating) return Promise.reject(new Error(`worker ${index} failed to start: the pool was terminated`));
-    const workerData: WorkerBoot = { handler: handlerUrl };
-    const worker = new Worker(new URL(entryUrl), execArgv ? { execArgv, workerData } : { workerData });
+    const worker = new Worker(new URL(entryUrl), execArgv ? { execArgv } : {});
     workers[index] = worker;
     const started = new Promise<void>((resolve, reject) => {
       let ready = false;
@@ -50,18 +46,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       worker.on('exit', (code) => fail(`exited with code ${code}`));
     });
     const data = typeof options.data === 'function' ? (options.data as (i: number) => unknown)(index) : options.data;
-    const post = (value: unknown): void => {
-      const init: WorkerInit = { type: 'init', index, memory: options.memory, data: value };
-      worker.postMessage(init);
-    };
-    if (data instanceof Promise) {
-      const posted = data.then(post, (error: unknown) => {
-        void worker.terminate();
-        throw new Error(`worker ${index} failed to start: ${error instanceof Error ? error.message : String(error)}`);
-      });
-      return Promise.all([started, posted]).then(() => undefined);
-    }
-    post(data);
+    const init: WorkerInit = { type: 'init', index, handler: handlerUrl, memory: options.memory, data };
+    worker.postMessage(init);
     return started;
   };
   // from TypeScript sources, the entry and the handler are bundled (see worker-bundle.ts): workers
