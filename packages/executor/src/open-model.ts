@@ -84,7 +84,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   );
   // subgraphs are interpreted with whatever kernel fits, so models with subgraphs need the defaults
   const selfContained = tasksCarryAttributes(model.taskInfo);
-  const { registry, runTile, workspace } = await loadKernelRegistry(
+  const { registry, runTile, workspace, shareCode } = await loadKernelRegistry(
     kernelModules,
     calls,
     !selfContained && model.graph.subgraphs.size > 0,
@@ -227,6 +227,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
       // workers import kernel modules given as TypeScript sources (tests) bundled: they have no loader
       const workerKernelModules = await Promise.all(kernelModules.map((m) => workerModuleUrl(m)));
+      // what the libraries compiled here at load (the workspace binding compiled the SIMD module)
+      const compiledCode = shareCode();
       const workerData = (index: number): SinkWorkerData => ({
         plans: plans.map((p, planIndex) => ({
           eventCount: p.eventCount,
@@ -245,6 +247,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         arenaBases,
         kernelModules: workerKernelModules,
         wasmModules,
+        compiledCode,
         kernelKinds: factory.kernelKinds,
         ...(graphAir ? { graphAir } : {}),
         substitute,

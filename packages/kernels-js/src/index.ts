@@ -18,6 +18,7 @@ export type {
   AttrReader,
   AttrSpec,
   AttrValue,
+  CompiledCodeV1,
   DATA_TYPES,
   DataType,
   Diagnostic,

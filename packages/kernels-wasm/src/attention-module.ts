@@ -358,7 +358,7 @@ export type AttentionRows = (...args: number[]) => void;
 /** The dtype of the key and value rows: float16 is widened to f32 lanes as it is read. */
 export type AttentionCache = 'float32' | 'float16';
 
-const attentionExports = extraModule(() =>
+const attentionExports = extraModule('attention', () =>
   (['float32', 'float16'] as const).map((cache) => attentionRowsFunction(hasRelaxedSimd(), cache)),
 );
 

@@ -33,7 +33,7 @@ describe.skipIf(!hasWasmSimd())('gemmTile register-tile rows', () => {
     ] as const)
       it(`${rows}×8 tiles, ${M}×${N}×${K}`, () => {
         const memory = wasmMemory(false, 4);
-        const gemm = extraModule(() => [gemmTileFunction(false, false, rows)])(memory)?.gemmTile as GemmTile;
+        const gemm = extraModule(`gemm-tile-test-${rows}`, () => [gemmTileFunction(false, false, rows)])(memory)?.gemmTile as GemmTile;
         const f32 = new Float32Array(memory.buffer);
         const a = random(M * K, 1);
         const b = random(K * N, 2);

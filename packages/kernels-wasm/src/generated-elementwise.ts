@@ -18,6 +18,7 @@ import {
   outputDims,
 } from '@tsge/kernels-js/kernel-support';
 import { FUSED_ELEMENTWISE } from '@tsge/ops/kernel-support';
+import { sharedCompiledModule } from './compiled-modules.js';
 import { Code, type FunctionDef, I32, type ValType, assembleModule } from './emitter.js';
 import { streamFunction } from './elementwise-module.js';
 import { EMIT, type Emit } from './generated-emit-ops.js';
@@ -27,7 +28,6 @@ import { inMemory } from './simd-matmul.js';
 import { runTiles, splitRange, tileFunction } from './tiles.js';
 
 interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
 }
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
@@ -101,8 +101,7 @@ function rowsLoop(k: number, strided: boolean): FunctionDef {
 }
 
 const MAX_CACHED = 1024;
-/** Compiled modules per process, keyed by description words and memory kind; instances per memory. */
-const modules = new Map<string, object>();
+/** Instances per memory of the modules compiled per thread (keyed by description words and memory kind). */
 const instances = new WeakMap<LinearMemory, Map<string, { rows: RowsFunction; box: RowsFunction | undefined }>>();
 const descriptions = new Map<string, KernelDescription>();
 
@@ -131,13 +130,8 @@ function compiledModule(
   const known = perMemory.get(key);
   if (known) return known;
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-  const moduleKey = `${shared ? 's' : 'u'}${key}`;
-  let module = modules.get(moduleKey);
-  if (!module) {
-    module = new wasm.Module(emitDescription(d, shared));
-    if (modules.size >= MAX_CACHED) modules.clear();
-    modules.set(moduleKey, module);
-  }
+  const moduleKey = `generated:${shared ? 's' : 'u'}${key}`;
+  const module = sharedCompiledModule(moduleKey, () => emitDescription(d, shared));
   const exports = new wasm.Instance(module, { env: { memory } }).exports;
   // a row-reduction module has no box: an epilogue is elementwise
   const run = { rows: exports.rows as RowsFunction, box: exports.box as RowsFunction | undefined };

@@ -10,6 +10,7 @@ export type {
   AttrReader,
   AttrSpec,
   AttrValue,
+  CompiledCodeV1,
   DATA_TYPES,
   DataType,
   Diagnostic,

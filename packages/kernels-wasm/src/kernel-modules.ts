@@ -1,4 +1,5 @@
 import type { LinearMemory } from '@tsge/metadef';
+import { sharedCompiledModule } from './compiled-modules.js';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
 import { DEPTHWISE_FAST, depthwiseFastFunction, padPlaneFunction } from './depthwise-fast-module.js';
@@ -128,7 +129,6 @@ export function hasRelaxedSimd(): boolean {
   return fmaSupport;
 }
 
-const modules = new Map<boolean, object>();
 const instances = new WeakMap<object, SimdKernelExports>();
 
 /**
@@ -139,33 +139,29 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
   const cached = instances.get(memory);
   if (cached) return cached;
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-  let module = modules.get(shared);
-  if (!module) {
-    module = new wasm.Module(
-      assembleModule(
-        [
-          gemmFunction(hasRelaxedSimd()),
-          gemmTileFunction(hasRelaxedSimd()),
-          gemmTileFunction(hasRelaxedSimd(), true),
-          im2colFunction(),
-          depthwiseFunction(hasRelaxedSimd()),
-          ...DEPTHWISE_FAST.map(([size, stride]) => depthwiseFastFunction(size, stride, hasRelaxedSimd())),
-          padPlaneFunction(),
-          ...elementwiseFunctions(),
-          ...poolFunctions(),
-          dotRowsFunction(),
-          gemvColumnsFunction(),
-          gemvPanelsFunction(hasRelaxedSimd()),
-          doubleColumnsFunction(),
-          softmaxRowsFunction(),
-        ],
-        {
-          shared,
-        },
-      ),
-    );
-    modules.set(shared, module);
-  }
+  const module = sharedCompiledModule(`simd:${shared ? 's' : 'u'}`, () =>
+    assembleModule(
+      [
+        gemmFunction(hasRelaxedSimd()),
+        gemmTileFunction(hasRelaxedSimd()),
+        gemmTileFunction(hasRelaxedSimd(), true),
+        im2colFunction(),
+        depthwiseFunction(hasRelaxedSimd()),
+        ...DEPTHWISE_FAST.map(([size, stride]) => depthwiseFastFunction(size, stride, hasRelaxedSimd())),
+        padPlaneFunction(),
+        ...elementwiseFunctions(),
+        ...poolFunctions(),
+        dotRowsFunction(),
+        gemvColumnsFunction(),
+        gemvPanelsFunction(hasRelaxedSimd()),
+        doubleColumnsFunction(),
+        softmaxRowsFunction(),
+      ],
+      {
+        shared,
+      },
+    ),
+  );
   const instance = new wasm.Instance(module, { env: { memory } });
   const exports = instance.exports as unknown as SimdKernelExports;
   instances.set(memory, exports);

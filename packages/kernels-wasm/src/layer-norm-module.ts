@@ -181,7 +181,11 @@ function rmsNormRowsFunction(): FunctionDef {
 /** Rows with a bias; `bias` < 0 runs the variant without one. */
 export type LayerNormRows = (x: number, y: number, scale: number, bias: number, rows: number, n: number, epsilon: number) => void;
 
-const layerNormExports = extraModule(() => [layerNormRowsFunction(true), layerNormRowsFunction(false), rmsNormRowsFunction()]);
+const layerNormExports = extraModule('layer-norm', () => [
+  layerNormRowsFunction(true),
+  layerNormRowsFunction(false),
+  rmsNormRowsFunction(),
+]);
 
 /** The SIMD LayerNormalization rows over `memory`; undefined without SIMD. */
 export function layerNormRows(memory: LinearMemory): LayerNormRows | undefined {

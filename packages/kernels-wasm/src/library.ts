@@ -24,6 +24,7 @@ import { gemmRowsTile } from './simd-matmul.js';
 import { matMulNBitsTile } from './simd-matmul-nbits.js';
 import { poolPlanesTile } from './simd-pool.js';
 import { THREAD_WORKSPACE_BYTES, bindThreadWorkspace } from './thread-workspace.js';
+import { adoptCompiledModules, compiledModuleEntries } from './compiled-modules.js';
 
 /** Every tile function the 'wasm-simd' kernels split work into: one explicit list, no registration. */
 export const WASM_TILE_FUNCTIONS = [
@@ -61,7 +62,8 @@ function kernels(): KernelLibraryV1['kernels'] {
 /**
  * The WebAssembly SIMD kernel library (kernels named 'wasm-simd') for the CPU device: its kernels run
  * on float32 views of the device memory and hand everything else to the reference kernel of
- * @tsge/kernels-js; its conv/GEMM paths stage panels in a 1 MiB per-thread workspace.
+ * @tsge/kernels-js; its conv/GEMM paths stage panels in a 1 MiB per-thread workspace. Workers adopt
+ * the calling thread's compiled modules (compiledCode) instead of emitting and compiling them again.
  */
 export const wasmKernelLibrary: KernelLibraryV1 = {
   specVersion: 'v1',
@@ -70,4 +72,5 @@ export const wasmKernelLibrary: KernelLibraryV1 = {
   kernels: kernels(),
   tiles: WASM_TILE_FUNCTIONS,
   workspace: { bytesPerThread: THREAD_WORKSPACE_BYTES, bind: bindThreadWorkspace },
+  compiledCode: { share: compiledModuleEntries, adopt: adoptCompiledModules },
 };

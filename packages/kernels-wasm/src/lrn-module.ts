@@ -103,7 +103,7 @@ export type LrnAcross = (
   bias: number,
 ) => void;
 
-const lrnExports = extraModule(() => LRN_POWERS.map(lrnAcrossFunction));
+const lrnExports = extraModule('lrn', () => LRN_POWERS.map(lrnAcrossFunction));
 
 /** The SIMD LRN function for `power` over `memory`; undefined without SIMD. */
 export function lrnAcross(memory: LinearMemory, power: LrnPower): LrnAcross | undefined {

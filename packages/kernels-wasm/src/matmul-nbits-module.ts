@@ -264,7 +264,7 @@ export interface MatMulNBitsExports {
   nbits4(...args: number[]): void;
 }
 
-const exportsOf = extraModule(() => [nbits4Function()]);
+const exportsOf = extraModule('matmul-nbits', () => [nbits4Function()]);
 
 /** The 4-bit MatMulNBits kernel instantiated over `memory` (cached per memory); undefined without SIMD. */
 export function matMulNBitsModule(memory: LinearMemory): MatMulNBitsExports | undefined {

@@ -211,7 +211,7 @@ export function packPointwiseWeights(w: Float32Array, M: number, K: number, out:
 }
 
 type Pointwise = (...args: number[]) => void;
-const pointwiseExports = extraModule(() => [pointwiseFunction(hasRelaxedSimd())]);
+const pointwiseExports = extraModule('pointwise', () => [pointwiseFunction(hasRelaxedSimd())]);
 
 /** The `pointwise` kernel instantiated over `memory`; undefined without WebAssembly SIMD. */
 export function pointwiseKernel(memory: LinearMemory): Pointwise | undefined {

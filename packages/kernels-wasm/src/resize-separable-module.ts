@@ -254,7 +254,7 @@ export type ResizeRows = (
   blend: number,
 ) => void;
 
-const resizeExports = extraModule(() => [axpyFunction(), resizeRowsFunction(0)]);
+const resizeExports = extraModule('resize-separable', () => [axpyFunction(), resizeRowsFunction(0)]);
 
 /** The separable Resize row kernel on `memory`; undefined without WebAssembly SIMD. */
 export function resizeRowsKernel(memory: LinearMemory): ResizeRows | undefined {

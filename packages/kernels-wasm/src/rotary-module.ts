@@ -143,7 +143,7 @@ export type RotaryRows = (
   sinStep: number,
 ) => void;
 
-const rotaryExports = extraModule(() => [rotaryRowsFunction(), rotaryRowsInterleavedFunction()]);
+const rotaryExports = extraModule('rotary', () => [rotaryRowsFunction(), rotaryRowsInterleavedFunction()]);
 
 /** The SIMD rotary rows over `memory`; undefined without SIMD. */
 export function rotaryRows(memory: LinearMemory, interleaved = false): RotaryRows | undefined {

@@ -17,7 +17,7 @@ import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
  * float32 operations); whatever these paths do not cover goes to the reference kernel.
  */
 
-const intModule = extraModule(intConvFunctions);
+const intModule = extraModule('int-conv', intConvFunctions);
 const exportsOf = (memory: LinearMemory) => intModule(memory) as unknown as IntConvExports | undefined;
 
 /** Workspace header: 32 bytes of store scratch, then one zero byte (the absent weight zero point). */

@@ -13,7 +13,7 @@ import { type QuantizeExports, quantizeFunctions } from './quantize-module.js';
  * TFLite residual additions) of two byte tensors of one shape runs in i32 lanes.
  */
 
-const quantizeModule = extraModule(quantizeFunctions);
+const quantizeModule = extraModule('quantize', quantizeFunctions);
 const exportsOf = (ctx: KernelContextV1) =>
   ctx.memory ? (quantizeModule(ctx.memory) as unknown as QuantizeExports | undefined) : undefined;
 

@@ -217,7 +217,7 @@ export interface WordMovers {
   readonly copyRows: CopyRows;
 }
 
-const transposeExports = extraModule(() => [
+const transposeExports = extraModule('transpose', () => [
   transpose32Function(),
   transposeNarrowFunction(1),
   transposeNarrowFunction(2),

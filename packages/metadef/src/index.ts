@@ -143,6 +143,7 @@ export type { ParserV1, ParseInput, ParseOptions, ParseResult } from './spi/pars
 export type { GraphPassV1, PassContext, PassResult, PassStage, OptLevel } from './spi/pass.js';
 export type { FusionPassV1, FusionPattern, FusionMatch } from './spi/fusion.js';
 export type {
+  CompiledCodeV1,
   KernelV1,
   KernelContextV1,
   KernelPlanInputV1,

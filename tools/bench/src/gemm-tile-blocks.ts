@@ -13,7 +13,7 @@ const f32 = new Float32Array(memory.buffer);
 for (let i = A / 4; i < C / 4 + M * N; i++) f32[i] = (i % 7) * 0.01;
 
 function instantiate(rows: number): GemmTile {
-  return extraModule(() => [gemmTileFunction(false, false, rows)])(memory)?.gemmTile as GemmTile;
+  return extraModule(`gemm-tile-blocks-${rows}`, () => [gemmTileFunction(false, false, rows)])(memory)?.gemmTile as GemmTile;
 }
 
 function gflops(gemm: GemmTile): number {

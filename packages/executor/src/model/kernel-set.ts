@@ -36,7 +36,14 @@ export interface KernelSet {
   readonly runTile: TileRunner | undefined;
   /** The per-thread workspaces the libraries want in device memory, as one region per thread. */
   readonly workspace: ThreadWorkspace | undefined;
+  /** The code the libraries compiled on this thread so far, by library name (for the workers). */
+  shareCode(): SharedCode;
+  /** Gives each library the code it compiled on another thread (`shareCode` there), before first use. */
+  adoptCode(code: SharedCode): void;
 }
+
+/** Libraries' compiled code by library name (structured-cloneable). */
+export type SharedCode = readonly (readonly [string, unknown])[];
 
 /** A thread's workspace region: its size, and how the thread tells each library where its part is. */
 export interface ThreadWorkspace {
@@ -89,7 +96,17 @@ function workspaceOf(libraries: readonly KernelLibraryV1[]): ThreadWorkspace | u
 
 function kernelSetOf(libraries: readonly KernelLibraryV1[]): KernelSet {
   const registry = createKernelRegistryOf(libraries);
-  return { registry, runTile: tileRunnerOf(registry, libraries), workspace: workspaceOf(libraries) };
+  return {
+    registry,
+    runTile: tileRunnerOf(registry, libraries),
+    workspace: workspaceOf(libraries),
+    shareCode: () => libraries.flatMap((library) => (library.compiledCode ? [[library.name, library.compiledCode.share()] as const] : [])),
+    adoptCode(code) {
+      for (const [name, shared] of code) {
+        for (const library of libraries) if (library.name === name) library.compiledCode?.adopt(shared);
+      }
+    },
+  };
 }
 
 async function loadDefaultLibraries(): Promise<readonly KernelLibraryV1[]> {

@@ -1,6 +1,7 @@
 import type { EventHandle, KernelDeviceKind, RuntimeValue } from '@tsge/metadef';
 import type { TensorRef } from '@tsge/om';
 import type { PreparedStream } from '../model/kernel-call.js';
+import type { SharedCode } from '../model/kernel-set.js';
 import type { BoundOutput } from '../run/device-tensor.js';
 import type { RegionBases } from '../run/device-tensors.js';
 import type { ControlLayout } from './control-block.js';
@@ -35,6 +36,8 @@ export interface SinkWorkerData {
   readonly arenaBases: readonly number[];
   readonly kernelModules: readonly string[];
   readonly wasmModules: readonly { readonly name: string; readonly module: unknown }[];
+  /** The kernel libraries' code the calling thread compiled at load, adopted before setup compiles any. */
+  readonly compiledCode: SharedCode;
   /** The device's kernel-library kinds, and whether calls take the reference kernel when theirs is not run. */
   readonly kernelKinds: readonly KernelDeviceKind[];
   readonly substitute: boolean;

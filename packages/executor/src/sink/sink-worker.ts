@@ -48,12 +48,13 @@ export async function setup(context: WorkerContext): Promise<void> {
   const calls = context.data.plans.flatMap((plan) =>
     plan.streams.flatMap((stream) => stream.tasks.flatMap((task) => (task.kind === 'kernel' ? [task.kernel] : []))),
   );
-  const { registry, runTile, workspace } = await loadKernelRegistry(
+  const { registry, runTile, workspace, adoptCode } = await loadKernelRegistry(
     context.data.kernelModules,
     calls,
     context.data.loadDefaults,
     context.data.kernelKinds,
   );
+  adoptCode(context.data.compiledCode);
   if (workspace && context.data.workspaceOffset >= 0) workspace.bind(context.memory, context.data.workspaceOffset, workspace.bytes);
   if (runTile && context.data.tileOffset >= 0) {
     const words = new Int32Array(context.memory.buffer, context.data.controlOffset, 2);

@@ -113,6 +113,17 @@ export interface ThreadWorkspaceV1 {
 }
 
 /**
+ * Code a library compiled on one thread that the device's other threads may reuse instead of
+ * compiling it again (the executor hands a worker the calling thread's code before its setup).
+ */
+export interface CompiledCodeV1 {
+  /** What this thread compiled so far, structured-cloneable (a cloned WebAssembly.Module shares its code). */
+  share(): unknown;
+  /** Takes another thread's `share()` before the library's first use on this thread; throws on malformed input. */
+  adopt(code: unknown): void;
+}
+
+/**
  * What a kernel library hands the executor (and the compiler's kernel placement): plain kernel
  * descriptors, the tile functions they split work into, and the per-thread workspace they need.
  * Libraries are values, not registrations: importing one changes no global state.
@@ -129,4 +140,6 @@ export interface KernelLibraryV1 {
   readonly kernels: readonly KernelV1[];
   readonly tiles: readonly TileFunctionV1[];
   readonly workspace?: ThreadWorkspaceV1;
+  /** Code compiled on one thread that the device's workers take instead of compiling it again. */
+  readonly compiledCode?: CompiledCodeV1;
 }
