@@ -15,16 +15,18 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
 ];
 
 /**
- * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh)`: one channel of
- * a depthwise convolution with a K×K filter, column stride S, row stride sh, dilation 1 (owLo..owHi
- * are the output columns whose window lies inside the row).
+ * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)`: one
+ * channel of a depthwise convolution with a K×K filter, column stride S, row stride sh, dilation 1
+ * (owLo..owHi are the output columns whose window lies inside the row).
  * The filter taps live in v128 locals for the whole channel and the taps of a 4-output step are
  * unrolled, with no bounds checks, where rows and columns are inside; stride 2 gathers the even
- * lanes of two loads. Border outputs take a scalar path with checks.
+ * lanes of two loads. Border outputs take a scalar path with checks. With `slack` (a zero-padded
+ * plane with 8 spare columns a row), a row's last 1–3 outputs are one vector step as well, stored
+ * lane by lane: on 6×6 or 12×12 planes the scalar path was half of the outputs.
  */
 export function depthwiseFastFunction(size: number, stride: number, useFma: boolean): FunctionDef {
-  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12 } as const;
-  const code = new Code(13);
+  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12, slack: 13 } as const;
+  const code = new Code(14);
   const oh = code.local(I32);
   const ow = code.local(I32);
   const ih = code.local(I32);
@@ -93,7 +95,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.block().loop(); // columns
   code.get(ow).get(P.OW).i32GeS().brIf(1);
   /** `groups` × 4 outputs from ow: window row kh starts at x + ((ih + kh)·W + ow·S - pl)·4. */
-  const vectorStep = (groups: number): void => {
+  const vectorStep = (groups: number, partial = false): void => {
     for (let g = 0; g < groups; g++)
       code
         .get(P.bias)
@@ -116,6 +118,24 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
         }
       }
       if (r + 1 < size) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
+    }
+    if (partial) {
+      // the row's last outputs: lane 0 always, lanes 1 and 2 while inside the row
+      for (let l = 0; l < 3; l++) {
+        if (l > 0) code.get(ow).i32(l).i32Add().get(P.OW).i32LtS().if();
+        code
+          .get(yrow)
+          .get(ow)
+          .i32(2)
+          .i32Shl()
+          .i32Add()
+          .get(accs[0] as number)
+          .f32x4ExtractLane(l)
+          .f32Store(l * 4);
+        if (l > 0) code.end();
+      }
+      code.get(P.OW).set(ow);
+      return;
     }
     for (let g = 0; g < groups; g++)
       code
@@ -141,14 +161,19 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.if();
   vectorStep(1);
   code.else();
+  code.get(P.slack).get(inside).i32And().get(ow).get(P.owLo).i32GeS().i32And();
+  code.if();
+  vectorStep(1, true);
+  code.else();
   scalarOutput();
   code.get(ow).i32(1).i32Add().set(ow);
+  code.end();
   code.end();
   code.end();
   code.br(0).end().end(); // columns
   code.get(oh).i32(1).i32Add().set(oh);
   code.br(0).end().end(); // rows
-  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(9).fill(I32)];
+  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(10).fill(I32)];
   return { name: depthwiseFastName(size, stride), params, results: [], code };
 }
 

@@ -14,7 +14,7 @@ import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
 import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-/** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi)` (see depthwise-fast-module.ts). */
+/** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)` (see depthwise-fast-module.ts). */
 type DepthwiseFast = (...args: number[]) => void;
 
 export interface SimdKernelExports

@@ -387,11 +387,11 @@ export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
     const bv = all ? (all[bias / 4 + c] as number) : 0;
     if (fast && padded >= 0) {
       kernels.padPlane(x + c * H * W * 4, padded, H, W, pt, pl, Hp, Wp);
-      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw), sh);
+      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw), sh, 1);
       continue;
     }
     if (fast) {
-      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh);
+      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh, 0);
       continue;
     }
     kernels.depthwise(
