@@ -3,8 +3,14 @@ import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.
 /** Lanes 0 and 2 of each of two f32x4 vectors: the even elements of 8 consecutive floats. */
 const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
 
-/** The name of the specialised depthwise function for a square K×K filter and stride S. */
-export const depthwiseFastName = (size: number, stride: number): string => `depthwise${size}s${stride}`;
+/** Lanes 1 and 3 of each of two f32x4 vectors: the odd elements of 8 consecutive floats. */
+const ODD_LANES = EVEN_LANES.map((b) => b + 4);
+
+/**
+ * The name of the specialised depthwise function for a square K×K filter and stride S; `split`:
+ * the stride-2 variant over a plane split into even and odd columns (see `splitColumnsFunction`).
+ */
+export const depthwiseFastName = (size: number, stride: number, split = false): string => `depthwise${size}s${stride}${split ? 'x' : ''}`;
 
 /** Square filters and strides with a specialised function (dilation 1). */
 export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
@@ -23,10 +29,16 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
  * lanes of two loads. Border outputs take a scalar path with checks. With `slack` (a zero-padded
  * plane with 8 spare columns a row), a row's last 1–3 outputs are one vector step as well, stored
  * lane by lane: on 6×6 or 12×12 planes the scalar path was half of the outputs.
+ *
+ * `split` (stride 2 only) generates `depthwise{K}s2x(x, w, y, bias, H, W, OH, OW, 0, 0, 0, OW - 1,
+ * sh, 1, odd)` over a padded plane split by `splitColumns`: x holds its even columns (W a row),
+ * x + odd its odd ones, so tap column c of output ow is column ow + c/2 of one of them, one plain
+ * load instead of two loads and a shuffle.
  */
-export function depthwiseFastFunction(size: number, stride: number, useFma: boolean): FunctionDef {
-  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12, slack: 13 } as const;
-  const code = new Code(14);
+export function depthwiseFastFunction(size: number, stride: number, useFma: boolean, split = false): FunctionDef {
+  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12, slack: 13, odd: 14 } as const;
+  const code = new Code(split ? 15 : 14);
+  const srcOdd = code.local(I32);
   const oh = code.local(I32);
   const ow = code.local(I32);
   const ih = code.local(I32);
@@ -101,12 +113,29 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
         .get(P.bias)
         .f32x4Splat()
         .set(accs[g] as number);
-    code.get(P.x).get(ih).get(P.W).i32Mul().get(ow).i32(stride).i32Mul().i32Add().get(P.pl).i32Sub().i32(2).i32Shl().i32Add().set(src);
+    const columnStride = split ? 1 : stride;
+    code
+      .get(P.x)
+      .get(ih)
+      .get(P.W)
+      .i32Mul()
+      .get(ow)
+      .i32(columnStride)
+      .i32Mul()
+      .i32Add()
+      .get(P.pl)
+      .i32Sub()
+      .i32(2)
+      .i32Shl()
+      .i32Add()
+      .set(src);
+    if (split) code.get(src).get(P.odd).i32Add().set(srcOdd);
     for (let r = 0; r < size; r++) {
       for (let c = 0; c < size; c++) {
         for (let g = 0; g < groups; g++) {
           const at = c * 4 + g * 16 * stride;
-          if (stride === 1) code.get(src).v128Load(at);
+          if (split) code.get(c & 1 ? srcOdd : src).v128Load((c >> 1) * 4 + g * 16);
+          else if (stride === 1) code.get(src).v128Load(at);
           else
             code
               .get(src)
@@ -118,6 +147,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
         }
       }
       if (r + 1 < size) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
+      if (split && r + 1 < size) code.get(srcOdd).get(P.W).i32(2).i32Shl().i32Add().set(srcOdd);
     }
     if (partial) {
       // the row's last outputs: lane 0 always, lanes 1 and 2 while inside the row
@@ -165,7 +195,9 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.if();
   vectorStep(1, true);
   code.else();
-  scalarOutput();
+  // (the split plane has no unsplit layout to check bounds on: every output is a vector step)
+  if (split) code.unreachable();
+  else scalarOutput();
   code.get(ow).i32(1).i32Add().set(ow);
   code.end();
   code.end();
@@ -173,8 +205,43 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.br(0).end().end(); // columns
   code.get(oh).i32(1).i32Add().set(oh);
   code.br(0).end().end(); // rows
-  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(10).fill(I32)];
-  return { name: depthwiseFastName(size, stride), params, results: [], code };
+  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(split ? 11 : 10).fill(I32)];
+  return { name: depthwiseFastName(size, stride, split), params, results: [], code };
+}
+
+/**
+ * Generates `splitColumns(src, dst, odd, rows, Wp, Wh)`: the even columns of each Wp-wide row at
+ * src to a Wh-wide row at dst, the odd ones to dst + odd (Wh a multiple of 4, so the 4-column
+ * steps never write past a row; src is read up to 8 floats past its last row).
+ */
+export function splitColumnsFunction(): FunctionDef {
+  const P = { src: 0, dst: 1, odd: 2, rows: 3, Wp: 4, Wh: 5 } as const;
+  const code = new Code(6);
+  const r = code.local(I32);
+  const q = code.local(I32);
+  const from = code.local(I32);
+  const to = code.local(I32);
+  const lo = code.local(V128);
+  const hi = code.local(V128);
+  code.i32(0).set(r);
+  code.block().loop();
+  code.get(r).get(P.rows).i32GeS().brIf(1);
+  code.get(P.src).get(r).get(P.Wp).i32Mul().i32(2).i32Shl().i32Add().set(from);
+  code.get(P.dst).get(r).get(P.Wh).i32Mul().i32(2).i32Shl().i32Add().set(to);
+  code.i32(0).set(q);
+  code.block().loop();
+  code.get(q).get(P.Wh).i32GeS().brIf(1);
+  code.get(from).v128Load(0).set(lo);
+  code.get(from).v128Load(16).set(hi);
+  code.get(to).get(lo).get(hi).i8x16Shuffle(EVEN_LANES).v128Store(0);
+  code.get(to).get(P.odd).i32Add().get(lo).get(hi).i8x16Shuffle(ODD_LANES).v128Store(0);
+  code.get(from).i32(32).i32Add().set(from);
+  code.get(to).i32(16).i32Add().set(to);
+  code.get(q).i32(4).i32Add().set(q);
+  code.br(0).end().end();
+  code.get(r).i32(1).i32Add().set(r);
+  code.br(0).end().end();
+  return { name: 'splitColumns', params: new Array<ValType>(6).fill(I32), results: [], code };
 }
 
 /**

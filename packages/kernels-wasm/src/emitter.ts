@@ -68,6 +68,10 @@ export class Code {
   }
 
   // control
+  /** Traps: marks a branch the function's callers promise never to take. */
+  unreachable(): this {
+    return this.op(0x00);
+  }
   block(): this {
     return this.op(0x02, 0x40);
   }
