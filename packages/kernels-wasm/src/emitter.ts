@@ -390,6 +390,12 @@ export class Code {
     return this.simd(signed ? 0x01 : 0x02).memarg(3, offset);
   }
   /** Stores the low eight bytes of the vector. */
+  /** v128.load32_lane: [address, vector] → the vector with `lane` replaced by the 32 bits at the address. */
+  v128Load32Lane(lane: number, offset = 0): this {
+    this.simd(0x56).memarg(2, offset);
+    this.bytes.push(lane);
+    return this;
+  }
   v128Store64Lane0(offset = 0): this {
     this.simd(0x5b).memarg(3, offset);
     this.bytes.push(0);
