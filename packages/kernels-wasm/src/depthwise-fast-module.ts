@@ -8,7 +8,7 @@ const ODD_LANES = EVEN_LANES.map((b) => b + 4);
 
 /**
  * The name of the specialised depthwise function for a square K×K filter and stride S; `split`:
- * the stride-2 variant over a plane split into even and odd columns (see `splitColumnsFunction`).
+ * the stride-2 variant over a plane split into even and odd columns (see `padSplitFunction`).
  */
 export const depthwiseFastName = (size: number, stride: number, split = false): string => `depthwise${size}s${stride}${split ? 'x' : ''}`;
 
@@ -31,7 +31,7 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
  * lane by lane: on 6×6 or 12×12 planes the scalar path was half of the outputs.
  *
  * `split` (stride 2 only) generates `depthwise{K}s2x(x, w, y, bias, H, W, OH, OW, 0, 0, 0, OW - 1,
- * sh, 1, odd)` over a padded plane split by `splitColumns`: x holds its even columns (W a row),
+ * sh, 1, odd)` over a padded plane split by `padSplit`: x holds its even columns (W a row),
  * x + odd its odd ones, so tap column c of output ow is column ow + c/2 of one of them, one plain
  * load instead of two loads and a shuffle.
  */
@@ -210,38 +210,78 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
 }
 
 /**
- * Generates `splitColumns(src, dst, odd, rows, Wp, Wh)`: the even columns of each Wp-wide row at
- * src to a Wh-wide row at dst, the odd ones to dst + odd (Wh a multiple of 4, so the 4-column
- * steps never write past a row; src is read up to 8 floats past its last row).
+ * Generates `padSplit(x, dst, odd, H, W, pt, pl, Hp, Wh)`: the H×W plane at x zero-padded (at row
+ * pt, column pl) to Hp rows and split by padded column: even columns to Wh-wide rows at dst, odd
+ * ones to dst + odd (Wh a multiple of 4 and at least (W + pl + 1) / 2). One pass: each row is
+ * zeroed, then 8 input columns a step are shuffled into 4 of each plane, the last ones one by one.
  */
-export function splitColumnsFunction(): FunctionDef {
-  const P = { src: 0, dst: 1, odd: 2, rows: 3, Wp: 4, Wh: 5 } as const;
-  const code = new Code(6);
+export function padSplitFunction(): FunctionDef {
+  const P = { x: 0, dst: 1, odd: 2, H: 3, W: 4, pt: 5, pl: 6, Hp: 7, Wh: 8 } as const;
+  const code = new Code(9);
   const r = code.local(I32);
+  const ih = code.local(I32);
   const q = code.local(I32);
   const from = code.local(I32);
-  const to = code.local(I32);
+  const row = code.local(I32);
+  const evenAt = code.local(I32);
+  const oddAt = code.local(I32);
+  const c = code.local(I32);
+  const zero = code.local(V128);
   const lo = code.local(V128);
   const hi = code.local(V128);
+  code.f32(0).f32x4Splat().set(zero);
   code.i32(0).set(r);
   code.block().loop();
-  code.get(r).get(P.rows).i32GeS().brIf(1);
-  code.get(P.src).get(r).get(P.Wp).i32Mul().i32(2).i32Shl().i32Add().set(from);
-  code.get(P.dst).get(r).get(P.Wh).i32Mul().i32(2).i32Shl().i32Add().set(to);
+  code.get(r).get(P.Hp).i32GeS().brIf(1);
+  code.get(P.dst).get(r).get(P.Wh).i32Mul().i32(2).i32Shl().i32Add().set(row);
+  // zero the row of both planes
   code.i32(0).set(q);
   code.block().loop();
   code.get(q).get(P.Wh).i32GeS().brIf(1);
-  code.get(from).v128Load(0).set(lo);
-  code.get(from).v128Load(16).set(hi);
-  code.get(to).get(lo).get(hi).i8x16Shuffle(EVEN_LANES).v128Store(0);
-  code.get(to).get(P.odd).i32Add().get(lo).get(hi).i8x16Shuffle(ODD_LANES).v128Store(0);
-  code.get(from).i32(32).i32Add().set(from);
-  code.get(to).i32(16).i32Add().set(to);
+  code.get(row).get(q).i32(2).i32Shl().i32Add().get(zero).v128Store();
+  code.get(row).get(P.odd).i32Add().get(q).i32(2).i32Shl().i32Add().get(zero).v128Store();
   code.get(q).i32(4).i32Add().set(q);
   code.br(0).end().end();
+  code.get(r).get(P.pt).i32Sub().tee(ih).get(P.H).i32LtU().if();
+  code.get(P.x).get(ih).get(P.W).i32Mul().i32(2).i32Shl().i32Add().set(from);
+  // input column s is padded column s + pl: with pl even its even columns go to the even plane at
+  // (s + pl) / 2, with pl odd to the odd plane at (s + pl - 1) / 2 (and its odd ones the other way)
+  code.get(P.pl).i32(1).i32And().if();
+  code.get(row).get(P.odd).i32Add().get(P.pl).i32(1).i32Sub().i32(1).i32ShrS().i32(2).i32Shl().i32Add().set(evenAt);
+  code.get(row).get(P.pl).i32(1).i32Add().i32(1).i32ShrS().i32(2).i32Shl().i32Add().set(oddAt);
+  code.else();
+  code.get(row).get(P.pl).i32(1).i32ShrS().i32(2).i32Shl().i32Add().set(evenAt);
+  code.get(evenAt).get(P.odd).i32Add().set(oddAt);
+  code.end();
+  code.i32(0).set(c);
+  code.block().loop();
+  code.get(c).i32(8).i32Add().get(P.W).i32GtS().brIf(1);
+  code.get(from).v128Load(0).set(lo);
+  code.get(from).v128Load(16).set(hi);
+  code.get(evenAt).get(lo).get(hi).i8x16Shuffle(EVEN_LANES).v128Store(0);
+  code.get(oddAt).get(lo).get(hi).i8x16Shuffle(ODD_LANES).v128Store(0);
+  code.get(from).i32(32).i32Add().set(from);
+  code.get(evenAt).i32(16).i32Add().set(evenAt);
+  code.get(oddAt).i32(16).i32Add().set(oddAt);
+  code.get(c).i32(8).i32Add().set(c);
+  code.br(0).end().end();
+  // the last W mod 8 columns in pairs, then one
+  code.block().loop();
+  code.get(c).i32(2).i32Add().get(P.W).i32GtS().brIf(1);
+  code.get(evenAt).get(from).f32Load(0).f32Store(0);
+  code.get(oddAt).get(from).f32Load(4).f32Store(0);
+  code.get(from).i32(8).i32Add().set(from);
+  code.get(evenAt).i32(4).i32Add().set(evenAt);
+  code.get(oddAt).i32(4).i32Add().set(oddAt);
+  code.get(c).i32(2).i32Add().set(c);
+  code.br(0).end().end();
+  code.get(c).get(P.W).i32LtS().if();
+  code.get(evenAt).get(from).f32Load(0).f32Store(0);
+  code.end();
+  code.end();
   code.get(r).i32(1).i32Add().set(r);
   code.br(0).end().end();
-  return { name: 'splitColumns', params: new Array<ValType>(6).fill(I32), results: [], code };
+  return { name: 'padSplit', params: new Array<ValType>(9).fill(I32), results: [], code };
 }
 
 /**

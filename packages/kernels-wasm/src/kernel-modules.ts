@@ -1,7 +1,7 @@
 import type { LinearMemory } from '@tsge/metadef';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
-import { DEPTHWISE_FAST, depthwiseFastFunction, padPlaneFunction, splitColumnsFunction } from './depthwise-fast-module.js';
+import { DEPTHWISE_FAST, depthwiseFastFunction, padPlaneFunction, padSplitFunction } from './depthwise-fast-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
 import { gemmTileFunction } from './gemm-tile-module.js';
@@ -28,8 +28,8 @@ export interface SimdKernelExports
   readonly [specialised: `depthwise${number}s${number}` | `depthwise${number}s2x`]: DepthwiseFast;
   /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
   padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
-  /** Splits a plane's rows into even and odd columns (see depthwise-fast-module.ts). */
-  splitColumns(src: number, dst: number, odd: number, rows: number, Wp: number, Wh: number): void;
+  /** Zero-pads a plane and splits it into even and odd columns (see depthwise-fast-module.ts). */
+  padSplit(x: number, dst: number, odd: number, H: number, W: number, pt: number, pl: number, Hp: number, Wh: number): void;
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
   /** C (+)= A·B with B in packed 8-column panels, bias and clamp epilogue (see gemm-tile-module.ts). */
   gemmTile(
@@ -154,7 +154,7 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
           ...DEPTHWISE_FAST.map(([size, stride]) => depthwiseFastFunction(size, stride, hasRelaxedSimd())),
           ...DEPTHWISE_FAST.filter(([, stride]) => stride === 2).map(([size]) => depthwiseFastFunction(size, 2, hasRelaxedSimd(), true)),
           padPlaneFunction(),
-          splitColumnsFunction(),
+          padSplitFunction(),
           ...elementwiseFunctions(),
           ...poolFunctions(),
           dotRowsFunction(),

@@ -383,17 +383,16 @@ export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
   const Hp = Math.max(H + pt, (OH - 1) * sh + KH);
   const Wp = Math.max(W + pl, (OW - 1) * sw + KW) + 8;
   const padded = workspace && Hp * Wp * 4 + 64 <= workspace.bytes ? workspace.offset : -1;
-  // column stride 2: the padded plane is then split into even and odd columns (rows of Wh, a
-  // multiple of 4), which the `s2x` kernel reads with one plain load a tap
+  // column stride 2: the padded plane split into even and odd columns (rows of Wh, a multiple
+  // of 4), which the `s2x` kernel reads with one plain load a tap
   const splitFast = sw === 2 && fast ? kernels[`depthwise${KH}s2x`] : undefined;
   const Wh = (((Wp + 1) >> 1) + 3) & ~3;
   const half = Hp * Wh * 4;
-  const split = splitFast && workspace && padded >= 0 && Hp * Wp * 4 + 64 + 2 * half <= workspace.bytes ? padded + Hp * Wp * 4 + 64 : -1;
+  const split = splitFast && workspace && 2 * half + 64 <= workspace.bytes ? workspace.offset : -1;
   for (let c = 0; c < count; c++) {
     const bv = all ? (all[bias / 4 + c] as number) : 0;
     if (splitFast && split >= 0) {
-      kernels.padPlane(x + c * H * W * 4, padded, H, W, pt, pl, Hp, Wp);
-      kernels.splitColumns(padded, split, half, Hp, Wp, Wh);
+      kernels.padSplit(x + c * H * W * 4, split, half, H, W, pt, pl, Hp, Wh);
       splitFast(split, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wh, OH, OW, 0, 0, 0, OW - 1, sh, 1, half);
       continue;
     }
