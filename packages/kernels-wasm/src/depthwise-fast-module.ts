@@ -1,10 +1,4 @@
-import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
-
-/** Lanes 0 and 2 of each of two f32x4 vectors: the even elements of 8 consecutive floats. */
-const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
-
-/** Lanes 1 and 3 of each of two f32x4 vectors: the odd elements of 8 consecutive floats. */
-const ODD_LANES = EVEN_LANES.map((b) => b + 4);
+import { Code, F32, type FunctionDef, I32, V128, type ValType, EVEN_F32_LANES, ODD_F32_LANES } from './emitter.js';
 
 /**
  * The name of the specialised depthwise function for a square K×K filter and stride S; `split`:
@@ -142,7 +136,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
               .v128Load(at)
               .get(src)
               .v128Load(at + 16)
-              .i8x16Shuffle(EVEN_LANES);
+              .i8x16Shuffle(EVEN_F32_LANES);
           madd(taps[r * size + c] as number, accs[g] as number);
         }
       }
@@ -258,8 +252,8 @@ export function padSplitFunction(): FunctionDef {
   code.get(c).i32(8).i32Add().get(P.W).i32GtS().brIf(1);
   code.get(from).v128Load(0).set(lo);
   code.get(from).v128Load(16).set(hi);
-  code.get(evenAt).get(lo).get(hi).i8x16Shuffle(EVEN_LANES).v128Store(0);
-  code.get(oddAt).get(lo).get(hi).i8x16Shuffle(ODD_LANES).v128Store(0);
+  code.get(evenAt).get(lo).get(hi).i8x16Shuffle(EVEN_F32_LANES).v128Store(0);
+  code.get(oddAt).get(lo).get(hi).i8x16Shuffle(ODD_F32_LANES).v128Store(0);
   code.get(from).i32(32).i32Add().set(from);
   code.get(evenAt).i32(16).i32Add().set(evenAt);
   code.get(oddAt).i32(16).i32Add().set(oddAt);

@@ -6,6 +6,10 @@
 export const I32 = 0x7f;
 export const F32 = 0x7d;
 export const V128 = 0x7b;
+/** `i8x16Shuffle` lanes taking the even 32-bit elements of two vectors (8 consecutive floats). */
+export const EVEN_F32_LANES: readonly number[] = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+/** `i8x16Shuffle` lanes taking the odd 32-bit elements of two vectors. */
+export const ODD_F32_LANES: readonly number[] = EVEN_F32_LANES.map((b) => b + 4);
 export type ValType = typeof I32 | typeof F32 | typeof V128;
 
 function uleb(out: number[], value: number): void {

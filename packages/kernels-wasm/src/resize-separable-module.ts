@@ -1,12 +1,9 @@
 import type { LinearMemory } from '@tsge/metadef';
-import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+import { Code, F32, type FunctionDef, I32, V128, EVEN_F32_LANES, ODD_F32_LANES } from './emitter.js';
 import { extraModule } from './extra-modules.js';
 
 /** f32.ne: the emitter has no method for it, and only this module compares weights with zero. */
 const F32_NE = 0x5c;
-/** Byte lanes of the even and odd 32-bit elements of two vectors: the first and second taps of 4 columns. */
-const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
-const ODD_LANES = EVEN_LANES.map((b) => b + 4);
 
 /**
  * Generates `axpy(dst, src, bytes, w, accumulate)`: dst = (accumulate ? dst : 0) + w·src over
@@ -164,8 +161,8 @@ function resizeRowsFunction(axpy: number): FunctionDef {
       code.get(columnWeight).get(k).i32Add().v128Load(16).set(wb);
       code.get(columnOffset).get(k).i32Add().v128Load().set(oa);
       code.get(columnOffset).get(k).i32Add().v128Load(16).set(ob);
-      code.get(wa).get(wb).i8x16Shuffle(EVEN_LANES).set(w0);
-      code.get(wa).get(wb).i8x16Shuffle(ODD_LANES).set(w1);
+      code.get(wa).get(wb).i8x16Shuffle(EVEN_F32_LANES).set(w0);
+      code.get(wa).get(wb).i8x16Shuffle(ODD_F32_LANES).set(w1);
       for (const [tap, into] of [
         [0, b0],
         [1, b1],
