@@ -1,10 +1,10 @@
-import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
+import { Code, F32, type FunctionDef, I32, V128, type ValType, EVEN_F32_LANES, ODD_F32_LANES } from './emitter.js';
 
-/** Lanes 0 and 2 of each of two f32x4 vectors: the even elements of 8 consecutive floats. */
-const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
-
-/** The name of the specialised depthwise function for a square K×K filter and stride S. */
-export const depthwiseFastName = (size: number, stride: number): string => `depthwise${size}s${stride}`;
+/**
+ * The name of the specialised depthwise function for a square K×K filter and stride S; `split`:
+ * the stride-2 variant over a plane split into even and odd columns (see `padSplitFunction`).
+ */
+export const depthwiseFastName = (size: number, stride: number, split = false): string => `depthwise${size}s${stride}${split ? 'x' : ''}`;
 
 /** Square filters and strides with a specialised function (dilation 1). */
 export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
@@ -15,16 +15,24 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
 ];
 
 /**
- * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh)`: one channel of
- * a depthwise convolution with a K×K filter, column stride S, row stride sh, dilation 1 (owLo..owHi
- * are the output columns whose window lies inside the row).
+ * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)`: one
+ * channel of a depthwise convolution with a K×K filter, column stride S, row stride sh, dilation 1
+ * (owLo..owHi are the output columns whose window lies inside the row).
  * The filter taps live in v128 locals for the whole channel and the taps of a 4-output step are
  * unrolled, with no bounds checks, where rows and columns are inside; stride 2 gathers the even
- * lanes of two loads. Border outputs take a scalar path with checks.
+ * lanes of two loads. Border outputs take a scalar path with checks. With `slack` (a zero-padded
+ * plane with 8 spare columns a row), a row's last 1–3 outputs are one vector step as well, stored
+ * lane by lane: on 6×6 or 12×12 planes the scalar path was half of the outputs.
+ *
+ * `split` (stride 2 only) generates `depthwise{K}s2x(x, w, y, bias, H, W, OH, OW, 0, 0, 0, OW - 1,
+ * sh, 1, odd)` over a padded plane split by `padSplit`: x holds its even columns (W a row),
+ * x + odd its odd ones, so tap column c of output ow is column ow + c/2 of one of them, one plain
+ * load instead of two loads and a shuffle.
  */
-export function depthwiseFastFunction(size: number, stride: number, useFma: boolean): FunctionDef {
-  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12 } as const;
-  const code = new Code(13);
+export function depthwiseFastFunction(size: number, stride: number, useFma: boolean, split = false): FunctionDef {
+  const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12, slack: 13, odd: 14 } as const;
+  const code = new Code(split ? 15 : 14);
+  const srcOdd = code.local(I32);
   const oh = code.local(I32);
   const ow = code.local(I32);
   const ih = code.local(I32);
@@ -93,29 +101,65 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.block().loop(); // columns
   code.get(ow).get(P.OW).i32GeS().brIf(1);
   /** `groups` × 4 outputs from ow: window row kh starts at x + ((ih + kh)·W + ow·S - pl)·4. */
-  const vectorStep = (groups: number): void => {
+  const vectorStep = (groups: number, partial = false): void => {
     for (let g = 0; g < groups; g++)
       code
         .get(P.bias)
         .f32x4Splat()
         .set(accs[g] as number);
-    code.get(P.x).get(ih).get(P.W).i32Mul().get(ow).i32(stride).i32Mul().i32Add().get(P.pl).i32Sub().i32(2).i32Shl().i32Add().set(src);
+    const columnStride = split ? 1 : stride;
+    code
+      .get(P.x)
+      .get(ih)
+      .get(P.W)
+      .i32Mul()
+      .get(ow)
+      .i32(columnStride)
+      .i32Mul()
+      .i32Add()
+      .get(P.pl)
+      .i32Sub()
+      .i32(2)
+      .i32Shl()
+      .i32Add()
+      .set(src);
+    if (split) code.get(src).get(P.odd).i32Add().set(srcOdd);
     for (let r = 0; r < size; r++) {
       for (let c = 0; c < size; c++) {
         for (let g = 0; g < groups; g++) {
           const at = c * 4 + g * 16 * stride;
-          if (stride === 1) code.get(src).v128Load(at);
+          if (split) code.get(c & 1 ? srcOdd : src).v128Load((c >> 1) * 4 + g * 16);
+          else if (stride === 1) code.get(src).v128Load(at);
           else
             code
               .get(src)
               .v128Load(at)
               .get(src)
               .v128Load(at + 16)
-              .i8x16Shuffle(EVEN_LANES);
+              .i8x16Shuffle(EVEN_F32_LANES);
           madd(taps[r * size + c] as number, accs[g] as number);
         }
       }
       if (r + 1 < size) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
+      if (split && r + 1 < size) code.get(srcOdd).get(P.W).i32(2).i32Shl().i32Add().set(srcOdd);
+    }
+    if (partial) {
+      // the row's last outputs: lane 0 always, lanes 1 and 2 while inside the row
+      for (let l = 0; l < 3; l++) {
+        if (l > 0) code.get(ow).i32(l).i32Add().get(P.OW).i32LtS().if();
+        code
+          .get(yrow)
+          .get(ow)
+          .i32(2)
+          .i32Shl()
+          .i32Add()
+          .get(accs[0] as number)
+          .f32x4ExtractLane(l)
+          .f32Store(l * 4);
+        if (l > 0) code.end();
+      }
+      code.get(P.OW).set(ow);
+      return;
     }
     for (let g = 0; g < groups; g++)
       code
@@ -141,15 +185,97 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.if();
   vectorStep(1);
   code.else();
-  scalarOutput();
+  code.get(P.slack).get(inside).i32And().get(ow).get(P.owLo).i32GeS().i32And();
+  code.if();
+  vectorStep(1, true);
+  code.else();
+  // (the split plane has no unsplit layout to check bounds on: every output is a vector step)
+  if (split) code.unreachable();
+  else scalarOutput();
   code.get(ow).i32(1).i32Add().set(ow);
+  code.end();
   code.end();
   code.end();
   code.br(0).end().end(); // columns
   code.get(oh).i32(1).i32Add().set(oh);
   code.br(0).end().end(); // rows
-  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(9).fill(I32)];
-  return { name: depthwiseFastName(size, stride), params, results: [], code };
+  const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(split ? 11 : 10).fill(I32)];
+  return { name: depthwiseFastName(size, stride, split), params, results: [], code };
+}
+
+/**
+ * Generates `padSplit(x, dst, odd, H, W, pt, pl, Hp, Wh)`: the H×W plane at x zero-padded (at row
+ * pt, column pl) to Hp rows and split by padded column: even columns to Wh-wide rows at dst, odd
+ * ones to dst + odd (Wh a multiple of 4 and at least (W + pl + 1) / 2). One pass: each row is
+ * zeroed, then 8 input columns a step are shuffled into 4 of each plane, the last ones one by one.
+ */
+export function padSplitFunction(): FunctionDef {
+  const P = { x: 0, dst: 1, odd: 2, H: 3, W: 4, pt: 5, pl: 6, Hp: 7, Wh: 8 } as const;
+  const code = new Code(9);
+  const r = code.local(I32);
+  const ih = code.local(I32);
+  const q = code.local(I32);
+  const from = code.local(I32);
+  const row = code.local(I32);
+  const evenAt = code.local(I32);
+  const oddAt = code.local(I32);
+  const c = code.local(I32);
+  const zero = code.local(V128);
+  const lo = code.local(V128);
+  const hi = code.local(V128);
+  code.f32(0).f32x4Splat().set(zero);
+  code.i32(0).set(r);
+  code.block().loop();
+  code.get(r).get(P.Hp).i32GeS().brIf(1);
+  code.get(P.dst).get(r).get(P.Wh).i32Mul().i32(2).i32Shl().i32Add().set(row);
+  // zero the row of both planes
+  code.i32(0).set(q);
+  code.block().loop();
+  code.get(q).get(P.Wh).i32GeS().brIf(1);
+  code.get(row).get(q).i32(2).i32Shl().i32Add().get(zero).v128Store();
+  code.get(row).get(P.odd).i32Add().get(q).i32(2).i32Shl().i32Add().get(zero).v128Store();
+  code.get(q).i32(4).i32Add().set(q);
+  code.br(0).end().end();
+  code.get(r).get(P.pt).i32Sub().tee(ih).get(P.H).i32LtU().if();
+  code.get(P.x).get(ih).get(P.W).i32Mul().i32(2).i32Shl().i32Add().set(from);
+  // input column s is padded column s + pl: with pl even its even columns go to the even plane at
+  // (s + pl) / 2, with pl odd to the odd plane at (s + pl - 1) / 2 (and its odd ones the other way)
+  code.get(P.pl).i32(1).i32And().if();
+  code.get(row).get(P.odd).i32Add().get(P.pl).i32(1).i32Sub().i32(1).i32ShrS().i32(2).i32Shl().i32Add().set(evenAt);
+  code.get(row).get(P.pl).i32(1).i32Add().i32(1).i32ShrS().i32(2).i32Shl().i32Add().set(oddAt);
+  code.else();
+  code.get(row).get(P.pl).i32(1).i32ShrS().i32(2).i32Shl().i32Add().set(evenAt);
+  code.get(evenAt).get(P.odd).i32Add().set(oddAt);
+  code.end();
+  code.i32(0).set(c);
+  code.block().loop();
+  code.get(c).i32(8).i32Add().get(P.W).i32GtS().brIf(1);
+  code.get(from).v128Load(0).set(lo);
+  code.get(from).v128Load(16).set(hi);
+  code.get(evenAt).get(lo).get(hi).i8x16Shuffle(EVEN_F32_LANES).v128Store(0);
+  code.get(oddAt).get(lo).get(hi).i8x16Shuffle(ODD_F32_LANES).v128Store(0);
+  code.get(from).i32(32).i32Add().set(from);
+  code.get(evenAt).i32(16).i32Add().set(evenAt);
+  code.get(oddAt).i32(16).i32Add().set(oddAt);
+  code.get(c).i32(8).i32Add().set(c);
+  code.br(0).end().end();
+  // the last W mod 8 columns in pairs, then one
+  code.block().loop();
+  code.get(c).i32(2).i32Add().get(P.W).i32GtS().brIf(1);
+  code.get(evenAt).get(from).f32Load(0).f32Store(0);
+  code.get(oddAt).get(from).f32Load(4).f32Store(0);
+  code.get(from).i32(8).i32Add().set(from);
+  code.get(evenAt).i32(4).i32Add().set(evenAt);
+  code.get(oddAt).i32(4).i32Add().set(oddAt);
+  code.get(c).i32(2).i32Add().set(c);
+  code.br(0).end().end();
+  code.get(c).get(P.W).i32LtS().if();
+  code.get(evenAt).get(from).f32Load(0).f32Store(0);
+  code.end();
+  code.end();
+  code.get(r).i32(1).i32Add().set(r);
+  code.br(0).end().end();
+  return { name: 'padSplit', params: new Array<ValType>(9).fill(I32), results: [], code };
 }
 
 /**

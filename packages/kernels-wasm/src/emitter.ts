@@ -6,6 +6,10 @@
 export const I32 = 0x7f;
 export const F32 = 0x7d;
 export const V128 = 0x7b;
+/** `i8x16Shuffle` lanes taking the even 32-bit elements of two vectors (8 consecutive floats). */
+export const EVEN_F32_LANES: readonly number[] = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+/** `i8x16Shuffle` lanes taking the odd 32-bit elements of two vectors. */
+export const ODD_F32_LANES: readonly number[] = EVEN_F32_LANES.map((b) => b + 4);
 export type ValType = typeof I32 | typeof F32 | typeof V128;
 
 function uleb(out: number[], value: number): void {
@@ -68,6 +72,10 @@ export class Code {
   }
 
   // control
+  /** Traps: marks a branch the function's callers promise never to take. */
+  unreachable(): this {
+    return this.op(0x00);
+  }
   block(): this {
     return this.op(0x02, 0x40);
   }
@@ -386,6 +394,12 @@ export class Code {
     return this.simd(signed ? 0x01 : 0x02).memarg(3, offset);
   }
   /** Stores the low eight bytes of the vector. */
+  /** v128.load32_lane: [address, vector] → the vector with `lane` replaced by the 32 bits at the address. */
+  v128Load32Lane(lane: number, offset = 0): this {
+    this.simd(0x56).memarg(2, offset);
+    this.bytes.push(lane);
+    return this;
+  }
   v128Store64Lane0(offset = 0): this {
     this.simd(0x5b).memarg(3, offset);
     this.bytes.push(0);

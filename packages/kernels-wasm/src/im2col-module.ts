@@ -1,7 +1,4 @@
-import { Code, F32, type FunctionDef, I32, V128, type ValType } from './emitter.js';
-
-/** Lanes 0 and 2 of each of two f32x4 vectors: the even elements of 8 consecutive floats. */
-const EVEN_LANES = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+import { Code, F32, type FunctionDef, I32, V128, type ValType, EVEN_F32_LANES } from './emitter.js';
 
 /**
  * Generates `im2colPanels(x, col, C, H, W, OW, KH, KW, sh, sw, dh, dw, pt, pl, o0, cols, K, tmp)`:
@@ -150,8 +147,8 @@ export function im2colFunction(): FunctionDef {
   code.get(dst).get(xrow).get(iw).i32(2).i32Shl().i32Add().v128Load(16).v128Store(16);
   code.else();
   code.get(xrow).get(iw).i32(2).i32Shl().i32Add().set(src);
-  code.get(dst).get(src).v128Load(0).get(src).v128Load(16).i8x16Shuffle(EVEN_LANES).v128Store(0);
-  code.get(dst).get(src).v128Load(32).get(src).v128Load(48).i8x16Shuffle(EVEN_LANES).v128Store(16);
+  code.get(dst).get(src).v128Load(0).get(src).v128Load(16).i8x16Shuffle(EVEN_F32_LANES).v128Store(0);
+  code.get(dst).get(src).v128Load(32).get(src).v128Load(48).i8x16Shuffle(EVEN_F32_LANES).v128Store(16);
   code.end();
   code.else();
   scalarLanes();

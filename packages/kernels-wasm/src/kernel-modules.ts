@@ -2,7 +2,7 @@ import type { LinearMemory } from '@tsge/metadef';
 import { sharedCompiledModule } from './compiled-modules.js';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
-import { DEPTHWISE_FAST, depthwiseFastFunction, padPlaneFunction } from './depthwise-fast-module.js';
+import { DEPTHWISE_FAST, depthwiseFastFunction, padPlaneFunction, padSplitFunction } from './depthwise-fast-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
 import { gemmTileFunction } from './gemm-tile-module.js';
@@ -15,7 +15,7 @@ import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
 import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-/** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi)` (see depthwise-fast-module.ts). */
+/** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)` (see depthwise-fast-module.ts). */
 type DepthwiseFast = (...args: number[]) => void;
 
 export interface SimdKernelExports
@@ -26,9 +26,11 @@ export interface SimdKernelExports
     GemvPanelsExports,
     ResizeExports,
     SoftmaxExports {
-  readonly [specialised: `depthwise${number}s${number}`]: DepthwiseFast;
+  readonly [specialised: `depthwise${number}s${number}` | `depthwise${number}s2x`]: DepthwiseFast;
   /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
   padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
+  /** Zero-pads a plane and splits it into even and odd columns (see depthwise-fast-module.ts). */
+  padSplit(x: number, dst: number, odd: number, H: number, W: number, pt: number, pl: number, Hp: number, Wh: number): void;
   gemm(M: number, N: number, K: number, A: number, lda: number, B: number, ldb: number, C: number, ldc: number, accumulate: number): void;
   /** C (+)= A·B with B in packed 8-column panels, bias and clamp epilogue (see gemm-tile-module.ts). */
   gemmTile(
@@ -148,7 +150,9 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
         im2colFunction(),
         depthwiseFunction(hasRelaxedSimd()),
         ...DEPTHWISE_FAST.map(([size, stride]) => depthwiseFastFunction(size, stride, hasRelaxedSimd())),
+        ...DEPTHWISE_FAST.filter(([, stride]) => stride === 2).map(([size]) => depthwiseFastFunction(size, 2, hasRelaxedSimd(), true)),
         padPlaneFunction(),
+        padSplitFunction(),
         ...elementwiseFunctions(),
         ...poolFunctions(),
         dotRowsFunction(),

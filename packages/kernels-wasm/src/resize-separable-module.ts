@@ -1,5 +1,5 @@
 import type { LinearMemory } from '@tsge/metadef';
-import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
+import { Code, F32, type FunctionDef, I32, V128, EVEN_F32_LANES, ODD_F32_LANES } from './emitter.js';
 import { extraModule } from './extra-modules.js';
 
 /** f32.ne: the emitter has no method for it, and only this module compares weights with zero. */
@@ -90,6 +90,8 @@ function resizeRowsFunction(axpy: number): FunctionDef {
   const w = code.local(F32);
   const s = code.local(F32);
   const v = code.local(F32);
+  const vectorEnd = code.local(I32);
+  const [wa, wb, oa, ob, w0, w1, b0, b1, sv] = Array.from({ length: 9 }, () => code.local(V128));
   /** for (counter = from; counter < to; counter++) body */
   const count = (counter: number, from: () => void, to: number, body: () => void): void => {
     from();
@@ -148,10 +150,43 @@ function resizeRowsFunction(axpy: number): FunctionDef {
       // the column pass
       code.get(r).get(OW).i32Mul().get(columnBytes).i32Mul().get(y).i32Add().set(out);
       code.get(C).i32(1).i32Eq().get(cW).i32(2).i32Eq().i32And().if();
-      // one element per column from two taps (linear): the gather unrolled, zero weights selected out
+      // one element per column from two taps (linear): 4 columns a step, their taps gathered into
+      // lanes, zero weights selected out exactly as the scalar steps below do
+      code.get(OW).i32(-4).i32And().set(vectorEnd);
+      code.i32(0).set(ow);
+      code.block().loop();
+      code.get(ow).get(vectorEnd).i32GeS().brIf(1);
+      code.get(ow).i32(3).i32Shl().set(k);
+      code.get(columnWeight).get(k).i32Add().v128Load().set(wa);
+      code.get(columnWeight).get(k).i32Add().v128Load(16).set(wb);
+      code.get(columnOffset).get(k).i32Add().v128Load().set(oa);
+      code.get(columnOffset).get(k).i32Add().v128Load(16).set(ob);
+      code.get(wa).get(wb).i8x16Shuffle(EVEN_F32_LANES).set(w0);
+      code.get(wa).get(wb).i8x16Shuffle(ODD_F32_LANES).set(w1);
+      for (const [tap, into] of [
+        [0, b0],
+        [1, b1],
+      ] as const)
+        for (let lane = 0; lane < 4; lane++) {
+          const from = lane < 2 ? oa : ob;
+          code
+            .get(blend)
+            .get(from)
+            .i32x4ExtractLane((lane % 2) * 2 + tap)
+            .i32Add()
+            .get(into)
+            .v128Load32Lane(lane)
+            .set(into);
+        }
+      // s = w0 ≠ 0 ? w0·b0 : 0, then s = w1 ≠ 0 ? s + w1·b1 : s
+      code.f32(0).f32x4Splat().get(w0).get(b0).f32x4Mul().get(w0).f32(0).f32x4Splat().f32x4Eq().v128Bitselect().set(sv);
+      code.get(sv).get(sv).get(w1).get(b1).f32x4Mul().f32x4Add().get(w1).f32(0).f32x4Splat().f32x4Eq().v128Bitselect().set(sv);
+      code.get(out).get(ow).i32(2).i32Shl().i32Add().get(sv).v128Store();
+      code.get(ow).i32(4).i32Add().set(ow);
+      code.br(0).end().end();
       count(
         ow,
-        () => code.i32(0),
+        () => code.get(vectorEnd),
         OW,
         () => {
           code.get(ow).i32(3).i32Shl().set(k);

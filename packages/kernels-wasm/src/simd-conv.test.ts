@@ -149,6 +149,28 @@ const cases: Case[] = [
     bias: false,
     attrs: { group: attr.int(4), strides: attr.ints([1, 2]), pads: attr.ints([2, 2, 2, 2]) },
   },
+  // row tails of 1–3 outputs as vector steps on the padded plane (6, 7 and 5 output columns)
+  {
+    name: 'depthwise 3×3 on 6×6 planes',
+    x: [1, 5, 6, 6],
+    w: [5, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(5), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 3×3 stride 2 to 7 columns',
+    x: [1, 3, 13, 13],
+    w: [3, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) },
+  },
+  {
+    name: 'depthwise 5×5 stride 2 to 5 columns',
+    x: [1, 3, 10, 10],
+    w: [3, 1, 5, 5],
+    bias: false,
+    attrs: { group: attr.int(3), strides: attr.ints([2, 2]), pads: attr.ints([1, 2, 2, 1]) },
+  },
   {
     name: 'depthwise 3×3 on a plane beyond the workspace',
     x: [1, 2, 600, 600],

@@ -383,15 +383,26 @@ export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
   const Hp = Math.max(H + pt, (OH - 1) * sh + KH);
   const Wp = Math.max(W + pl, (OW - 1) * sw + KW) + 8;
   const padded = workspace && Hp * Wp * 4 + 64 <= workspace.bytes ? workspace.offset : -1;
+  // column stride 2: the padded plane split into even and odd columns (rows of Wh, a multiple
+  // of 4), which the `s2x` kernel reads with one plain load a tap
+  const splitFast = sw === 2 && fast ? kernels[`depthwise${KH}s2x`] : undefined;
+  const Wh = (((Wp + 1) >> 1) + 3) & ~3;
+  const half = Hp * Wh * 4;
+  const split = splitFast && workspace && 2 * half + 64 <= workspace.bytes ? workspace.offset : -1;
   for (let c = 0; c < count; c++) {
     const bv = all ? (all[bias / 4 + c] as number) : 0;
+    if (splitFast && split >= 0) {
+      kernels.padSplit(x + c * H * W * 4, split, half, H, W, pt, pl, Hp, Wh);
+      splitFast(split, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wh, OH, OW, 0, 0, 0, OW - 1, sh, 1, half);
+      continue;
+    }
     if (fast && padded >= 0) {
       kernels.padPlane(x + c * H * W * 4, padded, H, W, pt, pl, Hp, Wp);
-      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw), sh);
+      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw), sh, 1);
       continue;
     }
     if (fast) {
-      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh);
+      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh, 0);
       continue;
     }
     kernels.depthwise(
