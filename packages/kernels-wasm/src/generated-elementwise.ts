@@ -101,7 +101,10 @@ function rowsLoop(k: number, strided: boolean): FunctionDef {
 }
 
 const MAX_CACHED = 1024;
-/** Compiled modules per process, keyed by description words and memory kind; instances per memory. */
+/**
+ * Compiled modules per process and their instances per memory, keyed by the code a description
+ * emits (`codeKey`), not its words: one module serves every shape and stride of a chain.
+ */
 const modules = new Map<string, object>();
 const instances = new WeakMap<LinearMemory, Map<string, { rows: RowsFunction; box: RowsFunction | undefined }>>();
 const descriptions = new Map<string, KernelDescription>();
@@ -117,17 +120,32 @@ export function cachedDescription(words: readonly number[], key: string, where: 
   return d;
 }
 
-function compiledModule(
-  memory: LinearMemory,
-  d: KernelDescription,
-  key: string,
-): { rows: RowsFunction; box: RowsFunction | undefined } | undefined {
+/**
+ * What the emitted module of a description depends on: its kind, whether each input reads its rows
+ * contiguously or as one repeated element (last-dim stride 1 or 0), its constants (as float32 bits,
+ * so −0 is not 0), instructions and output register. Shape, sizes and outer strides are call
+ * arguments of `rows`/`box`, so descriptions that differ only in those share a module.
+ */
+export function codeKey(d: KernelDescription): string {
+  const last = d.shape.length - 1;
+  const constants = new Int32Array(Float32Array.from(d.constants).buffer);
+  return [
+    d.kind,
+    d.inputs.map((x) => (x.strides[last] === 0 ? 's' : 'v')).join(''),
+    constants.join(','),
+    d.instructions.map((i) => `${i.op}.${i.a}.${i.b}`).join(','),
+    d.output,
+  ].join('|');
+}
+
+function compiledModule(memory: LinearMemory, d: KernelDescription): { rows: RowsFunction; box: RowsFunction | undefined } | undefined {
   if (!wasm || !hasWasmSimd() || !emittable(d)) return undefined;
   let perMemory = instances.get(memory);
   if (!perMemory) {
     perMemory = new Map();
     instances.set(memory, perMemory);
   }
+  const key = codeKey(d);
   const known = perMemory.get(key);
   if (known) return known;
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
@@ -145,21 +163,22 @@ function compiledModule(
   return run;
 }
 
-const compiledRows = (memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined =>
-  compiledModule(memory, d, key)?.rows;
+/** Modules compiled in this process so far (what `codeKey` shares; for tests). */
+export const compiledModuleCount = (): number => modules.size;
+
+const compiledRows = (memory: LinearMemory, d: KernelDescription): RowsFunction | undefined => compiledModule(memory, d)?.rows;
 
 /**
  * The emitted `box` of a description (see `rowsLoop`), undefined when the emitter does not cover
  * it or there is no WebAssembly SIMD.
  */
-export const compiledBox = (memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined =>
-  compiledModule(memory, d, key)?.box;
+export const compiledBox = (memory: LinearMemory, d: KernelDescription): RowsFunction | undefined => compiledModule(memory, d)?.box;
 
 /** Rows [r0, r1) of a description over tensors at byte addresses: the emitted row function, else the interpreter. */
-function runRows(memory: LinearMemory, d: KernelDescription, key: string, addresses: readonly number[], r0: number, r1: number): void {
+function runRows(memory: LinearMemory, d: KernelDescription, addresses: readonly number[], r0: number, r1: number): void {
   const k = d.inputs.length;
   const y = addresses[k] as number;
-  const row = compiledRows(memory, d, key);
+  const row = compiledRows(memory, d);
   if (!row) {
     const view = (address: number, n: number) => new Float32Array(memory.buffer, address, n);
     const ins = d.inputs.map((x, i) => view(addresses[i] as number, x.size));
@@ -220,7 +239,7 @@ export const generatedElementwiseTile = tileFunction('generated-elementwise', (m
   const key = words.join(',');
   const d = cachedDescription(words, key, 'tile');
   if (count !== d.inputs.length + 1) throw new RangeError(`generated-elementwise tile: ${count} addresses for ${d.inputs.length} inputs`);
-  runRows(memory, d, key, args.slice(3, 3 + count), args[0] as number, args[1] as number);
+  runRows(memory, d, args.slice(3, 3 + count), args[0] as number, args[1] as number);
 });
 
 /** `tsge::FusedElementwise` on device memory: the emitted SIMD kernel, split by rows across threads. */
