@@ -9,14 +9,7 @@ import {
   isRowReductionKOp,
   kernelElements,
 } from '@tsge/metadef';
-import {
-  checkOperands,
-  defineKernel,
-  descriptionOf,
-  descriptionRows,
-  interpretDescription,
-  outputDims,
-} from '@tsge/kernels-js/kernel-support';
+import { checkOperands, defineKernel, descriptionRows, elementwiseTask, interpretDescription } from '@tsge/kernels-js/kernel-support';
 import { FUSED_ELEMENTWISE } from '@tsge/ops/kernel-support';
 import { Code, type FunctionDef, I32, type ValType, assembleModule } from './emitter.js';
 import { streamFunction } from './elementwise-module.js';
@@ -254,15 +247,15 @@ export function generatedElementwiseKernel(reference: KernelV1): KernelV1 {
       const memory = ctx.memory;
       const inputs = Array.from({ length: ctx.inputCount }, (_, i) => ctx.tensor(i));
       if (!memory || inputs.some((x) => !x || !inMemory(memory, x))) return reference.compute(ctx);
-      const d = descriptionOf(ctx);
-      const y = ctx.output(0, outputDims(ctx, d), 'float32');
+      // a run-time-sized description resolved for this run's shapes (static words otherwise)
+      const { description: d, words, dims } = elementwiseTask(ctx);
+      const y = ctx.output(0, dims, 'float32');
       if (!inMemory(memory, y)) return reference.compute(ctx);
       const ys = y.data as Float32Array;
       const xs = inputs.map((x) => x?.data as Float32Array);
       checkOperands(d, xs, ys, ctx.nodeName);
       if (xs.some((x) => x.byteOffset < ys.byteOffset + ys.byteLength && ys.byteOffset < x.byteOffset + x.byteLength))
         return reference.compute(ctx);
-      const words = ctx.attrs.ints('description');
       const addresses = [...xs.map((x) => x.byteOffset), ys.byteOffset];
       const rows = descriptionRows(d);
       const last = d.shape[d.shape.length - 1] as number;

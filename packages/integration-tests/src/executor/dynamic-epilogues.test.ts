@@ -1,6 +1,6 @@
 // Generated epilogues of a model compiled with dynamic dims (batch, width, sequence): the
 // descriptions are run-time sized, resolved from each run's shapes. The Conv and constant-B MatMul
-// chains become epilogues (KERNELS is not empty), and runs of several shapes match
+// chains become epilogues (KERNELS is not empty), a chain without either a FusedElementwise, and runs of several shapes match
 // onnxruntime-node on the worker pool and on the calling thread. A residual that would make the
 // unfused ops' result larger than the fused op's is a coded error, not a wrong result.
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
@@ -49,6 +49,11 @@ const bytes = onnxModel(
     op('Add', ['m', 'bm'], ['mb']),
     op('Sigmoid', ['mb'], ['ms']),
     op('Mul', ['ms', 'r'], ['z']),
+    // a standalone chain on x (no Conv or MatMul before it): a FusedElementwise, one stride per dim
+    constant('kx', [8, 1, 1]),
+    op('Mul', ['x', 'kx'], ['e1']),
+    op('Sigmoid', ['e1'], ['e2']),
+    op('Sub', ['e2', 'x'], ['u']),
   ],
   [
     { name: 'x', type: 'float32', dims: ['batch', 8, 6, 'width'] },
@@ -58,6 +63,7 @@ const bytes = onnxModel(
   [
     { name: 'y', type: 'float32', dims: ['batch', 16, 6, 'width'] },
     { name: 'z', type: 'float32', dims: ['rows', 'seq', 32] },
+    { name: 'u', type: 'float32', dims: ['batch', 8, 6, 'width'] },
   ],
 );
 
@@ -90,6 +96,11 @@ describe('generated epilogues over dynamic dims', () => {
     const hosts = (model?.graph.nodes ?? []).filter((n) => n.opDesc.attrs.has('kernel')).map((n) => n.type);
     expect(hosts.filter((t) => t === 'FusedConv')).toHaveLength(2);
     expect(hosts).toContain('PackedMatMul');
+    // the standalone chain: its output's dynamic dims are RUNTIME_DIM (0), taken from x at each run
+    const standalone = (model?.graph.nodes ?? []).filter((n) => n.type === 'FusedElementwise');
+    expect(standalone).toHaveLength(1);
+    const shape = standalone[0]?.opDesc.attrs.get('shape');
+    expect(shape?.kind === 'ints' ? shape.value : undefined).toEqual([0, 8, 6, 0]);
   });
 
   for (const mode of ['workers', 'host'] as const) {
@@ -110,7 +121,7 @@ describe('generated epilogues over dynamic dims', () => {
             ),
           );
           const got = await model.run(feeds);
-          for (const name of ['y', 'z']) {
+          for (const name of ['y', 'z', 'u']) {
             const a = got[name] as HostTensor;
             const b = want[name] as ort.Tensor;
             expect(a.dims, `${name} ${batch}×${width}, ${rows}×${seq}`).toEqual([...b.dims]);

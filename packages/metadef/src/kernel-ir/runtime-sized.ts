@@ -13,6 +13,26 @@ export function isRuntimeSized(d: KernelDescription): boolean {
   return d.shape.includes(RUNTIME_DIM) || d.inputs.some((x) => x.size === RUNTIME_DIM);
 }
 
+/**
+ * The layout dims of a run-time-sized description over `out`, as output dims [from, to): a Conv
+ * epilogue's [N, C, spatial], a MatMul epilogue's [1, rows, N], or each dim on its own for a
+ * standalone elementwise group (every broadcast is then one stride per dim).
+ */
+export function runtimeLayoutGroups(kind: 'conv' | 'matmul' | 'elementwise', rank: number): [number, number][] {
+  if (kind === 'elementwise') return Array.from({ length: rank }, (_, i) => [i, i + 1]);
+  return kind === 'conv'
+    ? [
+        [0, 1],
+        [1, 2],
+        [2, rank],
+      ]
+    : [
+        [0, 0],
+        [0, rank - 1],
+        [rank - 1, rank],
+      ];
+}
+
 /** The shapes of one run that resolve a run-time-sized description. */
 export interface RuntimeShapes {
   /** The run's output dims. */

@@ -11,6 +11,8 @@ import {
   createOpDesc,
   createTensorDesc,
   encodeKernelDescription,
+  RUNTIME_DIM,
+  isStaticDim,
   isStaticShape,
   shapeSize,
 } from '@tsge/metadef';
@@ -413,8 +415,9 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   }
   const inputShapes = inputs.map((a) => descOfAnchor(a)?.shape ?? []);
   if (!isStaticShape(outShape) || !inputShapes.every(isStaticShape)) {
-    // dynamic dims: only an epilogue, over its run-time-sized layout
-    const layout = host && !reduces && runtimeLayout(host.kind, outShape, inputShapes);
+    // dynamic dims: an epilogue over its host's layout, a standalone group one stride per output dim
+    // (a transposed read is a static view: not on run-time dims); row reductions stay static
+    const layout = !reduces && views.size === 0 && runtimeLayout(host ? host.kind : 'elementwise', outShape, inputShapes);
     if (!layout) return undefined;
     const words = encodeKernelDescription({
       kind: KernelKind.elementwise,
@@ -465,8 +468,8 @@ function ordered(members: readonly Node[], order: ReadonlyMap<Node, number>): No
  * on the js device). A chain that reads a Conv's output (its only reader) becomes that Conv's
  * generated epilogue instead (TVM's out-elemwise-fusable rule): a `tsge::FusedConv` whose tiles run
  * the description over each output block while it is in cache; a FusedConv's own activation
- * becomes a description too. Float32 only; on dynamic dims only epilogues, run-time sized
- * (`runtime-sized.ts`); other groups with dynamic dims stay as they are.
+ * becomes a description too. Float32 only; on dynamic dims the descriptions are run-time sized
+ * (`runtime-sized.ts`), except row reductions and transposed reads, which stay static.
  */
 export const autoFusionPass = definePass({
   name: 'auto-fusion',
@@ -548,7 +551,8 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
       type: FUSED_ELEMENTWISE,
       domain: TSGE_DOMAIN,
       attrs: [
-        ['shape', attr.ints([...(desc.shape as number[])])],
+        // a dynamic dim is RUNTIME_DIM: the kernel takes it from the inputs at each run
+        ['shape', attr.ints(desc.shape.map((d) => (isStaticDim(d) ? d : RUNTIME_DIM)))],
         ['description', attr.ints(Array.from(kernel.words))],
         ['fused_nodes', attr.strings([...kernel.heads, ...members].map((m) => m.name))],
       ],

@@ -1,5 +1,5 @@
 import type { Shape, TensorDesc } from '@tsge/metadef';
-import { CONTIGUOUS, RUNTIME_DIM, isStaticDim, isStaticShape, isUnknownRank, shapeSize } from '@tsge/metadef';
+import { CONTIGUOUS, RUNTIME_DIM, isStaticDim, isStaticShape, isUnknownRank, runtimeLayoutGroups, shapeSize } from '@tsge/metadef';
 
 /**
  * Epilogues over dynamic dims (a model compiled without fixed input shapes): the description is
@@ -77,28 +77,17 @@ export interface RuntimeLayout {
 }
 
 /**
- * The run-time-sized layout of an epilogue over `out` (the host's output) reading `inputs`
- * (input 0 the host's output), or undefined when some input is neither the output's dims nor a
- * static tensor broadcast along every run-time dim, or the layout's inner dim (C of a Conv, N of a
- * MatMul) is dynamic.
+ * The run-time-sized layout of a description over `out` (an epilogue's host output, or a
+ * standalone group's) reading `inputs` (input 0 of an epilogue is the host's output), or
+ * undefined when some input is neither the output's dims nor a static tensor broadcast along every
+ * run-time dim, or an epilogue's inner dim (C of a Conv, N of a MatMul) is dynamic.
  */
-export function runtimeLayout(kind: 'conv' | 'matmul', out: Shape, inputs: readonly Shape[]): RuntimeLayout | undefined {
+export function runtimeLayout(kind: 'conv' | 'matmul' | 'elementwise', out: Shape, inputs: readonly Shape[]): RuntimeLayout | undefined {
   const rank = out.length;
-  if (rank < (kind === 'conv' ? 3 : 2)) return undefined;
-  const groups: [number, number][] =
-    kind === 'conv'
-      ? [
-          [0, 1],
-          [1, 2],
-          [2, rank],
-        ]
-      : [
-          [0, 0],
-          [0, rank - 1],
-          [rank - 1, rank],
-        ];
+  if (rank < (kind === 'conv' ? 3 : kind === 'matmul' ? 2 : 1)) return undefined;
+  const groups = runtimeLayoutGroups(kind, rank);
   const shape = groups.map(([from, to]) => extent(out, from, to));
-  if (shape[kind === 'conv' ? 1 : 2] === RUNTIME_DIM) return undefined;
+  if (kind !== 'elementwise' && shape[kind === 'conv' ? 1 : 2] === RUNTIME_DIM) return undefined;
   const layoutInputs: RuntimeLayout['inputs'] = [];
   for (const dims of inputs) {
     if (!isStaticShape(dims)) {
