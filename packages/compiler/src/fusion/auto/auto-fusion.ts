@@ -1,4 +1,4 @@
-import type { AttrReader, Graph, KOpCode, KernelInstruction, Node, OpRegistry, OutDataAnchor, TensorDesc } from '@tsge/metadef';
+import type { AttrReader, Graph, KOpCode, KernelInstruction, Node, OpRegistry, OutDataAnchor, Shape, TensorDesc } from '@tsge/metadef';
 import {
   CONST,
   KOp,
@@ -49,10 +49,12 @@ function rowReduction(node: Node): boolean {
   if (ROW_REDUCTIONS[node.type] === undefined || !isOnnx(node)) return false;
   const x = descOfAnchor(node.inData[0]?.peer);
   const y = node.opDesc.outputDescs[0];
-  if (!staticFloatDesc(x) || !staticFloatDesc(y) || x.shape.length === 0 || y.shape.length !== x.shape.length) return false;
+  if (!floatDesc(x) || !floatDesc(y) || x.shape.length === 0 || y.shape.length !== x.shape.length) return false;
   const last = x.shape.length - 1;
+  const n = x.shape[last] as Shape[number];
+  // the row is static (a ReduceMean divides by its length); the leading dims may be dynamic, and
   // axes of size 1 reduced along with the last one change nothing
-  return (x.shape[last] as number) > 1 && y.shape.every((d, i) => (i === last ? d === 1 : d === x.shape[i]));
+  return isStaticDim(n) && n > 1 && y.shape.every((d, i) => (i === last ? d === 1 : d === x.shape[i]));
 }
 
 /** A dry run of an op's lowering: whether it can be expressed with these inputs and attributes. */
@@ -375,7 +377,7 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   // an epilogue runs over blocks of its host's output, never whole rows; a row-reduction kernel's
   // rows are the output's last dim, which each reduction's input must span
   const rowLength = outShape[outShape.length - 1];
-  if (reduces && (host || rowLength === undefined)) return undefined;
+  if (reduces && (host || rowLength === undefined || !isStaticDim(rowLength))) return undefined;
   for (const node of members) {
     if (rowReduction(node)) {
       const x = node.inData[0]?.peer as OutDataAnchor;
@@ -415,12 +417,12 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   }
   const inputShapes = inputs.map((a) => descOfAnchor(a)?.shape ?? []);
   if (!isStaticShape(outShape) || !inputShapes.every(isStaticShape)) {
-    // dynamic dims: an epilogue over its host's layout, a standalone group one stride per output dim
-    // (a transposed read is a static view: not on run-time dims); row reductions stay static
-    const layout = !reduces && views.size === 0 && runtimeLayout(host ? host.kind : 'elementwise', outShape, inputShapes);
+    // dynamic dims: an epilogue over its host's layout, a standalone group (row reductions too:
+    // their rows are static) one stride per output dim; a transposed read is a static view
+    const layout = views.size === 0 && runtimeLayout(host ? host.kind : 'elementwise', outShape, inputShapes);
     if (!layout) return undefined;
     const words = encodeKernelDescription({
-      kind: KernelKind.elementwise,
+      kind: reduces ? KernelKind.rowReduction : KernelKind.elementwise,
       dtype: KernelDtype.float32,
       shape: layout.shape,
       inputs: layout.inputs,
