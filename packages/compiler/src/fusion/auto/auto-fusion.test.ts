@@ -134,6 +134,29 @@ describe('auto-fusion', () => {
     }
   });
 
+  it('fuses dynamic inputs that broadcast against each other, the output dims taken from them at each run', () => {
+    const build = () => {
+      const b = new GraphBuilder('dynamic-broadcast', { ops });
+      const x = b.input('x', 'float32', ['n', 'c']);
+      const s = b.input('s', 'float32', ['m', 1]);
+      const k = b.constant('k', createTensor('float32', [1, 1, 1], Float32Array.from([0.5])));
+      b.output(b.op('Relu', [b.op('Add', [b.op('Mul', [x, s], { name: 'mul' }), k], { name: 'add' })], { name: 'relu' }), 'y');
+      return b.build();
+    };
+    // s per row of x, and s broadcast over x's rows too
+    for (const [n, c, m] of [
+      [4, 5, 4],
+      [3, 9, 1],
+    ] as const) {
+      const graph = build();
+      const { fused } = fuseAndCompare(graph, { x: tensor([n, c], n), s: tensor([m, 1], c) });
+      expect(fused).toHaveLength(1);
+      const shape = fused[0]?.opDesc.attrs.get('shape');
+      // the constant makes the output rank 3: its first dim is 1, the others the inputs'
+      expect(shape?.kind === 'ints' ? shape.value : undefined).toEqual([1, 0, 0]);
+    }
+  });
+
   it('keeps a chain of unknown rank unfused', () => {
     const b = new GraphBuilder('unknown-rank', { ops });
     const x = b.input('x', 'float32', UNKNOWN_RANK_SHAPE);

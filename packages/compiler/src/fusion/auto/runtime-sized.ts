@@ -89,21 +89,25 @@ export function runtimeLayout(kind: 'conv' | 'matmul' | 'elementwise', out: Shap
   const shape = groups.map(([from, to]) => extent(out, from, to));
   if (kind !== 'elementwise' && shape[kind === 'conv' ? 1 : 2] === RUNTIME_DIM) return undefined;
   const layoutInputs: RuntimeLayout['inputs'] = [];
+  const atRunTime = { size: RUNTIME_DIM, strides: groups.map(() => CONTIGUOUS) };
+  // a standalone group's output is the broadcast of its inputs at each run (the kernel takes its
+  // dynamic dims from them): any input of known rank up to the output's may be addressed from its
+  // run's dims, which must then broadcast to the output (checked per run, TSGE-E7103)
+  const standalone = kind === 'elementwise';
   for (const dims of inputs) {
+    const runtime = standalone ? !isUnknownRank(dims) && dims.length <= rank : sameDims(dims, out);
     if (!isStaticShape(dims)) {
-      if (!sameDims(dims, out)) return undefined;
-      layoutInputs.push({ size: RUNTIME_DIM, strides: groups.map(() => CONTIGUOUS) });
+      if (!runtime) return undefined;
+      layoutInputs.push(atRunTime);
       continue;
     }
     const row = broadcastRow(dims, out);
-    if (!row) return undefined;
-    const strides: number[] = [];
-    for (const [from, to] of groups) {
-      const s = staticRun(out, row, from, to);
-      if (s === undefined) return undefined;
-      strides.push(s);
-    }
-    layoutInputs.push({ size: Math.max(shapeSize(dims) ?? 1, 1), strides });
+    const strides = row && groups.map(([from, to]) => staticRun(out, row, from, to));
+    if (strides?.every((s) => s !== undefined))
+      layoutInputs.push({ size: Math.max(shapeSize(dims) ?? 1, 1), strides: strides as number[] });
+    // a static input stepping along a dynamic dim of a standalone group's output
+    else if (standalone && runtime) layoutInputs.push(atRunTime);
+    else return undefined;
   }
   return { shape, inputs: layoutInputs };
 }
