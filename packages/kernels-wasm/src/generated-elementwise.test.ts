@@ -322,4 +322,41 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
     // two modules: the per-row and the vector form of b
     expect(compiledModuleCount() - before).toBe(2);
   });
+
+  it('Relu and clamps keep NaN and −0 as onnxruntime-node does, on SIMD (body and tail) and the interpreter', () => {
+    // onnxruntime-node 1.x on [NaN, −0, 0, −1, 7, 3]: Relu gives [NaN, −0, 0, 0, 7, 3], Clip(0, 6) [NaN, −0, 0, 0, 6, 3]
+    const x = [Number.NaN, -0, 0, -1, 7, 3, -0, Number.NaN, 5];
+    const expected: Record<string, number[]> = {
+      relu: [Number.NaN, -0, 0, 0, 7, 3, -0, Number.NaN, 5],
+      clip: [Number.NaN, -0, 0, 0, 6, 3, -0, Number.NaN, 5],
+    };
+    const chains: Record<string, KernelDescription['instructions']> = {
+      relu: [{ op: KOp.relu, a: 0, b: 0 }],
+      clip: [
+        { op: KOp.clampLo, a: 0, b: 1 },
+        { op: KOp.clampHi, a: 3, b: 2 },
+      ],
+    };
+    for (const [name, instructions] of Object.entries(chains)) {
+      const d: KernelDescription = {
+        kind: KernelKind.elementwise,
+        dtype: KernelDtype.float32,
+        shape: [x.length],
+        inputs: [{ size: x.length, strides: [1] }],
+        constants: [0, 6],
+        instructions,
+        output: 2 + instructions.length,
+        vectorWidth: 4,
+      };
+      const memory = wasmMemory(false, 4);
+      const f32 = new Float32Array(memory.buffer);
+      f32.set(x, 16);
+      generatedElementwiseTile.run(memory, [0, 1, 2, 64, 256, ...encodeKernelDescription(d)]);
+      const interpreted = new Float32Array(x.length);
+      interpretDescription(d, [Float32Array.from(x)], interpreted);
+      const show = (v: ArrayLike<number>) => Array.from(v, (e) => (Object.is(e, -0) ? '-0' : String(e)));
+      expect(show(f32.subarray(64, 64 + x.length)), `${name} SIMD`).toEqual(show(expected[name] as number[]));
+      expect(show(interpreted), `${name} interpreter`).toEqual(show(expected[name] as number[]));
+    }
+  });
 });

@@ -70,7 +70,9 @@ type Binary = (a: number, b: number) => number;
 const UNARY: Readonly<Record<number, Unary>> = {
   [KOp.neg]: (x) => -x,
   [KOp.abs]: Math.abs,
-  [KOp.relu]: (x) => Math.max(x, 0),
+  // x < 0 ? 0 : x keeps NaN and −0, as onnxruntime's Relu does (Math.max(−0, 0) is 0)
+  // biome-ignore lint/complexity/useMathMinMax: Math.max gives 0 for −0
+  [KOp.relu]: (x) => (x < 0 ? 0 : x),
   [KOp.sigmoid]: (x) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))),
   [KOp.tanh]: Math.tanh,
   [KOp.exp]: Math.exp,
@@ -91,8 +93,12 @@ const BINARY: Readonly<Record<number, Binary>> = {
   [KOp.min]: Math.min,
   [KOp.pow]: Math.pow,
   [KOp.leaky]: (a, b) => (a >= 0 ? a : a * b),
-  [KOp.clampLo]: Math.max,
-  [KOp.clampHi]: Math.min,
+  // a clamp keeps x when it is NaN, −0 against a bound of 0, or inside the bounds, as onnxruntime's
+  // Clip does and the SIMD emitter's pmax/pmin do (Math.max/min would give 0 for −0, NaN for a NaN bound)
+  // biome-ignore lint/complexity/useMathMinMax: Math.max differs on −0 and a NaN bound
+  [KOp.clampLo]: (a, b) => (a < b ? b : a),
+  // biome-ignore lint/complexity/useMathMinMax: Math.min differs on −0 and a NaN bound
+  [KOp.clampHi]: (a, b) => (b < a ? b : a),
 };
 
 /** Rows of a description: the product of every dim but the last. */
