@@ -6,6 +6,7 @@
  * any other before a kernel runs it.
  */
 import { TsgeError } from '../errors/tsge-error.js';
+import { broadcastStrides, runStride } from './broadcast-strides.js';
 import { CONTIGUOUS, type KernelDescription, RUNTIME_DIM, decodeKernelDescription, encodeKernelDescription } from './kernel-description.js';
 
 /** Whether a description has dims or inputs known only at run time. */
@@ -92,29 +93,8 @@ function layoutStrides(
   output: readonly number[],
   groups: readonly (readonly [number, number])[],
 ): number[] | undefined {
-  if (dims.length > output.length) return undefined;
-  const row = new Array<number>(output.length).fill(0);
-  let step = 1;
-  for (let i = dims.length - 1; i >= 0; i--) {
-    const o = output.length - dims.length + i;
-    const d = dims[i] as number;
-    if (d !== 1 && d !== output[o]) return undefined;
-    row[o] = d === 1 ? 0 : step;
-    step *= d;
-  }
-  const strides: number[] = [];
-  for (const [from, to] of groups) {
-    let run = -1;
-    let span = 1;
-    for (let i = to - 1; i >= from; i--) {
-      const n = output[i] as number;
-      if (n === 1) continue;
-      const s = row[i] as number;
-      if (run < 0) run = s;
-      else if (s !== run * span) return undefined;
-      span *= n;
-    }
-    strides.push(Math.max(run, 0));
-  }
-  return strides;
+  const row = broadcastStrides(dims, output);
+  if (!row) return undefined;
+  const strides = groups.map(([from, to]) => runStride(output, row, from, to));
+  return strides.every((s) => s !== undefined) ? (strides as number[]) : undefined;
 }

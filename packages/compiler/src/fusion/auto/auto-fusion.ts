@@ -14,6 +14,8 @@ import {
   RUNTIME_DIM,
   isStaticDim,
   isStaticShape,
+  broadcastStrides,
+  runStride,
   shapeSize,
 } from '@tsge/metadef';
 import { FUSED_CONV, FUSED_ELEMENTWISE, FUSED_MATMUL } from '@tsge/ops';
@@ -105,18 +107,6 @@ function growGroup(sink: Node, candidate: (n: Node) => boolean): Node[] {
   return [...group];
 }
 
-/** Right-aligned broadcast strides of a tensor of `dims` read at each index of `out`. */
-function broadcastStrides(dims: readonly number[], out: readonly number[]): number[] {
-  const strides = new Array<number>(out.length).fill(0);
-  let step = 1;
-  for (let i = dims.length - 1; i >= 0; i--) {
-    const o = out.length - dims.length + i;
-    strides[o] = dims[i] === 1 && (out[o] as number) !== 1 ? 0 : step;
-    step *= dims[i] as number;
-  }
-  return strides;
-}
-
 /** Merges adjacent dims that every input walks contiguously together (and drops size-1 dims). */
 function collapse(shape: readonly number[], strides: readonly number[][]): { shape: number[]; strides: number[][] } {
   const keep = shape.map((d, i) => d !== 1 || i === shape.length - 1);
@@ -154,25 +144,6 @@ function rowCollapse(shape: readonly number[], strides: readonly number[][]): La
     shape: [...lead.shape, shape[last] as number],
     strides: lead.strides.map((row, i) => [...row, (strides[i] as number[])[last] as number]),
   };
-}
-
-/**
- * The one stride that walks dims [from, to) of the output together as a single run (each dim of
- * size > 1 continuing the run of the ones inside it), 0 when they are all broadcast or of size 1;
- * undefined when they do not form one run.
- */
-function runStride(shape: readonly number[], row: readonly number[], from: number, to: number): number | undefined {
-  let run = -1;
-  let step = 1;
-  for (let i = to - 1; i >= from; i--) {
-    const d = shape[i] as number;
-    if (d === 1) continue;
-    const s = row[i] as number;
-    if (run < 0) run = s;
-    else if (s !== run * step) return undefined;
-    step *= d;
-  }
-  return Math.max(run, 0);
 }
 
 type Layout = { shape: number[]; strides: number[][] };
@@ -438,6 +409,7 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     const perm = views.get(i);
     return perm ? transposedStrides(dims, perm, outShape) : broadcastStrides(dims, outShape);
   });
+  if (!strides.every((row) => row !== undefined)) return undefined;
   const collapsed = host
     ? host.kind === 'conv'
       ? channelLayout(outShape, strides)

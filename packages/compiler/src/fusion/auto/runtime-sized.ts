@@ -1,5 +1,15 @@
 import type { Shape, TensorDesc } from '@tsge/metadef';
-import { CONTIGUOUS, RUNTIME_DIM, isStaticDim, isStaticShape, isUnknownRank, runtimeLayoutGroups, shapeSize } from '@tsge/metadef';
+import {
+  CONTIGUOUS,
+  RUNTIME_DIM,
+  broadcastStrides,
+  isStaticDim,
+  isStaticShape,
+  isUnknownRank,
+  runStride,
+  runtimeLayoutGroups,
+  shapeSize,
+} from '@tsge/metadef';
 
 /**
  * Epilogues over dynamic dims (a model compiled without fixed input shapes): the description is
@@ -34,43 +44,6 @@ function sameDims(dims: Shape, out: Shape): boolean {
   );
 }
 
-/**
- * A static input's stride over output dims [from, to) taken as one layout dim, from its
- * right-aligned broadcast strides `row`: 0 when it is broadcast over all of them, the stride of a
- * single contiguous run when they are all static, else undefined (it would step along a run-time dim).
- */
-function staticRun(out: Shape, row: readonly number[], from: number, to: number): number | undefined {
-  if (row.slice(from, to).every((s) => s === 0)) return 0;
-  let run = -1;
-  let step = 1;
-  for (let i = to - 1; i >= from; i--) {
-    const d = out[i] as Shape[number];
-    if (!isStaticDim(d)) return undefined;
-    if (d === 1) continue;
-    const s = row[i] as number;
-    if (run < 0) run = s;
-    else if (s !== run * step) return undefined;
-    step *= d;
-  }
-  return Math.max(run, 0);
-}
-
-/** Right-aligned broadcast strides of a static input of `dims` over `out`; undefined where it does not broadcast. */
-function broadcastRow(dims: readonly number[], out: Shape): number[] | undefined {
-  if (dims.length > out.length) return undefined;
-  const row = new Array<number>(out.length).fill(0);
-  let step = 1;
-  for (let i = dims.length - 1; i >= 0; i--) {
-    const o = out.length - dims.length + i;
-    const d = dims[i] as number;
-    const od = out[o] as Shape[number];
-    if (d !== 1 && (!isStaticDim(od) || od !== d)) return undefined;
-    row[o] = d === 1 ? 0 : step;
-    step *= d;
-  }
-  return row;
-}
-
 export interface RuntimeLayout {
   readonly shape: number[];
   readonly inputs: { size: number; strides: number[] }[];
@@ -101,8 +74,8 @@ export function runtimeLayout(kind: 'conv' | 'matmul' | 'elementwise', out: Shap
       layoutInputs.push(atRunTime);
       continue;
     }
-    const row = broadcastRow(dims, out);
-    const strides = row && groups.map(([from, to]) => staticRun(out, row, from, to));
+    const row = broadcastStrides(dims, out);
+    const strides = row && groups.map(([from, to]) => runStride(out, row, from, to));
     if (strides?.every((s) => s !== undefined))
       layoutInputs.push({ size: Math.max(shapeSize(dims) ?? 1, 1), strides: strides as number[] });
     // a static input stepping along a dynamic dim of a standalone group's output
