@@ -105,13 +105,16 @@ describe('atc', () => {
     expect(six.out).toMatch(/fused groups: 1\n {2}\S+ \(kernel 0\): .*ReduceMax.*ReduceSum/);
   });
 
-  it('lists the Conv plans the compiler recorded with --mode=6', async () => {
+  it('lists the Conv, MaxPool and MatMul plans the compiler recorded with --mode=6', async () => {
     const output = join(dir, 'mnist-simd');
     expect((await run([`--model=${join(testdata, 'models/onnx/mnist.onnx')}`, `--output=${output}`, '--log=null'])).code).toBe(0);
     const six = await run(['--mode=6', `--om=${output}.om`]);
     expect(six.code).toBe(0);
-    // mnist's two 5×5 convolutions (8 and 16 output channels, stride 1) read bands of padded rows
-    expect(six.out).toContain('kernel plans: 2\n');
+    // mnist's two 5×5 convolutions (8 and 16 output channels, stride 1) read bands of padded rows,
+    // its two max pools run window kernels over plane runs, its one-row classifier a GEMV on panels
+    expect(six.out).toContain('kernel plans: 5\n');
+    expect(six.out.match(/ \(MaxPool\): planes, \d+ tiles for \d+ threads\n/g)).toHaveLength(2);
+    expect(six.out).toMatch(/ \(PackedMatMul\): gemvPanels, \d+ tiles for \d+ threads\n/);
     expect(six.out).toMatch(/ \(FusedConv\): direct \(slab rows of \d+, up to \d+ output rows a band\), \d+ tiles for \d+ threads\n/);
   });
 

@@ -1,4 +1,4 @@
-import { CONV_PLAN, INT_CONV_PLAN, type OmModel, type compileModel, describeConvPlan, describeIntConvPlan } from '@tsge/ge';
+import { KERNEL_PLAN_ATTRS, type OmModel, type compileModel, describeKernelPlan } from '@tsge/ge';
 import { type KernelDescription, KOp, KernelKind, TSGE_DOMAIN } from '@tsge/metadef';
 
 const OP_NAMES = new Map<number, string>(Object.entries(KOp).map(([name, code]) => [code, name]));
@@ -28,15 +28,14 @@ function groupLines(model: OmModel): string[] {
   return lines;
 }
 
-/** One line per node carrying a kernel plan the compiler recorded (conv: path, slab, tiles, threads). */
+/** One line per kernel plan the compiler recorded (conv, matmul, pool: path, tiles, threads). */
 function planLines(model: OmModel): string[] {
   const lines: string[] = [];
-  for (const node of model.graph.nodes) {
-    const plan = node.opDesc.attrs.get(CONV_PLAN);
-    if (plan?.kind === 'ints') lines.push(`  ${node.name} (${node.type}): ${describeConvPlan(plan.value)}`);
-    const intPlan = node.opDesc.attrs.get(INT_CONV_PLAN);
-    if (intPlan?.kind === 'ints') lines.push(`  ${node.name} (${node.type}): ${describeIntConvPlan(intPlan.value)}`);
-  }
+  for (const node of model.graph.nodes)
+    for (const name of KERNEL_PLAN_ATTRS) {
+      const plan = node.opDesc.attrs.get(name);
+      if (plan?.kind === 'ints') lines.push(`  ${node.name} (${node.type}): ${describeKernelPlan(name, plan.value)}`);
+    }
   return lines;
 }
 

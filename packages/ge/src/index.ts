@@ -22,7 +22,7 @@ export { defaultRegistries, type Registries } from './registries.js';
 export { type ConfinedReader, MAX_FILE_BYTES, confinedReader, describeFileError, fileError, readRegularFile } from './files.js';
 export { modelFileOf } from './model-path.js';
 // the kernel plans the compiler records on nodes, in words (atc --mode=6)
-export { CONV_PLAN, INT_CONV_PLAN, describeConvPlan, describeIntConvPlan } from '@tsge/kernels-wasm';
+export { CONV_PLAN, INT_CONV_PLAN, KERNEL_PLAN_ATTRS, describeConvPlan, describeIntConvPlan, describeKernelPlan } from '@tsge/kernels-wasm';
 // Flow models (GE model type 3) are read and written here for @tsge/dflow, which sits above ge.
 export { writeFlowOm, readFlowOm, type FlowOm, type FlowOmInput, type ReadFlowOmResult } from '@tsge/om';
 // reading an .om without running it (atc --mode=1/6, tools that inspect compiled models)

@@ -15,12 +15,12 @@ export {
   checkOperands,
   descriptionOf,
   descriptionRows,
-  fusedElementwiseKernel,
   interpretDescription,
   epilogueOperands,
   outputDims,
 } from './fused/generated-kernel.js';
-export { applyEpilogue, epilogueDescription } from './fused/epilogue.js';
+export { applyEpilogue, elementwiseTask, epilogueDescription } from './fused/epilogue.js';
+export { fusedElementwiseKernel } from './fused/fused-elementwise.js';
 export { runKernelOnHost } from './host/run-on-host.js';
 export { mathKernels } from './math/index.js';
 export { convProblem, type ConvProblem } from './nn/conv.js';

@@ -1,7 +1,7 @@
 import type { KernelLibraryV1, KernelV1 } from '@tsge/metadef';
 import { controlflowKernels } from './controlflow/index.js';
 import { fusedKernels } from './fused/index.js';
-import { fusedElementwiseKernel } from './fused/generated-kernel.js';
+import { fusedElementwiseKernel } from './fused/fused-elementwise.js';
 import { mathKernels } from './math/index.js';
 import { mlKernels } from './ml/index.js';
 import { nnKernels } from './nn/index.js';

@@ -4,6 +4,8 @@ import { type DirectGeometry, directSlab } from './conv-direct-tiles.js';
 import { WORKSPACE_HEADER, convTiles } from './conv-gemm-tiles.js';
 import { pointwiseFits } from './conv-pointwise-tiles.js';
 import { THREAD_WORKSPACE_BYTES } from './thread-workspace.js';
+import { type PlanLayout, decodePlan, encodePlan } from './plan-ints.js';
+import { tileCoverage } from './tile-coverage.js';
 import { splitRange } from './tiles.js';
 
 /**
@@ -13,8 +15,6 @@ import { splitRange } from './tiles.js';
  * positions; output rows on the direct path; for depthwise, channels over every position).
  */
 export const CONV_PLAN = 'conv_plan';
-const VERSION = 1;
-const HEAD = 6;
 
 /** Implementations of a float32 convolution, as recorded in the plan. */
 export const ConvPath = {
@@ -33,7 +33,7 @@ export const ConvPath = {
   /** Unpadded 1×1 with few input channels: 8-column panels of the input copied once and read from L1. */
   pointwisePanels: 6,
 } as const;
-const PATHS = 7;
+const LAYOUT: PlanLayout = { version: 1, head: 6, paths: 7, tileInts: 6 };
 
 /**
  * Output channels per group up to which stride-1 convolutions skip im2col (measured in CPU time:
@@ -129,7 +129,7 @@ export function chooseConv(p: ConvProblem, threads: number, workspaceBytes: numb
 
 /** The plan as the node attribute's ints. */
 export function encodeConvPlan(plan: ConvPlan): number[] {
-  return [VERSION, plan.path, plan.threads, plan.slab?.width ?? 0, plan.slab?.bandRows ?? 0, plan.tiles.length, ...plan.tiles.flat()];
+  return encodePlan(LAYOUT, plan.path, plan.threads, [plan.slab?.width ?? 0, plan.slab?.bandRows ?? 0], plan.tiles);
 }
 
 /** `KernelV1.plan` of the SIMD Conv and FusedConv kernels: the choice for the node's static shapes. */
@@ -154,12 +154,8 @@ export function recordedConvPlan(
   workspaceBytes: number | undefined,
 ): ConvPlan {
   const bad = (reason: string): TsgeError => TsgeError.of('TSGE-E7106', { node, plan: CONV_PLAN, reason });
-  const [version, path, planThreads, width, bandRows, count] = ints as [number, number, number, number, number, number];
-  if (ints.length < HEAD || version !== VERSION)
-    throw bad(`expected version ${VERSION} with a ${HEAD}-int head, got [${ints.slice(0, HEAD)}]`);
-  if (!Number.isInteger(path) || path < 0 || path >= PATHS) throw bad(`unknown path ${path}`);
-  if (!Number.isInteger(count) || count < 0 || ints.length !== HEAD + 6 * count)
-    throw bad(`${count} tiles need ${HEAD + 6 * count} ints, got ${ints.length}`);
+  const { path, threads: planThreads, extra, tiles } = decodePlan(LAYOUT, ints, bad);
+  const [width, bandRows] = extra as [number, number];
   const s = shapeOf(p);
   const why = pathMismatch(s, path, workspaceBytes);
   if (why) throw bad(why);
@@ -171,8 +167,6 @@ export function recordedConvPlan(
     slab = { width, bandRows };
   }
   if (planThreads !== threads) return { path, threads, slab, tiles: tilesOf(p, s, path, threads) };
-  const tiles: number[][] = [];
-  for (let i = HEAD; i < ints.length; i += 6) tiles.push(ints.slice(i, i + 6) as number[]);
   const problem = coverage(p, s, path, tiles);
   if (problem) throw bad(problem);
   return { path, threads, slab, tiles };
@@ -212,37 +206,13 @@ function coverage(p: ConvProblem, s: Shape, path: number, tiles: readonly (reado
   if (path === ConvPath.reference || path === ConvPath.staged) return tiles.length === 0 ? undefined : `path ${path} takes no tiles`;
   const [OH] = p.geometry.outDims as [number, number];
   const depthwise = path === ConvPath.depthwise;
-  const bounds = [depthwise ? 1 : p.group, depthwise ? p.outChannels : s.mg, path === ConvPath.direct ? OH : s.outSize];
-  const cuts = bounds.map(() => new Set<number>());
   for (const t of tiles) {
-    for (let a = 0; a < 3; a++) {
-      const lo = t[2 * a] as number;
-      const hi = t[2 * a + 1] as number;
-      if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo < 0 || hi > (bounds[a] as number) || lo >= hi)
-        return `tile [${t}] is outside [0, ${bounds[a]}) on axis ${a}`;
-      cuts[a]?.add(lo).add(hi);
-    }
     // the im2col and pointwise kernels start blocks on whole panels of 8 positions
     if ((path === ConvPath.im2col || path === ConvPath.pointwise || path === ConvPath.pointwisePanels) && (t[4] as number) % 8 !== 0)
       return `tile [${t}] starts inside a panel`;
     if (depthwise && (t[4] !== 0 || t[5] !== s.outSize)) return `depthwise tile [${t}] does not span every position`;
   }
-  // each cell of the grid the tile edges make is covered once
-  const edges = cuts.map((c, a) =>
-    [0, ...[...c].sort((x, y) => x - y), bounds[a] as number].filter((v, i, all) => i === 0 || v !== all[i - 1]),
-  );
-  const cells = new Uint8Array(edges.reduce((n, e) => n * (e.length - 1), 1));
-  const index = (a: number, v: number): number => (edges[a] as number[]).indexOf(v);
-  const [n1, n2] = [(edges[1] as number[]).length - 1, (edges[2] as number[]).length - 1];
-  for (const t of tiles)
-    for (let i = index(0, t[0] as number); i < index(0, t[1] as number); i++)
-      for (let j = index(1, t[2] as number); j < index(1, t[3] as number); j++)
-        for (let k = index(2, t[4] as number); k < index(2, t[5] as number); k++) {
-          const c = (i * n1 + j) * n2 + k;
-          if (cells[c]) return `tiles overlap at tile [${t}]`;
-          cells[c] = 1;
-        }
-  return cells.every((c) => c === 1) ? undefined : 'tiles leave part of the output uncovered';
+  return tileCoverage([depthwise ? 1 : p.group, depthwise ? p.outChannels : s.mg, path === ConvPath.direct ? OH : s.outSize], tiles);
 }
 
 const PATH_NAMES = Object.fromEntries(Object.entries(ConvPath).map(([name, code]) => [code, name])) as Record<number, string>;
@@ -250,7 +220,7 @@ const PATH_NAMES = Object.fromEntries(Object.entries(ConvPath).map(([name, code]
 /** A recorded conv plan in words (for `atc --mode=6`): path, slab, tiles and the threads they were split for. */
 export function describeConvPlan(ints: readonly number[]): string {
   const [version, path, threads, width, bandRows, count] = ints as number[];
-  if (version !== VERSION || path === undefined) return `unknown plan format ${version}`;
+  if (version !== LAYOUT.version || path === undefined) return `unknown plan format ${version}`;
   const slab = path === ConvPath.direct ? ` (slab rows of ${width}, up to ${bandRows} output rows a band)` : '';
   return `${PATH_NAMES[path] ?? `path ${path}`}${slab}, ${count} tiles for ${threads} threads`;
 }

@@ -31,9 +31,35 @@ export function usePackedGemm(memory: LinearMemory, m: number, n: number, k: num
 }
 
 /**
- * Tiles of C[m×n] = A[m×k]·B[k×n] (row-major, byte addresses, row strides in elements), split by
- * columns and, for few columns, rows: arguments of `simd.gemmPacked`.
+ * The blocks [m0, m1, n0, n1] of C[m×n] = A[m×k]·B[k×n] the packed GEMM splits into: by columns
+ * and, for few columns, rows (m0 a multiple of 4, n0 of 8).
  */
+export function packedGemmRanges(m: number, n: number, k: number, threads: number): number[][] {
+  // rows split once per thread (each streams its own part of A), columns split for the rest (each
+  // tile packs only its columns of B): the traffic of both stays close to one pass
+  const pieces = Math.max(1, Math.min(threads > 1 ? threads * 4 : 1, Math.floor((m * n * k) / MIN_TILE_WORK)));
+  const mPieces = Math.max(1, Math.min(threads, pieces, Math.floor(m / 64)));
+  const nPieces = Math.max(1, Math.min(Math.ceil(pieces / mPieces), Math.ceil(n / 64)));
+  const mSize = Math.ceil(m / mPieces / 4) * 4;
+  const nSize = Math.ceil(n / nPieces / 8) * 8;
+  const ranges: number[][] = [];
+  for (let m0 = 0; m0 < m; m0 += mSize)
+    for (let n0 = 0; n0 < n; n0 += nSize) ranges.push([m0, Math.min(m, m0 + mSize), n0, Math.min(n, n0 + nSize)]);
+  return ranges;
+}
+
+/** Arguments of `simd.gemmPacked` / `simd.gemmPrepacked` for blocks [m0, m1, n0, n1] (byte addresses, row strides in elements). */
+export function gemmTileArgs(
+  ranges: readonly (readonly number[])[],
+  k: number,
+  a: { byte: number; ld: number },
+  b: { byte: number; ld: number },
+  c: { byte: number; ld: number },
+): number[][] {
+  return ranges.map((r) => [a.byte, a.ld, b.byte, b.ld, c.byte, c.ld, k, ...r]);
+}
+
+/** Tiles of C[m×n] = A[m×k]·B[k×n]: `packedGemmRanges` as arguments of `simd.gemmPacked`. */
 export function packedGemmTiles(
   m: number,
   n: number,
@@ -43,18 +69,7 @@ export function packedGemmTiles(
   c: { byte: number; ld: number },
   threads: number,
 ): number[][] {
-  // rows split once per thread (each streams its own part of A), columns split for the rest (each
-  // tile packs only its columns of B): the traffic of both stays close to one pass
-  const pieces = Math.max(1, Math.min(threads > 1 ? threads * 4 : 1, Math.floor((m * n * k) / MIN_TILE_WORK)));
-  const mPieces = Math.max(1, Math.min(threads, pieces, Math.floor(m / 64)));
-  const nPieces = Math.max(1, Math.min(Math.ceil(pieces / mPieces), Math.ceil(n / 64)));
-  const mSize = Math.ceil(m / mPieces / 4) * 4;
-  const nSize = Math.ceil(n / nPieces / 8) * 8;
-  const tiles: number[][] = [];
-  for (let m0 = 0; m0 < m; m0 += mSize)
-    for (let n0 = 0; n0 < n; n0 += nSize)
-      tiles.push([a.byte, a.ld, b.byte, b.ld, c.byte, c.ld, k, m0, Math.min(m, m0 + mSize), n0, Math.min(n, n0 + nSize)]);
-  return tiles;
+  return gemmTileArgs(packedGemmRanges(m, n, k, threads), k, a, b, c);
 }
 
 /**

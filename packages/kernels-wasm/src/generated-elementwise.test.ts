@@ -1,7 +1,7 @@
 import { type KernelDescription, KOp, KernelDtype, KernelKind, encodeKernelDescription, kernelElements } from '@tsge/metadef';
 import { interpretDescription } from '@tsge/kernels-js/kernel-support';
 import { describe, expect, it } from 'vitest';
-import { emittable, generatedElementwiseTile } from './generated-elementwise.js';
+import { codeKey, compiledModuleCount, emittable, generatedElementwiseTile } from './generated-elementwise.js';
 import { random, wasmMemory } from './simd-test-support.fixture.js';
 
 const SIMD_OPS = [
@@ -275,5 +275,88 @@ describe('generated elementwise kernels (emitted WebAssembly SIMD)', () => {
     };
     const { simd, interpreted } = runTile(d, false, 2);
     expectClose(simd, interpreted);
+  });
+
+  it('one compiled module serves every shape of a chain; another constant or broadcast kind is another module', () => {
+    // y = max(x·0.25 + b, −1.5): x contiguous, b one value per row or a vector
+    const at = (shape: number[], perRow: boolean, constant = 0.25): KernelDescription => {
+      const rank = shape.length;
+      const contiguous = shape.map((_, i) => shape.slice(i + 1).reduce((p, d) => p * d, 1));
+      const rows = shape.slice(0, -1).reduce((p, d) => p * d, 1);
+      const last = shape[rank - 1] as number;
+      return {
+        kind: KernelKind.elementwise,
+        dtype: KernelDtype.float32,
+        shape,
+        inputs: [
+          { size: rows * last, strides: contiguous },
+          perRow
+            ? { size: rows, strides: shape.map((_, i) => (i === rank - 1 ? 0 : (contiguous[i] as number) / last)) }
+            : { size: last, strides: shape.map((_, i) => (i === rank - 1 ? 1 : 0)) },
+        ],
+        constants: [constant, -1.5],
+        instructions: [
+          { op: KOp.mul, a: 0, b: 2 },
+          { op: KOp.add, a: 4, b: 1 },
+          { op: KOp.clampLo, a: 5, b: 3 },
+        ],
+        output: 6,
+        vectorWidth: 4,
+      };
+    };
+    const shapes = [
+      [3, 7],
+      [2, 5, 9],
+      [1, 13],
+      [4, 4, 2, 6],
+    ];
+    expect(new Set(shapes.map((shape) => codeKey(at(shape, false)))).size).toBe(1);
+    expect(codeKey(at([3, 7], true))).not.toBe(codeKey(at([3, 7], false)));
+    expect(codeKey(at([3, 7], false, -0))).not.toBe(codeKey(at([3, 7], false, 0)));
+    // every shape runs right on the shared module: it is compiled once, on the first
+    const before = compiledModuleCount();
+    for (const [i, shape] of shapes.entries()) {
+      const { simd, interpreted } = runTile(at(shape, i % 2 === 0), false, 2);
+      expectClose(simd, interpreted);
+    }
+    // two modules: the per-row and the vector form of b
+    expect(compiledModuleCount() - before).toBe(2);
+  });
+
+  it('Relu and clamps keep NaN and −0 as onnxruntime-node does, on SIMD (body and tail) and the interpreter', () => {
+    // onnxruntime-node 1.x on [NaN, −0, 0, −1, 7, 3]: Relu gives [NaN, −0, 0, 0, 7, 3], Clip(0, 6) [NaN, −0, 0, 0, 6, 3]
+    const x = [Number.NaN, -0, 0, -1, 7, 3, -0, Number.NaN, 5];
+    const expected: Record<string, number[]> = {
+      relu: [Number.NaN, -0, 0, 0, 7, 3, -0, Number.NaN, 5],
+      clip: [Number.NaN, -0, 0, 0, 6, 3, -0, Number.NaN, 5],
+    };
+    const chains: Record<string, KernelDescription['instructions']> = {
+      relu: [{ op: KOp.relu, a: 0, b: 0 }],
+      clip: [
+        { op: KOp.clampLo, a: 0, b: 1 },
+        { op: KOp.clampHi, a: 3, b: 2 },
+      ],
+    };
+    for (const [name, instructions] of Object.entries(chains)) {
+      const d: KernelDescription = {
+        kind: KernelKind.elementwise,
+        dtype: KernelDtype.float32,
+        shape: [x.length],
+        inputs: [{ size: x.length, strides: [1] }],
+        constants: [0, 6],
+        instructions,
+        output: 2 + instructions.length,
+        vectorWidth: 4,
+      };
+      const memory = wasmMemory(false, 4);
+      const f32 = new Float32Array(memory.buffer);
+      f32.set(x, 16);
+      generatedElementwiseTile.run(memory, [0, 1, 2, 64, 256, ...encodeKernelDescription(d)]);
+      const interpreted = new Float32Array(x.length);
+      interpretDescription(d, [Float32Array.from(x)], interpreted);
+      const show = (v: ArrayLike<number>) => Array.from(v, (e) => (Object.is(e, -0) ? '-0' : String(e)));
+      expect(show(f32.subarray(64, 64 + x.length)), `${name} SIMD`).toEqual(show(expected[name] as number[]));
+      expect(show(interpreted), `${name} interpreter`).toEqual(show(expected[name] as number[]));
+    }
   });
 });

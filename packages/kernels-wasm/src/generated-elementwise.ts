@@ -9,16 +9,9 @@ import {
   isRowReductionKOp,
   kernelElements,
 } from '@tsge/metadef';
-import {
-  checkOperands,
-  defineKernel,
-  descriptionOf,
-  descriptionRows,
-  interpretDescription,
-  outputDims,
-} from '@tsge/kernels-js/kernel-support';
+import { checkOperands, defineKernel, descriptionRows, elementwiseTask, interpretDescription } from '@tsge/kernels-js/kernel-support';
 import { FUSED_ELEMENTWISE } from '@tsge/ops/kernel-support';
-import { sharedCompiledModule } from './compiled-modules.js';
+import { compiledModuleEntries, sharedCompiledModule } from './compiled-modules.js';
 import { Code, type FunctionDef, I32, type ValType, assembleModule } from './emitter.js';
 import { streamFunction } from './elementwise-module.js';
 import { EMIT, type Emit } from './generated-emit-ops.js';
@@ -101,7 +94,10 @@ function rowsLoop(k: number, strided: boolean): FunctionDef {
 }
 
 const MAX_CACHED = 1024;
-/** Instances per memory of the modules compiled per thread (keyed by description words and memory kind). */
+/**
+ * Instances per memory of the modules compiled per thread (`sharedCompiledModule`), keyed by the code a
+ * description emits (`codeKey`), not its words: one module serves every shape and stride of a chain.
+ */
 const instances = new WeakMap<LinearMemory, Map<string, { rows: RowsFunction; box: RowsFunction | undefined }>>();
 const descriptions = new Map<string, KernelDescription>();
 
@@ -116,17 +112,32 @@ export function cachedDescription(words: readonly number[], key: string, where: 
   return d;
 }
 
-function compiledModule(
-  memory: LinearMemory,
-  d: KernelDescription,
-  key: string,
-): { rows: RowsFunction; box: RowsFunction | undefined } | undefined {
+/**
+ * What the emitted module of a description depends on: its kind, whether each input reads its rows
+ * contiguously or as one repeated element (last-dim stride 1 or 0), its constants (as float32 bits,
+ * so −0 is not 0), instructions and output register. Shape, sizes and outer strides are call
+ * arguments of `rows`/`box`, so descriptions that differ only in those share a module.
+ */
+export function codeKey(d: KernelDescription): string {
+  const last = d.shape.length - 1;
+  const constants = new Int32Array(Float32Array.from(d.constants).buffer);
+  return [
+    d.kind,
+    d.inputs.map((x) => (x.strides[last] === 0 ? 's' : 'v')).join(''),
+    constants.join(','),
+    d.instructions.map((i) => `${i.op}.${i.a}.${i.b}`).join(','),
+    d.output,
+  ].join('|');
+}
+
+function compiledModule(memory: LinearMemory, d: KernelDescription): { rows: RowsFunction; box: RowsFunction | undefined } | undefined {
   if (!wasm || !hasWasmSimd() || !emittable(d)) return undefined;
   let perMemory = instances.get(memory);
   if (!perMemory) {
     perMemory = new Map();
     instances.set(memory, perMemory);
   }
+  const key = codeKey(d);
   const known = perMemory.get(key);
   if (known) return known;
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
@@ -139,21 +150,22 @@ function compiledModule(
   return run;
 }
 
-const compiledRows = (memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined =>
-  compiledModule(memory, d, key)?.rows;
+/** Modules compiled in this process so far (what `codeKey` shares; for tests). */
+export const compiledModuleCount = (): number => compiledModuleEntries().filter(([key]) => key.startsWith('generated:')).length;
+
+const compiledRows = (memory: LinearMemory, d: KernelDescription): RowsFunction | undefined => compiledModule(memory, d)?.rows;
 
 /**
  * The emitted `box` of a description (see `rowsLoop`), undefined when the emitter does not cover
  * it or there is no WebAssembly SIMD.
  */
-export const compiledBox = (memory: LinearMemory, d: KernelDescription, key: string): RowsFunction | undefined =>
-  compiledModule(memory, d, key)?.box;
+export const compiledBox = (memory: LinearMemory, d: KernelDescription): RowsFunction | undefined => compiledModule(memory, d)?.box;
 
 /** Rows [r0, r1) of a description over tensors at byte addresses: the emitted row function, else the interpreter. */
-function runRows(memory: LinearMemory, d: KernelDescription, key: string, addresses: readonly number[], r0: number, r1: number): void {
+function runRows(memory: LinearMemory, d: KernelDescription, addresses: readonly number[], r0: number, r1: number): void {
   const k = d.inputs.length;
   const y = addresses[k] as number;
-  const row = compiledRows(memory, d, key);
+  const row = compiledRows(memory, d);
   if (!row) {
     const view = (address: number, n: number) => new Float32Array(memory.buffer, address, n);
     const ins = d.inputs.map((x, i) => view(addresses[i] as number, x.size));
@@ -214,7 +226,7 @@ export const generatedElementwiseTile = tileFunction('generated-elementwise', (m
   const key = words.join(',');
   const d = cachedDescription(words, key, 'tile');
   if (count !== d.inputs.length + 1) throw new RangeError(`generated-elementwise tile: ${count} addresses for ${d.inputs.length} inputs`);
-  runRows(memory, d, key, args.slice(3, 3 + count), args[0] as number, args[1] as number);
+  runRows(memory, d, args.slice(3, 3 + count), args[0] as number, args[1] as number);
 });
 
 /** `tsge::FusedElementwise` on device memory: the emitted SIMD kernel, split by rows across threads. */
@@ -229,15 +241,15 @@ export function generatedElementwiseKernel(reference: KernelV1): KernelV1 {
       const memory = ctx.memory;
       const inputs = Array.from({ length: ctx.inputCount }, (_, i) => ctx.tensor(i));
       if (!memory || inputs.some((x) => !x || !inMemory(memory, x))) return reference.compute(ctx);
-      const d = descriptionOf(ctx);
-      const y = ctx.output(0, outputDims(ctx, d), 'float32');
+      // a run-time-sized description resolved for this run's shapes (static words otherwise)
+      const { description: d, words, dims } = elementwiseTask(ctx);
+      const y = ctx.output(0, dims, 'float32');
       if (!inMemory(memory, y)) return reference.compute(ctx);
       const ys = y.data as Float32Array;
       const xs = inputs.map((x) => x?.data as Float32Array);
       checkOperands(d, xs, ys, ctx.nodeName);
       if (xs.some((x) => x.byteOffset < ys.byteOffset + ys.byteLength && ys.byteOffset < x.byteOffset + x.byteLength))
         return reference.compute(ctx);
-      const words = ctx.attrs.ints('description');
       const addresses = [...xs.map((x) => x.byteOffset), ys.byteOffset];
       const rows = descriptionRows(d);
       const last = d.shape[d.shape.length - 1] as number;

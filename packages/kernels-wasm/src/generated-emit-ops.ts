@@ -7,8 +7,8 @@ export type Emit = (code: Code, a: number, b: number, temp: () => number) => voi
 export const EMIT: Readonly<Record<number, Emit>> = {
   [KOp.neg]: (c, a) => c.f32x4Const(0).get(a).f32x4Sub(),
   [KOp.abs]: (c, a) => c.get(a).f32x4Abs(),
-  // max (not pmax) so NaN stays NaN, as Math.max(v, 0) does
-  [KOp.relu]: (c, a) => c.get(a).f32x4Const(0).f32x4Max(),
+  // pmax(x, 0) = x < 0 ? 0 : x keeps NaN and −0, as onnxruntime's Relu does
+  [KOp.relu]: (c, a) => c.get(a).f32x4Const(0).f32x4Pmax(),
   [KOp.reciprocal]: (c, a) => c.f32x4Const(1).get(a).f32x4Div(),
   [KOp.floor]: (c, a) => c.get(a).f32x4Floor(),
   [KOp.ceil]: (c, a) => c.get(a).f32x4Ceil(),
@@ -41,7 +41,7 @@ export const EMIT: Readonly<Record<number, Emit>> = {
   [KOp.max]: (c, a, b) => c.get(a).get(b).f32x4Max(),
   [KOp.min]: (c, a, b) => c.get(a).get(b).f32x4Min(),
   [KOp.leaky]: (c, a, b) => c.get(a).get(a).get(b).f32x4Mul().get(a).f32x4Const(0).f32x4Ge().v128Bitselect(),
-  // pmax(a, b) = a < b ? b : a and pmin(a, b) = b < a ? b : a keep NaN of a, as Clip does
+  // pmax(a, b) = a < b ? b : a and pmin(a, b) = b < a ? b : a keep NaN and −0 of a, as onnxruntime's Clip does
   [KOp.clampLo]: (c, a, b) => c.get(a).get(b).f32x4Pmax(),
   [KOp.clampHi]: (c, a, b) => c.get(a).get(b).f32x4Pmin(),
 };

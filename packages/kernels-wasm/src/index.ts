@@ -3,6 +3,7 @@ export { wasmKernelLibrary } from './library.js';
 export { hasWasmSimd, hasRelaxedSimd } from './kernel-modules.js';
 export { CONV_PLAN, describeConvPlan } from './conv-plan.js';
 export { INT_CONV_PLAN, describeIntConvPlan } from './int-conv-plan.js';
+export { KERNEL_PLAN_ATTRS, describeKernelPlan } from './plan-descriptions.js';
 // Types this API names, so a consumer can spell every signature from this package alone.
 export type {
   AttrKind,

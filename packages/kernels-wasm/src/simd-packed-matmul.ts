@@ -1,9 +1,9 @@
 import { type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN } from '@tsge/metadef';
 import { defineKernel, packedMatMulEpilogue, packedMatMulShape } from '@tsge/kernels-js/kernel-support';
 import { PACKED_MATMUL, PACKED_MATMUL_PANEL } from '@tsge/ops/kernel-support';
-import { gemmPrepackedTile, packedGemmTiles } from './gemm-packed-tiles.js';
-import { GEMV_MAX_ROWS } from './gemv-tiles.js';
+import { gemmPrepackedTile, gemmTileArgs } from './gemm-packed-tiles.js';
 import { simdKernels } from './kernel-modules.js';
+import { MATMUL_PLAN, MatMulPath, type MatMulPlan, chooseMatMul, planMatMulNode, recordedMatMulPlan } from './matmul-plan.js';
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { matmulEpilogueTail, tileEpilogue } from './tile-epilogue.js';
@@ -42,16 +42,22 @@ function lastPanel(memory: LinearMemory, t: readonly number[]): void {
     }
 }
 
-/** Panel ranges of a GEMV, four per thread (a slowed thread leaves its later ones to the others), ≥ 256 K multiply-adds each. */
-function gemvPanelTiles(m: number, n: number, k: number, a: number, b: number, y: number, threads: number): number[][] {
-  const panels = Math.ceil(n / P);
-  let wanted = Math.max(1, Math.min(threads > 1 ? 4 * threads : 1, Math.floor((n * m * k) / (1 << 18)), panels));
-  // a whole number of tiles a thread: 3 tiles on 2 threads finish when one thread has run 2 of them
-  if (wanted > threads) wanted -= wanted % threads;
-  const size = Math.ceil(panels / wanted);
-  const tiles: number[][] = [];
-  for (let q0 = 0; q0 < panels; q0 += size) tiles.push([a, k * 4, b, k * P * 4, y, n * 4, m, k, q0, Math.min(panels, q0 + size), n]);
-  return tiles;
+const plans = new WeakMap<KernelContextV1, { ints: readonly number[] | undefined; key: string; plan: MatMulPlan }>();
+
+/**
+ * The compiler's plan for static shapes, checked against this task once per context (the check
+ * walks every tile), else one made now.
+ */
+function matmulPlan(ctx: KernelContextV1, task: { rows: number; n: number; k: number }, threads: number, workspace: boolean): MatMulPlan {
+  const ints = ctx.attrs.has(MATMUL_PLAN) ? ctx.attrs.ints(MATMUL_PLAN) : undefined;
+  const key = `${task.rows},${task.n},${task.k},${threads},${workspace}`;
+  const known = plans.get(ctx);
+  if (known && known.ints === ints && known.key === key) return known.plan;
+  const plan = ints
+    ? recordedMatMulPlan(ctx.nodeName, ints, task, threads, workspace)
+    : chooseMatMul(task.rows, task.n, task.k, threads, workspace);
+  plans.set(ctx, { ints, key, plan });
+  return plan;
 }
 
 /**
@@ -66,27 +72,35 @@ export function simdPackedMatMulKernel(reference: KernelV1): KernelV1 {
     name: 'wasm-simd',
     dtypes: ['float32'],
     parallel: true,
+    plan: planMatMulNode,
     compute: (ctx: KernelContextV1) => {
       const memory = ctx.memory;
       const { a, b, rows, n, k, dims } = packedMatMulShape(ctx);
       if (!memory || !simdKernels(memory) || !inMemory(memory, a, b)) return reference.compute(ctx);
-      if (rows > GEMV_MAX_ROWS && !threadWorkspace(memory)) return reference.compute(ctx);
+      const workspace = threadWorkspace(memory) !== undefined;
+      const threads = ctx.parallel?.threads ?? 1;
+      const plan = matmulPlan(ctx, { rows, n, k }, threads, workspace);
+      if (plan.path === MatMulPath.reference) return reference.compute(ctx);
       const y = ctx.output(0, dims, 'float32');
       if (!inMemory(memory, y)) return reference.compute(ctx);
       const Y = y.data as Float32Array;
       const A = (a.data as Float32Array).byteOffset;
       const B = (b.data as Float32Array).byteOffset;
-      const threads = ctx.parallel?.threads ?? 1;
       // a generated epilogue runs in the tiles when it can (then nothing is left for after them)
       const tail = matmulEpilogueTail(ctx, Y, dims);
       const withTail = (tiles: number[][]) => (tail ? tiles.map((t) => [...t, ...tail]) : tiles);
-      if (rows > 0) {
-        if (rows <= GEMV_MAX_ROWS)
-          runTiles(memory, ctx.parallel, gemvPanelsTile, withTail(gemvPanelTiles(rows, n, k, A, B, Y.byteOffset, threads)));
-        else {
-          const tiles = packedGemmTiles(rows, n, k, { byte: A, ld: k }, { byte: B, ld: k * P * 4 }, { byte: Y.byteOffset, ld: n }, threads);
-          runTiles(memory, ctx.parallel, gemmPrepackedTile, withTail(tiles));
-        }
+      if (plan.path === MatMulPath.gemvPanels) {
+        const args = [A, k * 4, B, k * P * 4, Y.byteOffset, n * 4, rows, k];
+        // [0, rows, n0, n1] as panel ranges [q0, q1)
+        runTiles(
+          memory,
+          ctx.parallel,
+          gemvPanelsTile,
+          withTail(plan.tiles.map((t) => [...args, (t[2] as number) / P, Math.ceil((t[3] as number) / P), n])),
+        );
+      } else {
+        const tiles = gemmTileArgs(plan.tiles, k, { byte: A, ld: k }, { byte: B, ld: k * P * 4 }, { byte: Y.byteOffset, ld: n });
+        runTiles(memory, ctx.parallel, gemmPrepackedTile, withTail(tiles));
       }
       if (!tail) packedMatMulEpilogue(ctx, Y, dims);
     },

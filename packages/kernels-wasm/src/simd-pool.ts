@@ -1,10 +1,24 @@
 import type { KernelContextV1, KernelV1 } from '@tsge/metadef';
-import { readWindowAttrs } from '@tsge/ops/kernel-support';
-import { windowGeometry, defineKernel } from '@tsge/kernels-js/kernel-support';
+import { defineKernel } from '@tsge/kernels-js/kernel-support';
 import type { PoolKind } from './pool-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { inMemory } from './simd-matmul.js';
-import { tileFunction, runTiles, splitRange } from './tiles.js';
+import { POOL_PLAN, PoolPath, type PoolPlan, type PoolTask, choosePool, planPoolNode, poolTask, recordedPoolPlan } from './pool-plan.js';
+import { tileFunction, runTiles } from './tiles.js';
+
+const plans = new WeakMap<KernelContextV1, { ints: readonly number[] | undefined; key: string; plan: PoolPlan }>();
+
+/** The compiler's plan for static shapes, checked against this task once per context, else one made now. */
+function poolPlan(ctx: KernelContextV1, task: PoolTask | undefined): PoolPlan {
+  const threads = ctx.parallel?.threads ?? 1;
+  const ints = ctx.attrs.has(POOL_PLAN) ? ctx.attrs.ints(POOL_PLAN) : undefined;
+  const key = `${task ? [task.planes, task.H, task.W, ...task.g.outDims] : '-'},${threads}`;
+  const known = plans.get(ctx);
+  if (known && known.ints === ints && known.key === key) return known.plan;
+  const plan = ints ? recordedPoolPlan(ctx.nodeName, ints, task, threads) : choosePool(task, threads);
+  plans.set(ctx, { ints, key, plan });
+  return plan;
+}
 
 /**
  * MaxPool (without Indices) and AveragePool over 2-D float32 planes in device memory; other ranks,
@@ -16,36 +30,36 @@ function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): Ke
     name: 'wasm-simd',
     dtypes: ['float32'],
     parallel: true,
+    plan: planPoolNode,
     compute: (ctx: KernelContextV1) => {
       const memory = ctx.memory;
       const x = ctx.tensor(0);
-      if (!memory || x?.type !== 'float32' || x.dims.length !== 4 || ctx.outputCount > 1 || !inMemory(memory, x)) {
+      // the Indices output is the reference kernel's (a plan recorded for the node does not apply to it)
+      if (!memory || x?.type !== 'float32' || ctx.outputCount > 1 || !inMemory(memory, x)) {
         return reference.compute(ctx);
       }
-      const kernel = ctx.attrs.ints('kernel_shape', []);
-      if (kernel.length !== 2 || kernel.some((k) => !(k >= 1))) return reference.compute(ctx);
-      const w = readWindowAttrs(ctx.attrs, kernel);
-      if (w.strides.some((s) => !(s >= 1)) || w.dilations.some((d) => !(d >= 1))) return reference.compute(ctx);
-      const [n, c, H, W] = x.dims as [number, number, number, number];
-      const g = windowGeometry(w, [H, W]);
+      const task = poolTask(ctx.attrs, x.dims);
+      const plan = poolPlan(ctx, task);
+      if (!task || plan.path === PoolPath.reference) return reference.compute(ctx);
+      const { g, H, W } = task;
+      const [n, c] = x.dims as [number, number];
       const [OH, OW] = g.outDims as [number, number];
       const kernels = simdKernels(memory);
       if (!kernels) return reference.compute(ctx);
       const y = ctx.output(0, [n, c, OH, OW], 'float32');
       if (!inMemory(memory, y)) return reference.compute(ctx);
       if (n * c * OH * OW === 0) return;
-      const [KH, KW] = kernel as [number, number];
-      const [sh, sw] = g.strides as [number, number];
-      const [dh, dw] = g.dilations as [number, number];
-      const [pt, pl] = g.padsBegin as [number, number];
-      const [pb, pr] = g.padsEnd as [number, number];
-      // one window over each whole unpadded plane (Keras' global pooling as AveragePool): a plane
-      // reduction, where the window kernels' per-output loop ran at about 1 GFLOP/s on 128×128
-      if (OH === 1 && OW === 1 && KH === H && KW === W && dh === 1 && dw === 1 && pt === 0 && pl === 0 && pb === 0 && pr === 0) {
+      if (plan.path === PoolPath.global) {
+        // a plane reduction, where the window kernels' per-output loop ran at about 1 GFLOP/s on 128×128
         const run = kind === 'max' ? kernels.globalPoolMax : kernels.globalPoolAvg;
         run((x.data as Float32Array).byteOffset, (y.data as Float32Array).byteOffset, n * c, H * W);
         return;
       }
+      const [KH, KW] = task.kernel;
+      const [sh, sw] = g.strides as [number, number];
+      const [dh, dw] = g.dilations as [number, number];
+      const [pt, pl] = g.padsBegin as [number, number];
+      const [pb, pr] = g.padsEnd as [number, number];
       // vector columns: every tap of ow..ow+3 (and, for stride 2, the odd float after the last) inside the row
       const vectorStride = sw === 2 ? 2 : 1;
       const owLo = Math.ceil(pl / sw);
@@ -56,12 +70,12 @@ function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): Ke
       const Y = (y.data as Float32Array).byteOffset;
       const rest = [OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi];
       const bounds = [includePad ? -pt : 0, includePad ? H + pb : H, includePad ? -pl : 0, includePad ? W + pr : W];
-      // planes split across threads (a window tap costs about a nanosecond: tiles from 128K taps)
-      const tiles = splitRange(n * c, ctx.parallel?.threads ?? 1, 1, OH * OW * KH * KW, 1 << 17).map(([p0, p1]) => [
+      // the plan's runs of whole planes [p0, p1)
+      const tiles = plan.tiles.map(([p0, p1]) => [
         variant,
-        X + p0 * H * W * 4,
-        Y + p0 * OH * OW * 4,
-        p1 - p0,
+        X + (p0 as number) * H * W * 4,
+        Y + (p0 as number) * OH * OW * 4,
+        (p1 as number) - (p0 as number),
         H,
         W,
         OH,

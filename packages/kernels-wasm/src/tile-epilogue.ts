@@ -136,7 +136,7 @@ export function tileEpilogue(memory: LinearMemory, args: readonly number[], at: 
   const words = args.slice(at + 2 + count, at + 2 + count + length);
   const key = words.join(',');
   const d = cachedDescription(words, key, 'conv epilogue');
-  const box = compiledBox(memory, d, key);
+  const box = compiledBox(memory, d);
   if (!box || count !== d.inputs.length) throw new Error(`conv epilogue: ${count} addresses for ${d.inputs.length} inputs, or no SIMD`);
   const [, C, P] = d.shape as [number, number, number];
   const y = addresses[0] as number;

@@ -130,7 +130,8 @@ export {
   decodeKernelDescription,
   kernelElements,
 } from './kernel-ir/kernel-description.js';
-export { type RuntimeShapes, isRuntimeSized, resolveRuntimeSized } from './kernel-ir/runtime-sized.js';
+export { type RuntimeShapes, isRuntimeSized, resolveRuntimeSized, runtimeLayoutGroups } from './kernel-ir/runtime-sized.js';
+export { broadcastStrides, runStride } from './kernel-ir/broadcast-strides.js';
 export { type OpRegistry, createOpRegistry, opKey } from './ops/op-registry.js';
 export { type InferNodeOptions, inferNode, valueInfoOf, constValueOf } from './ops/infer-node.js';
 export { type WindowInputs, MAX_WINDOW_VALUE, isWindowOp, windowAttrsProblem } from './ops/window-attrs.js';

@@ -1,6 +1,7 @@
 // Generated epilogues of a model compiled with dynamic dims (batch, width, sequence): the
 // descriptions are run-time sized, resolved from each run's shapes. The Conv and constant-B MatMul
-// chains become epilogues (KERNELS is not empty), and runs of several shapes match
+// chains become epilogues (KERNELS is not empty), a chain without either — a LayerNorm written
+// out included — a FusedElementwise, and runs of several shapes match
 // onnxruntime-node on the worker pool and on the calling thread. A residual that would make the
 // unfused ops' result larger than the fused op's is a coded error, not a wrong result.
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
@@ -49,15 +50,37 @@ const bytes = onnxModel(
     op('Add', ['m', 'bm'], ['mb']),
     op('Sigmoid', ['mb'], ['ms']),
     op('Mul', ['ms', 'r'], ['z']),
+    // a standalone chain on x (no Conv or MatMul before it): a FusedElementwise, one stride per dim
+    constant('kx', [8, 1, 1]),
+    op('Mul', ['x', 'kx'], ['e1']),
+    op('Sigmoid', ['e1'], ['e2']),
+    op('Sub', ['e2', 'x'], ['u']),
+    // LayerNorm written out over v's static rows of 32 (its other dims dynamic): a row-reduction kernel
+    op('Constant', [], ['last'], [{ name: 'value_ints', ints: [-1] }]),
+    op('ReduceMean', ['v', 'last'], ['mu']),
+    op('Sub', ['v', 'mu'], ['dr']),
+    op('Mul', ['dr', 'dr'], ['d2']),
+    op('ReduceMean', ['d2', 'last'], ['var']),
+    constant('eps', [1], 1e-5),
+    op('Add', ['var', 'eps'], ['ve']),
+    op('Sqrt', ['ve'], ['sd']),
+    op('Div', ['dr', 'sd'], ['nr']),
+    constant('gamma', [32]),
+    op('Mul', ['nr', 'gamma'], ['ng']),
+    constant('beta', [32]),
+    op('Add', ['ng', 'beta'], ['l']),
   ],
   [
     { name: 'x', type: 'float32', dims: ['batch', 8, 6, 'width'] },
     { name: 't', type: 'float32', dims: ['rows', 'seq', 24] },
     { name: 'r', type: 'float32', dims: ['rows', 'seq', 32] },
+    { name: 'v', type: 'float32', dims: ['vrows', 'vseq', 32] },
   ],
   [
     { name: 'y', type: 'float32', dims: ['batch', 16, 6, 'width'] },
     { name: 'z', type: 'float32', dims: ['rows', 'seq', 32] },
+    { name: 'u', type: 'float32', dims: ['batch', 8, 6, 'width'] },
+    { name: 'l', type: 'float32', dims: ['vrows', 'vseq', 32] },
   ],
 );
 
@@ -66,6 +89,7 @@ function feedsOf(batch: number, width: number, rows: number, seq: number, rRows 
     x: randomFloats('float32', [batch, 8, 6, width], random),
     t: randomFloats('float32', [rows, seq, 24], random),
     r: randomFloats('float32', [rRows, seq, 32], random),
+    v: randomFloats('float32', [rows + 1, seq, 32], random),
   };
 }
 
@@ -90,6 +114,16 @@ describe('generated epilogues over dynamic dims', () => {
     const hosts = (model?.graph.nodes ?? []).filter((n) => n.opDesc.attrs.has('kernel')).map((n) => n.type);
     expect(hosts.filter((t) => t === 'FusedConv')).toHaveLength(2);
     expect(hosts).toContain('PackedMatMul');
+    // the standalone chain: its output's dynamic dims are RUNTIME_DIM (0), taken from x at each run
+    // and the LayerNorm's: [rows, seq, 32]
+    const shapes = (model?.graph.nodes ?? [])
+      .filter((n) => n.type === 'FusedElementwise')
+      .map((n) => n.opDesc.attrs.get('shape'))
+      .map((a) => (a?.kind === 'ints' ? a.value : undefined));
+    expect(shapes).toHaveLength(2);
+    expect(shapes).toContainEqual([0, 8, 6, 0]);
+    expect(shapes).toContainEqual([0, 0, 32]);
+    expect(types).not.toContain('ReduceMean');
   });
 
   for (const mode of ['workers', 'host'] as const) {
@@ -110,7 +144,7 @@ describe('generated epilogues over dynamic dims', () => {
             ),
           );
           const got = await model.run(feeds);
-          for (const name of ['y', 'z']) {
+          for (const name of ['y', 'z', 'u', 'l']) {
             const a = got[name] as HostTensor;
             const b = want[name] as ort.Tensor;
             expect(a.dims, `${name} ${batch}×${width}, ${rows}×${seq}`).toEqual([...b.dims]);

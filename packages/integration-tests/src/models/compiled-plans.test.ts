@@ -1,5 +1,5 @@
 // Plans and packed weights the compiler records in the .om: a Conv's plan (implementation, slab,
-// tiles) on its task, run on one thread (split again) and on the two it was made for, against
+// tiles), a PackedMatMul's (GEMV or GEMM, tiles) and a pooling's (plane runs) on their tasks, run on one thread (split again) and on the two it was made for, against
 // onnxruntime-node; a plan or a packed weight that does not fit its task is a coded error (the
 // executor's TSGE-E6007 naming the node, caused by the kernel's own code), not a wrong result.
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
@@ -110,6 +110,98 @@ describe('Conv plans recorded in the .om', () => {
     });
     // the executor's kernel failure (TSGE-E6007, naming the node) carries the plan's own code
     await expect(loadAndRun(bad, feeds)).rejects.toMatchObject({ code: 'TSGE-E6007', cause: { code: 'TSGE-E7106' } });
+  });
+});
+
+/** The recorded plan attribute of the first kernel task of `opType` in a compiled .om. */
+function taskPlan(om: Uint8Array, opType: string, name: string): number[] | undefined {
+  const tasks = readOm(om).model?.taskInfo.plans[0]?.streams.flatMap((s) => s.tasks) ?? [];
+  const task = tasks.find((t) => t.kind === 'kernel' && t.opType === opType);
+  const plan = task?.kind === 'kernel' ? task.attrs?.[name] : undefined;
+  return plan?.kind === 'ints' ? plan.value : undefined;
+}
+
+describe('PackedMatMul and pooling plans recorded in the .om', () => {
+  // label, model, input dims, task op, plan attribute, path recorded (matmul-plan.ts, pool-plan.ts)
+  const matmul = (rows: number): Uint8Array =>
+    onnxModel(
+      [constant('w', [96, 200]), { opType: 'MatMul', domain: '', inputs: ['x', 'w'], outputs: ['y'] }],
+      [f32('x', [rows, 96])],
+      [f32('y', [rows, 200])],
+      13,
+    );
+  const pool = (opType: string, attrs: Attr[]): Uint8Array =>
+    onnxModel(
+      [{ opType, domain: '', inputs: ['x'], outputs: ['y'], attrs }],
+      [f32('x', [1, 16, 30, 30])],
+      [f32('y', [1, 16, 'oh', 'ow'])],
+      13,
+    );
+  const cases: [string, Uint8Array, number[], string, string, number][] = [
+    ['MatMul with 2 rows: GEMV on the panels', matmul(2), [2, 96], 'PackedMatMul', 'matmul_plan', 1],
+    ['MatMul with 150 rows: GEMM on the panels', matmul(150), [150, 96], 'PackedMatMul', 'matmul_plan', 2],
+    [
+      'MaxPool 3×3 stride 2: window kernels',
+      pool('MaxPool', [
+        { name: 'kernel_shape', ints: [3, 3] },
+        { name: 'strides', ints: [2, 2] },
+        { name: 'pads', ints: [1, 1, 1, 1] },
+      ]),
+      [1, 16, 30, 30],
+      'MaxPool',
+      'pool_plan',
+      2,
+    ],
+    [
+      'AveragePool over the whole plane: a plane reduction',
+      pool('AveragePool', [{ name: 'kernel_shape', ints: [30, 30] }]),
+      [1, 16, 30, 30],
+      'AveragePool',
+      'pool_plan',
+      1,
+    ],
+  ];
+  for (const [label, bytes, dims, opType, name, path] of cases)
+    it(`${label}, planned for 2 threads, on 1 and 2`, async () => {
+      const compiled = await compileModel(await parseModel(bytes, { fileName: 'plan.onnx' }), { threads: 2 });
+      expect(compiled.summary.counters['kernel-plans']).toBe(1);
+      // [version, path, threads, ...]
+      expect(taskPlan(compiled.om, opType, name)?.slice(0, 3)).toEqual([1, path, 2]);
+      for (const threads of [1, 2])
+        await expectLikeOrt({
+          label: `${label} t${threads}`,
+          bytes,
+          feeds: { x: randomFloats('float32', dims, random) },
+          outputs: ['y'],
+          tolerance: 1e-4,
+          threads,
+          compile: { threads: 2 },
+        });
+    });
+
+  it('a MatMul or pooling plan that does not fit its task is TSGE-E7106, not a wrong result', async () => {
+    const { om } = await compileModel(await parseModel(matmul(150), { fileName: 'mm.onnx' }), { threads: 2 });
+    // the GEMM relabelled a GEMV (which runs up to 4 rows)
+    const bad = withTaskAttrs(om, 'PackedMatMul', (attrs) => {
+      const v = (attrs.matmul_plan as { value: number[] }).value;
+      attrs.matmul_plan = { kind: 'ints', value: [v[0] as number, 1, ...v.slice(2)] };
+    });
+    await expect(loadAndRun(bad, { x: randomFloats('float32', [150, 96], random) })).rejects.toMatchObject({
+      code: 'TSGE-E6007',
+      cause: { code: 'TSGE-E7106' },
+    });
+    const { om: pooled } = await compileModel(
+      await parseModel(pool('MaxPool', [{ name: 'kernel_shape', ints: [2, 2] }]), { fileName: 'pool.onnx' }),
+      { threads: 2 },
+    );
+    // a plane reduction recorded for a 2×2 window
+    const global = withTaskAttrs(pooled, 'MaxPool', (attrs) => {
+      attrs.pool_plan = { kind: 'ints', value: [1, 1, 2, 0] };
+    });
+    await expect(loadAndRun(global, { x: randomFloats('float32', [1, 16, 30, 30], random) })).rejects.toMatchObject({
+      code: 'TSGE-E6007',
+      cause: { code: 'TSGE-E7106' },
+    });
   });
 });
 

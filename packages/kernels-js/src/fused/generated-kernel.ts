@@ -4,14 +4,12 @@ import {
   type KernelInstruction,
   KernelKind,
   KOp,
-  TSGE_DOMAIN,
   TsgeError,
   decodeKernelDescription,
   kernelElements,
   rowPasses,
 } from '@tsge/metadef';
-import { FUSED_ELEMENTWISE, erf } from '@tsge/ops/kernel-support';
-import { defineKernel } from '../define.js';
+import { erf } from '@tsge/ops/kernel-support';
 
 /** Elements a register holds: long enough that each instruction is a tight loop, short enough to stay in L1. */
 const BLOCK = 512;
@@ -72,7 +70,9 @@ type Binary = (a: number, b: number) => number;
 const UNARY: Readonly<Record<number, Unary>> = {
   [KOp.neg]: (x) => -x,
   [KOp.abs]: Math.abs,
-  [KOp.relu]: (x) => Math.max(x, 0),
+  // x < 0 ? 0 : x keeps NaN and −0, as onnxruntime's Relu does (Math.max(−0, 0) is 0)
+  // biome-ignore lint/complexity/useMathMinMax: Math.max gives 0 for −0
+  [KOp.relu]: (x) => (x < 0 ? 0 : x),
   [KOp.sigmoid]: (x) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))),
   [KOp.tanh]: Math.tanh,
   [KOp.exp]: Math.exp,
@@ -93,8 +93,12 @@ const BINARY: Readonly<Record<number, Binary>> = {
   [KOp.min]: Math.min,
   [KOp.pow]: Math.pow,
   [KOp.leaky]: (a, b) => (a >= 0 ? a : a * b),
-  [KOp.clampLo]: Math.max,
-  [KOp.clampHi]: Math.min,
+  // a clamp keeps x when it is NaN, −0 against a bound of 0, or inside the bounds, as onnxruntime's
+  // Clip does and the SIMD emitter's pmax/pmin do (Math.max/min would give 0 for −0, NaN for a NaN bound)
+  // biome-ignore lint/complexity/useMathMinMax: Math.max differs on −0 and a NaN bound
+  [KOp.clampLo]: (a, b) => (a < b ? b : a),
+  // biome-ignore lint/complexity/useMathMinMax: Math.min differs on −0 and a NaN bound
+  [KOp.clampHi]: (a, b) => (b < a ? b : a),
 };
 
 /** Rows of a description: the product of every dim but the last. */
@@ -209,24 +213,3 @@ export function epilogueOperands(ctx: KernelContextV1, y: Float32Array): Float32
   }
   return operands;
 }
-
-/** The reference kernel of `tsge::FusedElementwise`: the interpreter over the whole output. */
-export const fusedElementwiseKernel = defineKernel({
-  opType: FUSED_ELEMENTWISE,
-  domain: TSGE_DOMAIN,
-  dtypes: ['float32'],
-  compute(ctx) {
-    const d = descriptionOf(ctx);
-    const inputs = Array.from({ length: ctx.inputCount }, (_, i) => ctx.tensor(i)?.data as Float32Array | undefined);
-    const y = ctx.output(0, outputDims(ctx, d), 'float32').data as Float32Array;
-    checkOperands(d, inputs, y, ctx.nodeName);
-    const ins = inputs as Float32Array[];
-    // the output may share bytes with an input the plan let it reuse: compute into a copy then
-    const overlaps = ins.some(
-      (x) => x.buffer === y.buffer && x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength,
-    );
-    const out = overlaps ? new Float32Array(y.length) : y;
-    interpretDescription(d, ins, out);
-    if (out !== y) y.set(out);
-  },
-});

@@ -6,11 +6,32 @@
  * any other before a kernel runs it.
  */
 import { TsgeError } from '../errors/tsge-error.js';
+import { broadcastStrides, runStride } from './broadcast-strides.js';
 import { CONTIGUOUS, type KernelDescription, RUNTIME_DIM, decodeKernelDescription, encodeKernelDescription } from './kernel-description.js';
 
 /** Whether a description has dims or inputs known only at run time. */
 export function isRuntimeSized(d: KernelDescription): boolean {
   return d.shape.includes(RUNTIME_DIM) || d.inputs.some((x) => x.size === RUNTIME_DIM);
+}
+
+/**
+ * The layout dims of a run-time-sized description over `out`, as output dims [from, to): a Conv
+ * epilogue's [N, C, spatial], a MatMul epilogue's [1, rows, N], or each dim on its own for a
+ * standalone elementwise group (every broadcast is then one stride per dim).
+ */
+export function runtimeLayoutGroups(kind: 'conv' | 'matmul' | 'elementwise', rank: number): [number, number][] {
+  if (kind === 'elementwise') return Array.from({ length: rank }, (_, i) => [i, i + 1]);
+  return kind === 'conv'
+    ? [
+        [0, 1],
+        [1, 2],
+        [2, rank],
+      ]
+    : [
+        [0, 0],
+        [0, rank - 1],
+        [rank - 1, rank],
+      ];
 }
 
 /** The shapes of one run that resolve a run-time-sized description. */
@@ -72,29 +93,8 @@ function layoutStrides(
   output: readonly number[],
   groups: readonly (readonly [number, number])[],
 ): number[] | undefined {
-  if (dims.length > output.length) return undefined;
-  const row = new Array<number>(output.length).fill(0);
-  let step = 1;
-  for (let i = dims.length - 1; i >= 0; i--) {
-    const o = output.length - dims.length + i;
-    const d = dims[i] as number;
-    if (d !== 1 && d !== output[o]) return undefined;
-    row[o] = d === 1 ? 0 : step;
-    step *= d;
-  }
-  const strides: number[] = [];
-  for (const [from, to] of groups) {
-    let run = -1;
-    let span = 1;
-    for (let i = to - 1; i >= from; i--) {
-      const n = output[i] as number;
-      if (n === 1) continue;
-      const s = row[i] as number;
-      if (run < 0) run = s;
-      else if (s !== run * span) return undefined;
-      span *= n;
-    }
-    strides.push(Math.max(run, 0));
-  }
-  return strides;
+  const row = broadcastStrides(dims, output);
+  if (!row) return undefined;
+  const strides = groups.map(([from, to]) => runStride(output, row, from, to));
+  return strides.every((s) => s !== undefined) ? (strides as number[]) : undefined;
 }

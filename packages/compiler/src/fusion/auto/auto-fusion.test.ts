@@ -1,5 +1,5 @@
 import type { AttrValue, Graph, HostTensor, OpRegistry, Value } from '@tsge/metadef';
-import { GraphBuilder, KOp, attr, createKernelRegistryOf, createTensor, decodeKernelDescription } from '@tsge/metadef';
+import { GraphBuilder, KOp, UNKNOWN_RANK_SHAPE, attr, createKernelRegistryOf, createTensor, decodeKernelDescription } from '@tsge/metadef';
 import { interpretGraph, jsKernelLibrary } from '@tsge/kernels-js';
 import { createDefaultOpRegistry } from '@tsge/ops';
 import { describe, expect, it } from 'vitest';
@@ -111,9 +111,55 @@ describe('auto-fusion', () => {
     expect(r.types.sort()).toEqual(['Exp', 'FusedElementwise']);
   });
 
-  it('keeps dynamic shapes and other dtypes unfused', () => {
-    const b = new GraphBuilder('dynamic', { ops });
-    const x = b.input('x', 'float32', ['n', 3]);
+  it('fuses a chain on dynamic dims into a run-time-sized description that runs on several shapes', () => {
+    const build = () => {
+      const b = new GraphBuilder('dynamic', { ops });
+      const x = b.input('x', 'float32', ['n', 3]);
+      const k = b.constant('k', createTensor('float32', [3], Float32Array.from([0.5, -2, 3])));
+      b.output(b.op('Relu', [b.op('Mul', [b.op('Neg', [x], { name: 'neg' }), k], { name: 'mul' })], { name: 'relu' }), 'y');
+      return b.build();
+    };
+    for (const n of [1, 5]) {
+      const graph = build();
+      fuseAndCompare(graph, { x: tensor([n, 3], n) });
+      const fused = graph.nodes.find((node) => node.type === 'FusedElementwise');
+      const shape = fused?.opDesc.attrs.get('shape');
+      // n is RUNTIME_DIM (0) in the node's shape and the description; x has run-time size, k static strides
+      expect(shape?.kind === 'ints' ? shape.value : undefined).toEqual([0, 3]);
+      const words = fused?.opDesc.attrs.get('description');
+      const d = decodeKernelDescription(words?.kind === 'ints' ? words.value : [], 'dynamic', { runtimeSized: true });
+      expect(d.shape).toEqual([0, 3]);
+      expect(d.inputs.map((i) => i.size)).toEqual([0, 3]);
+      expect(d.inputs[1]?.strides).toEqual([0, 1]);
+    }
+  });
+
+  it('fuses dynamic inputs that broadcast against each other, the output dims taken from them at each run', () => {
+    const build = () => {
+      const b = new GraphBuilder('dynamic-broadcast', { ops });
+      const x = b.input('x', 'float32', ['n', 'c']);
+      const s = b.input('s', 'float32', ['m', 1]);
+      const k = b.constant('k', createTensor('float32', [1, 1, 1], Float32Array.from([0.5])));
+      b.output(b.op('Relu', [b.op('Add', [b.op('Mul', [x, s], { name: 'mul' }), k], { name: 'add' })], { name: 'relu' }), 'y');
+      return b.build();
+    };
+    // s per row of x, and s broadcast over x's rows too
+    for (const [n, c, m] of [
+      [4, 5, 4],
+      [3, 9, 1],
+    ] as const) {
+      const graph = build();
+      const { fused } = fuseAndCompare(graph, { x: tensor([n, c], n), s: tensor([m, 1], c) });
+      expect(fused).toHaveLength(1);
+      const shape = fused[0]?.opDesc.attrs.get('shape');
+      // the constant makes the output rank 3: its first dim is 1, the others the inputs'
+      expect(shape?.kind === 'ints' ? shape.value : undefined).toEqual([1, 0, 0]);
+    }
+  });
+
+  it('keeps a chain of unknown rank unfused', () => {
+    const b = new GraphBuilder('unknown-rank', { ops });
+    const x = b.input('x', 'float32', UNKNOWN_RANK_SHAPE);
     b.output(b.op('Relu', [b.op('Neg', [x], { name: 'neg' })], { name: 'relu' }), 'y');
     const manager = new PassManager({ ops, target: 'js', level: 3 });
     const graph = b.build();

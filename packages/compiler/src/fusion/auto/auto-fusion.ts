@@ -1,4 +1,4 @@
-import type { AttrReader, Graph, KOpCode, KernelInstruction, Node, OpRegistry, OutDataAnchor, TensorDesc } from '@tsge/metadef';
+import type { AttrReader, Graph, KOpCode, KernelInstruction, Node, OpRegistry, OutDataAnchor, Shape, TensorDesc } from '@tsge/metadef';
 import {
   CONST,
   KOp,
@@ -11,7 +11,11 @@ import {
   createOpDesc,
   createTensorDesc,
   encodeKernelDescription,
+  RUNTIME_DIM,
+  isStaticDim,
   isStaticShape,
+  broadcastStrides,
+  runStride,
   shapeSize,
 } from '@tsge/metadef';
 import { FUSED_CONV, FUSED_ELEMENTWISE, FUSED_MATMUL } from '@tsge/ops';
@@ -47,10 +51,12 @@ function rowReduction(node: Node): boolean {
   if (ROW_REDUCTIONS[node.type] === undefined || !isOnnx(node)) return false;
   const x = descOfAnchor(node.inData[0]?.peer);
   const y = node.opDesc.outputDescs[0];
-  if (!staticFloatDesc(x) || !staticFloatDesc(y) || x.shape.length === 0 || y.shape.length !== x.shape.length) return false;
+  if (!floatDesc(x) || !floatDesc(y) || x.shape.length === 0 || y.shape.length !== x.shape.length) return false;
   const last = x.shape.length - 1;
+  const n = x.shape[last] as Shape[number];
+  // the row is static (a ReduceMean divides by its length); the leading dims may be dynamic, and
   // axes of size 1 reduced along with the last one change nothing
-  return (x.shape[last] as number) > 1 && y.shape.every((d, i) => (i === last ? d === 1 : d === x.shape[i]));
+  return isStaticDim(n) && n > 1 && y.shape.every((d, i) => (i === last ? d === 1 : d === x.shape[i]));
 }
 
 /** A dry run of an op's lowering: whether it can be expressed with these inputs and attributes. */
@@ -101,18 +107,6 @@ function growGroup(sink: Node, candidate: (n: Node) => boolean): Node[] {
   return [...group];
 }
 
-/** Right-aligned broadcast strides of a tensor of `dims` read at each index of `out`. */
-function broadcastStrides(dims: readonly number[], out: readonly number[]): number[] {
-  const strides = new Array<number>(out.length).fill(0);
-  let step = 1;
-  for (let i = dims.length - 1; i >= 0; i--) {
-    const o = out.length - dims.length + i;
-    strides[o] = dims[i] === 1 && (out[o] as number) !== 1 ? 0 : step;
-    step *= dims[i] as number;
-  }
-  return strides;
-}
-
 /** Merges adjacent dims that every input walks contiguously together (and drops size-1 dims). */
 function collapse(shape: readonly number[], strides: readonly number[][]): { shape: number[]; strides: number[][] } {
   const keep = shape.map((d, i) => d !== 1 || i === shape.length - 1);
@@ -150,25 +144,6 @@ function rowCollapse(shape: readonly number[], strides: readonly number[][]): La
     shape: [...lead.shape, shape[last] as number],
     strides: lead.strides.map((row, i) => [...row, (strides[i] as number[])[last] as number]),
   };
-}
-
-/**
- * The one stride that walks dims [from, to) of the output together as a single run (each dim of
- * size > 1 continuing the run of the ones inside it), 0 when they are all broadcast or of size 1;
- * undefined when they do not form one run.
- */
-function runStride(shape: readonly number[], row: readonly number[], from: number, to: number): number | undefined {
-  let run = -1;
-  let step = 1;
-  for (let i = to - 1; i >= from; i--) {
-    const d = shape[i] as number;
-    if (d === 1) continue;
-    const s = row[i] as number;
-    if (run < 0) run = s;
-    else if (s !== run * step) return undefined;
-    step *= d;
-  }
-  return Math.max(run, 0);
 }
 
 type Layout = { shape: number[]; strides: number[][] };
@@ -373,7 +348,7 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   // an epilogue runs over blocks of its host's output, never whole rows; a row-reduction kernel's
   // rows are the output's last dim, which each reduction's input must span
   const rowLength = outShape[outShape.length - 1];
-  if (reduces && (host || rowLength === undefined)) return undefined;
+  if (reduces && (host || rowLength === undefined || !isStaticDim(rowLength))) return undefined;
   for (const node of members) {
     if (rowReduction(node)) {
       const x = node.inData[0]?.peer as OutDataAnchor;
@@ -413,11 +388,12 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
   }
   const inputShapes = inputs.map((a) => descOfAnchor(a)?.shape ?? []);
   if (!isStaticShape(outShape) || !inputShapes.every(isStaticShape)) {
-    // dynamic dims: only an epilogue, over its run-time-sized layout
-    const layout = host && !reduces && runtimeLayout(host.kind, outShape, inputShapes);
+    // dynamic dims: an epilogue over its host's layout, a standalone group (row reductions too:
+    // their rows are static) one stride per output dim; a transposed read is a static view
+    const layout = views.size === 0 && runtimeLayout(host ? host.kind : 'elementwise', outShape, inputShapes);
     if (!layout) return undefined;
     const words = encodeKernelDescription({
-      kind: KernelKind.elementwise,
+      kind: reduces ? KernelKind.rowReduction : KernelKind.elementwise,
       dtype: KernelDtype.float32,
       shape: layout.shape,
       inputs: layout.inputs,
@@ -433,6 +409,7 @@ export function describeGroup(members: readonly Node[], sink: Node | undefined, 
     const perm = views.get(i);
     return perm ? transposedStrides(dims, perm, outShape) : broadcastStrides(dims, outShape);
   });
+  if (!strides.every((row) => row !== undefined)) return undefined;
   const collapsed = host
     ? host.kind === 'conv'
       ? channelLayout(outShape, strides)
@@ -465,8 +442,8 @@ function ordered(members: readonly Node[], order: ReadonlyMap<Node, number>): No
  * on the js device). A chain that reads a Conv's output (its only reader) becomes that Conv's
  * generated epilogue instead (TVM's out-elemwise-fusable rule): a `tsge::FusedConv` whose tiles run
  * the description over each output block while it is in cache; a FusedConv's own activation
- * becomes a description too. Float32 only; on dynamic dims only epilogues, run-time sized
- * (`runtime-sized.ts`); other groups with dynamic dims stay as they are.
+ * becomes a description too. Float32 only; on dynamic dims the descriptions are run-time sized
+ * (`runtime-sized.ts`), except row reductions and transposed reads, which stay static.
  */
 export const autoFusionPass = definePass({
   name: 'auto-fusion',
@@ -548,7 +525,8 @@ function replaceGroup(graph: Graph, members: readonly Node[], sink: Node, kernel
       type: FUSED_ELEMENTWISE,
       domain: TSGE_DOMAIN,
       attrs: [
-        ['shape', attr.ints([...(desc.shape as number[])])],
+        // a dynamic dim is RUNTIME_DIM: the kernel takes it from the inputs at each run
+        ['shape', attr.ints(desc.shape.map((d) => (isStaticDim(d) ? d : RUNTIME_DIM)))],
         ['description', attr.ints(Array.from(kernel.words))],
         ['fused_nodes', attr.strings([...kernel.heads, ...members].map((m) => m.name))],
       ],

@@ -1,5 +1,15 @@
 import type { Shape, TensorDesc } from '@tsge/metadef';
-import { CONTIGUOUS, RUNTIME_DIM, isStaticDim, isStaticShape, isUnknownRank, shapeSize } from '@tsge/metadef';
+import {
+  CONTIGUOUS,
+  RUNTIME_DIM,
+  broadcastStrides,
+  isStaticDim,
+  isStaticShape,
+  isUnknownRank,
+  runStride,
+  runtimeLayoutGroups,
+  shapeSize,
+} from '@tsge/metadef';
 
 /**
  * Epilogues over dynamic dims (a model compiled without fixed input shapes): the description is
@@ -34,87 +44,43 @@ function sameDims(dims: Shape, out: Shape): boolean {
   );
 }
 
-/**
- * A static input's stride over output dims [from, to) taken as one layout dim, from its
- * right-aligned broadcast strides `row`: 0 when it is broadcast over all of them, the stride of a
- * single contiguous run when they are all static, else undefined (it would step along a run-time dim).
- */
-function staticRun(out: Shape, row: readonly number[], from: number, to: number): number | undefined {
-  if (row.slice(from, to).every((s) => s === 0)) return 0;
-  let run = -1;
-  let step = 1;
-  for (let i = to - 1; i >= from; i--) {
-    const d = out[i] as Shape[number];
-    if (!isStaticDim(d)) return undefined;
-    if (d === 1) continue;
-    const s = row[i] as number;
-    if (run < 0) run = s;
-    else if (s !== run * step) return undefined;
-    step *= d;
-  }
-  return Math.max(run, 0);
-}
-
-/** Right-aligned broadcast strides of a static input of `dims` over `out`; undefined where it does not broadcast. */
-function broadcastRow(dims: readonly number[], out: Shape): number[] | undefined {
-  if (dims.length > out.length) return undefined;
-  const row = new Array<number>(out.length).fill(0);
-  let step = 1;
-  for (let i = dims.length - 1; i >= 0; i--) {
-    const o = out.length - dims.length + i;
-    const d = dims[i] as number;
-    const od = out[o] as Shape[number];
-    if (d !== 1 && (!isStaticDim(od) || od !== d)) return undefined;
-    row[o] = d === 1 ? 0 : step;
-    step *= d;
-  }
-  return row;
-}
-
 export interface RuntimeLayout {
   readonly shape: number[];
   readonly inputs: { size: number; strides: number[] }[];
 }
 
 /**
- * The run-time-sized layout of an epilogue over `out` (the host's output) reading `inputs`
- * (input 0 the host's output), or undefined when some input is neither the output's dims nor a
- * static tensor broadcast along every run-time dim, or the layout's inner dim (C of a Conv, N of a
- * MatMul) is dynamic.
+ * The run-time-sized layout of a description over `out` (an epilogue's host output, or a
+ * standalone group's) reading `inputs` (input 0 of an epilogue is the host's output), or
+ * undefined when some input is neither the output's dims nor a static tensor broadcast along every
+ * run-time dim, or an epilogue's inner dim (C of a Conv, N of a MatMul) is dynamic.
  */
-export function runtimeLayout(kind: 'conv' | 'matmul', out: Shape, inputs: readonly Shape[]): RuntimeLayout | undefined {
+export function runtimeLayout(kind: 'conv' | 'matmul' | 'elementwise', out: Shape, inputs: readonly Shape[]): RuntimeLayout | undefined {
   const rank = out.length;
-  if (rank < (kind === 'conv' ? 3 : 2)) return undefined;
-  const groups: [number, number][] =
-    kind === 'conv'
-      ? [
-          [0, 1],
-          [1, 2],
-          [2, rank],
-        ]
-      : [
-          [0, 0],
-          [0, rank - 1],
-          [rank - 1, rank],
-        ];
+  if (rank < (kind === 'conv' ? 3 : kind === 'matmul' ? 2 : 1)) return undefined;
+  const groups = runtimeLayoutGroups(kind, rank);
   const shape = groups.map(([from, to]) => extent(out, from, to));
-  if (shape[kind === 'conv' ? 1 : 2] === RUNTIME_DIM) return undefined;
+  if (kind !== 'elementwise' && shape[kind === 'conv' ? 1 : 2] === RUNTIME_DIM) return undefined;
   const layoutInputs: RuntimeLayout['inputs'] = [];
+  const atRunTime = { size: RUNTIME_DIM, strides: groups.map(() => CONTIGUOUS) };
+  // a standalone group's output is the broadcast of its inputs at each run (the kernel takes its
+  // dynamic dims from them): any input of known rank up to the output's may be addressed from its
+  // run's dims, which must then broadcast to the output (checked per run, TSGE-E7103)
+  const standalone = kind === 'elementwise';
   for (const dims of inputs) {
+    const runtime = standalone ? !isUnknownRank(dims) && dims.length <= rank : sameDims(dims, out);
     if (!isStaticShape(dims)) {
-      if (!sameDims(dims, out)) return undefined;
-      layoutInputs.push({ size: RUNTIME_DIM, strides: groups.map(() => CONTIGUOUS) });
+      if (!runtime) return undefined;
+      layoutInputs.push(atRunTime);
       continue;
     }
-    const row = broadcastRow(dims, out);
-    if (!row) return undefined;
-    const strides: number[] = [];
-    for (const [from, to] of groups) {
-      const s = staticRun(out, row, from, to);
-      if (s === undefined) return undefined;
-      strides.push(s);
-    }
-    layoutInputs.push({ size: Math.max(shapeSize(dims) ?? 1, 1), strides });
+    const row = broadcastStrides(dims, out);
+    const strides = row && groups.map(([from, to]) => runStride(out, row, from, to));
+    if (strides?.every((s) => s !== undefined))
+      layoutInputs.push({ size: Math.max(shapeSize(dims) ?? 1, 1), strides: strides as number[] });
+    // a static input stepping along a dynamic dim of a standalone group's output
+    else if (standalone && runtime) layoutInputs.push(atRunTime);
+    else return undefined;
   }
   return { shape, inputs: layoutInputs };
 }
