@@ -7,9 +7,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { type DecoderConfig, Decoder, type WeightSource, argmax, buildDecoderGraph } from '@tsge/example-llm';
-import { type HostTensor, TsgeError } from '@tsge/metadef';
+import type { HostTensor } from '@tsge/metadef';
+import { integerFlag, listFlag, parseFlags } from './bench-options.js';
 import { graphToOnnx } from './graph-to-onnx.js';
 import { benchLmHead } from './llm-lm-head.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
@@ -18,40 +18,27 @@ const RUNTIMES = ['tsge', 'ort-node', 'ort-web'] as const;
 const FORMATS = ['fp32', 'int4'] as const;
 type Runtime = (typeof RUNTIMES)[number];
 
-const { values } = parseArgs({
-  options: {
-    layers: { type: 'string', default: '4' },
-    prompt: { type: 'string', default: '8' },
-    steps: { type: 'string', default: '8' },
-    threads: { type: 'string', default: String(availableParallelism()) },
-    runtimes: { type: 'string', default: RUNTIMES.join(',') },
-    formats: { type: 'string', default: FORMATS.join(',') },
-    // per op type: tsge's time in a decode step (the executor's profile) and the step's wall time
-    profile: { type: 'boolean', default: false },
-    // only the fp32 lm_head MatMul, tsge and onnxruntime-web, in GB/s of weights streamed (on its
-    // own: onnxruntime-web's heap does not shrink after the 544 MB weight, so no decoder follows)
-    'lm-head': { type: 'boolean', default: false },
-  },
+const COMMAND = 'bench:llm';
+const values = parseFlags(COMMAND, {
+  layers: { type: 'string', default: '4' },
+  prompt: { type: 'string', default: '8' },
+  steps: { type: 'string', default: '8' },
+  threads: { type: 'string', default: String(availableParallelism()) },
+  runtimes: { type: 'string', default: RUNTIMES.join(',') },
+  formats: { type: 'string', default: FORMATS.join(',') },
+  // per op type: tsge's time in a decode step (the executor's profile) and the step's wall time
+  profile: { type: 'boolean', default: false },
+  // only the fp32 lm_head MatMul, tsge and onnxruntime-web, in GB/s of weights streamed (on its
+  // own: onnxruntime-web's heap does not shrink after the 544 MB weight, so no decoder follows)
+  'lm-head': { type: 'boolean', default: false },
 });
 
-function count(option: string, text: string | undefined, max: number): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1 || n > max)
-    throw TsgeError.of('TSGE-E4157', { option, reason: `expected an integer from 1 to ${max}, got ${JSON.stringify(text)}` });
-  return n;
-}
-function list<T extends string>(option: string, text: string | undefined, allowed: readonly T[]): T[] {
-  const items = (text ?? '').split(',').filter((s) => s !== '');
-  for (const item of items)
-    if (!allowed.includes(item as T)) throw TsgeError.of('TSGE-E4157', { option, reason: `${item} is not one of ${allowed.join(', ')}` });
-  return items as T[];
-}
-const layers = count('--layers', values.layers, 24);
-const promptLength = count('--prompt', values.prompt, 512);
-const steps = count('--steps', values.steps, 512);
-const threads = count('--threads', values.threads, 64);
-const runtimes = list('--runtimes', values.runtimes, RUNTIMES);
-const formats = list('--formats', values.formats, FORMATS);
+const layers = integerFlag(COMMAND, '--layers', values.layers, 24);
+const promptLength = integerFlag(COMMAND, '--prompt', values.prompt, 512);
+const steps = integerFlag(COMMAND, '--steps', values.steps, 512);
+const threads = integerFlag(COMMAND, '--threads', values.threads, 64);
+const runtimes = listFlag(COMMAND, '--runtimes', values.runtimes, RUNTIMES);
+const formats = listFlag(COMMAND, '--formats', values.formats, FORMATS);
 
 const config: DecoderConfig = {
   modelType: 'qwen2',
