@@ -143,7 +143,7 @@ export async function tsgeSession(
         (tokens) => decoder.step(tokens),
         () => decoder.reset(),
       ),
-    profileLines: (format) => profileLines(decoder.profile().traceEvents, shape.steps, format),
+    profileLines: (format) => profileLines(decoder.profile().traceEvents, shape.steps, format, int4 ? undefined : matmulBytes(config)),
     release: () => decoder.release(),
   };
 }
@@ -183,8 +183,24 @@ export async function ortSession(shape: LlmShape, model: LoadedRuntime): Promise
   return { round: () => timed(shape, vocab, step, reset), release: () => model.release() };
 }
 
-/** The last `steps` runs (the decode steps) of a profile: per op type ms a step, and the wall time. */
-function profileLines(events: ReturnType<Decoder['profile']>['traceEvents'], steps: number, format: string): string[] {
+/** Bytes of the float32 MatMul weights a decode step streams: every projection and the tied lm_head. */
+export function matmulBytes(config: DecoderConfig): number {
+  const { hidden, intermediate, heads, kvHeads, headDim, vocab, layers } = config;
+  const layer = hidden * (heads + 2 * kvHeads) * headDim + heads * headDim * hidden + 3 * hidden * intermediate;
+  return 4 * (layers * layer + vocab * hidden);
+}
+
+/**
+ * The last `steps` runs (the decode steps) of a profile: per op type ms a step, and the wall time;
+ * with `weightBytes` (float32), the rate the PackedMatMuls stream them at over their time on the
+ * stream's own thread (helpers' tiles run meanwhile, inside that time).
+ */
+function profileLines(
+  events: ReturnType<Decoder['profile']>['traceEvents'],
+  steps: number,
+  format: string,
+  weightBytes?: number,
+): string[] {
   const tasks = events.flatMap((e) => (e.ph === 'X' ? [e] : []));
   const last = Math.max(...tasks.map((e) => e.args.run));
   const decode = tasks.filter((e) => e.args.run > last - steps);
@@ -204,6 +220,13 @@ function profileLines(events: ReturnType<Decoder['profile']>['traceEvents'], ste
     wall += (Math.max(...of.map((e) => e.ts + e.dur)) - Math.min(...of.map((e) => e.ts))) / 1000;
   }
   const busy = decode.reduce((sum, e) => sum + e.dur / 1000, 0);
+  const gemvMs = (byOp.get('PackedMatMul')?.ms ?? 0) / steps;
+  const rate =
+    weightBytes && gemvMs > 0
+      ? [
+          `  PackedMatMul: ${(weightBytes / 1e6).toFixed(0)} MB of weights a step in ${gemvMs.toFixed(2)} ms: ${(weightBytes / gemvMs / 1e6).toFixed(1)} GB/s`,
+        ]
+      : [];
   return [
     `tsge ${format} decode step profile (mean of the last round's ${steps} steps): first task start to last task end ${(wall / steps).toFixed(2)} ms, tasks ${(busy / steps).toFixed(2)} ms`,
     '  op type                        ms/step  tasks/step  threads (0 = caller)  kernels',
@@ -213,5 +236,6 @@ function profileLines(events: ReturnType<Decoder['profile']>['traceEvents'], ste
         ([op, e]) =>
           `  ${op.padEnd(28)} ${(e.ms / steps).toFixed(3).padStart(9)}  ${(e.count / steps).toFixed(0).padStart(10)}  ${[...e.threads].sort().join(',').padStart(20)}  ${[...e.kernels].join(',')}`,
       ),
+    ...rate,
   ];
 }
