@@ -126,7 +126,7 @@ export async function tsgeSession(
   weights: WeightSource,
   int4: boolean,
   profile: boolean,
-): Promise<LlmSession & { profileLines(format: string): string[] }> {
+): Promise<LlmSession & { profileLines?: (format: string) => string[] }> {
   const config = decoderConfig(shape.layers);
   const load = profile ? { load: { profile: true } } : {};
   const decoder = await Decoder.create(
@@ -143,7 +143,13 @@ export async function tsgeSession(
         (tokens) => decoder.step(tokens),
         () => decoder.reset(),
       ),
-    profileLines: (format) => profileLines(decoder.profile().traceEvents, shape.steps, format, int4 ? undefined : matmulBytes(config)),
+    // only when profiling: without it the executor records no events to describe
+    ...(profile
+      ? {
+          profileLines: (format: string) =>
+            profileLines(decoder.profile().traceEvents, shape.steps, format, int4 ? undefined : matmulBytes(config)),
+        }
+      : {}),
     release: () => decoder.release(),
   };
 }
@@ -202,7 +208,8 @@ function profileLines(
   weightBytes?: number,
 ): string[] {
   const tasks = events.flatMap((e) => (e.ph === 'X' ? [e] : []));
-  const last = Math.max(...tasks.map((e) => e.args.run));
+  if (tasks.length === 0) return [`tsge ${format}: the profile has no tasks`];
+  const last = tasks.reduce((m, e) => Math.max(m, e.args.run), 0);
   const decode = tasks.filter((e) => e.args.run > last - steps);
   const byOp = new Map<string, { ms: number; count: number; threads: Set<number>; kernels: Set<string> }>();
   for (const e of decode) {
