@@ -6,28 +6,21 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { compileModel, loadModel } from '@tsge/ge';
-import { GraphBuilder, type HostTensor, TsgeError, type Value, attr, createTensorDesc } from '@tsge/metadef';
+import { GraphBuilder, type HostTensor, type Value, attr, createTensorDesc } from '@tsge/metadef';
+import { integerFlag, parseFlags } from './bench-options.js';
 import { graphToOnnx } from './graph-to-onnx.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
-const { values } = parseArgs({
-  options: {
-    seq: { type: 'string', default: '512' },
-    runs: { type: 'string', default: '10' },
-    threads: { type: 'string', default: String(availableParallelism()) },
-  },
+const COMMAND = 'bench:attention';
+const values = parseFlags(COMMAND, {
+  seq: { type: 'string', default: '512' },
+  runs: { type: 'string', default: '10' },
+  threads: { type: 'string', default: String(availableParallelism()) },
 });
-function count(option: string, text: string | undefined, max: number): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1 || n > max)
-    throw TsgeError.of('TSGE-E4157', { option, reason: `expected an integer from 1 to ${max}, got ${JSON.stringify(text)}` });
-  return n;
-}
-const S = count('--seq', values.seq, 4096);
-const runs = count('--runs', values.runs, 1000);
-const threads = count('--threads', values.threads, 64);
+const S = integerFlag(COMMAND, '--seq', values.seq, 4096);
+const runs = integerFlag(COMMAND, '--runs', values.runs, 1000);
+const threads = integerFlag(COMMAND, '--threads', values.threads, 64);
 const [E, H, D] = [896, 14, 64];
 
 function seeded(n: number, seed: number, scale: number): Float32Array {

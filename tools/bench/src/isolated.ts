@@ -9,33 +9,66 @@ import type { HostTensor } from '@tsge/metadef';
 import { latencyStats } from '@tsge/run';
 import type { ChildReply, ChildRequest, RuntimeName } from './child-runner.js';
 
-class Child {
-  private pending: ((reply: ChildReply) => void) | undefined;
+/** A child process speaking a request/reply protocol (`kind`-tagged messages; an `error` reply throws). */
+export class Child<Req extends { readonly kind: string }, Reply extends { readonly kind: string }, Name extends string = string> {
+  private pending: ((reply: Reply | ChildError) => void) | undefined;
   private readonly proc: ChildProcess;
-  constructor(readonly name: RuntimeName) {
+  constructor(
+    readonly name: Name,
+    module: URL,
+  ) {
     // same loader flags as this process (tsx, source conditions); structured clone carries typed arrays
-    this.proc = fork(fileURLToPath(new URL('./child-runner.ts', import.meta.url)), [], {
+    this.proc = fork(fileURLToPath(module), [], {
       execArgv: process.execArgv,
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    this.proc.on('message', (reply: ChildReply) => this.pending?.(reply));
+    this.proc.on('message', (reply: Reply) => this.pending?.(reply));
     this.proc.on('exit', (code) => this.pending?.({ kind: 'error', message: `${name} child exited with code ${code}` }));
   }
-  async request<K extends ChildReply['kind']>(req: ChildRequest, expect: K): Promise<Extract<ChildReply, { kind: K }>> {
-    const reply = await new Promise<ChildReply>((resolve) => {
+  async request<K extends Reply['kind']>(req: Req, expect: K): Promise<Extract<Reply, { kind: K }>> {
+    const reply = await new Promise<Reply | ChildError>((resolve) => {
       this.pending = resolve;
       this.proc.send(req);
     });
     this.pending = undefined;
-    if (reply.kind === 'error') throw new Error(`bench ${this.name}: ${reply.message}`);
+    if (reply.kind === 'error') throw new Error(`bench ${this.name}: ${(reply as ChildError).message}`);
     if (reply.kind !== expect) throw new Error(`bench ${this.name}: expected ${expect}, got ${reply.kind}`);
-    return reply as Extract<ChildReply, { kind: K }>;
+    return reply as Extract<Reply, { kind: K }>;
   }
   exit(): void {
-    if (this.proc.connected) this.proc.send({ kind: 'exit' } satisfies ChildRequest);
+    if (this.proc.connected) this.proc.send({ kind: 'exit' });
   }
 }
+
+interface ChildError {
+  readonly kind: 'error';
+  readonly message: string;
+}
+
+/**
+ * `rounds` interleaved rounds: every runtime once a round, who goes first rotating, so no runtime
+ * always follows the same neighbour; the values `measure` returns, by name, in round order.
+ */
+export async function interleavedRounds<C extends { readonly name: string }>(
+  live: readonly C[],
+  rounds: number,
+  measure: (c: C) => Promise<number>,
+): Promise<Record<string, number[]>> {
+  const byName: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < live.length; k++) {
+      const c = live[(r + k) % live.length] as C;
+      byName[c.name]?.push(await measure(c));
+    }
+    process.stderr.write(`\rround ${r + 1}/${rounds}`);
+  }
+  process.stderr.write('\n');
+  return byName;
+}
+
+type RunnerChild = Child<ChildRequest, ChildReply, RuntimeName>;
+const CHILD_RUNNER = new URL('./child-runner.ts', import.meta.url);
 
 export interface IsolatedOptions {
   readonly threads: number;
@@ -67,11 +100,11 @@ export async function benchIsolated(
   log: (s: string) => void,
 ): Promise<IsolatedResult> {
   const names: RuntimeName[] = ['tsge', 'ort-web', 'ort-node'];
-  const children = names.map((n) => new Child(n));
+  const children: RunnerChild[] = names.map((n) => new Child(n, CHILD_RUNNER));
   try {
     const load: Record<string, number> = {};
     const firstRun: Record<string, number> = {};
-    const live: Child[] = [];
+    const live: RunnerChild[] = [];
     // loaded one after another, so no load competes with another for the cores
     for (const c of children) {
       try {
@@ -94,21 +127,14 @@ export async function benchIsolated(
     }
     const runs = runsPerRound(options.runs, Math.min(...warm));
     if (runs > options.runs) log(`${runs} runs per round (fast model: each round at least ${MIN_ROUND_MS} ms of runs)`);
-    const roundMedians: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
     const all: Record<string, number[]> = Object.fromEntries(live.map((c) => [c.name, []]));
     const loopGapMs: Record<string, number> = Object.fromEntries(live.map((c) => [c.name, 0]));
-    for (let r = 0; r < options.rounds; r++) {
-      // rotate who goes first, so no runtime always follows the same neighbour
-      for (let k = 0; k < live.length; k++) {
-        const c = live[(r + k) % live.length] as Child;
-        const { samples, loopGapMs: gap } = await c.request({ kind: 'round', runs, gapMs: options.gapMs }, 'round');
-        loopGapMs[c.name] = Math.max(loopGapMs[c.name] ?? 0, gap);
-        roundMedians[c.name]?.push(median(samples));
-        all[c.name]?.push(...samples);
-      }
-      process.stderr.write(`\rround ${r + 1}/${options.rounds}`);
-    }
-    process.stderr.write('\n');
+    const roundMedians = await interleavedRounds(live, options.rounds, async (c) => {
+      const { samples, loopGapMs: gap } = await c.request({ kind: 'round', runs, gapMs: options.gapMs }, 'round');
+      loopGapMs[c.name] = Math.max(loopGapMs[c.name] ?? 0, gap);
+      all[c.name]?.push(...samples);
+      return median(samples);
+    });
     const latency: IsolatedResult['latency'] = {};
     for (const c of live) latency[c.name] = { median: median(roundMedians[c.name] ?? []), p90: latencyStats(all[c.name] ?? []).p90Ms };
     const outputs = new Map<string, Record<string, HostTensor>>();

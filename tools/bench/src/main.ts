@@ -1,4 +1,4 @@
-// `pnpm bench [--models a,b] [--threads N] [--runs N] [--rounds N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
+// `pnpm bench [--models a,b] [--threads N] [--runs N] [--warmup N] [--rounds N] [--opt-level N] [--gap-ms N] [--json file]`: tsge against onnxruntime-node
 // and onnxruntime-web on identical inputs (ONNX models), and against LiteRT and its own float import
 // (TFLite models), alternating runs in one process (or, with --rounds, each runtime in its own
 // process: isolated.ts), reported as ratios, with the longest event-loop gap (a 1 ms timer-drift
@@ -11,6 +11,7 @@ import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge
 import type { HostTensor } from '@tsge/metadef';
 import { latencyStats } from '@tsge/run';
 import { maxErrors } from './accuracy.js';
+import { integerFlag, parseFlags } from './bench-options.js';
 import { probeEventLoop } from './event-loop-probe.js';
 import { benchFeeds } from './feeds.js';
 import { type RatioSpread, benchIsolated, ratioSpread } from './isolated.js';
@@ -39,27 +40,36 @@ interface Options {
   rounds: number;
 }
 
-function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { threads: Math.min(2, os.availableParallelism()), runs: 10, warmup: 2, optLevel: 3, gapMs: 20, rounds: 0 };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = (argv[i] as string).split('=', 2) as [string, string | undefined];
-    const value = (): string => inline ?? (argv[++i] as string);
-    if (flag === '--models') o.models = value().split(',');
-    else if (flag === '--threads') o.threads = Number(value());
-    else if (flag === '--runs') o.runs = Number(value());
-    else if (flag === '--warmup') o.warmup = Number(value());
-    else if (flag === '--json') o.json = value();
-    else if (flag === '--gap-ms') o.gapMs = Number(value());
-    else if (flag === '--rounds') {
-      o.rounds = Number(value());
-      if (!Number.isInteger(o.rounds) || o.rounds < 0) throw new Error('bench: --rounds expects a whole number');
-    } else if (flag === '--opt-level') {
-      const level = Number(value().replace(/^O/i, ''));
-      if (![0, 1, 2, 3].includes(level)) throw new Error(`bench: --opt-level expects 0..3`);
-      o.optLevel = level as Options['optLevel'];
-    } else throw new Error(`bench: unknown option ${flag}`);
-  }
-  return o;
+const COMMAND = 'bench';
+
+/** The flags of `argv` (parseFlags: unknown flags and bad values throw TSGE-E4157 naming the flag). */
+function parseOptions(argv: readonly string[]): Options {
+  const values = parseFlags(
+    COMMAND,
+    {
+      models: { type: 'string' },
+      threads: { type: 'string', default: String(Math.min(2, os.availableParallelism())) },
+      runs: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      json: { type: 'string' },
+      'gap-ms': { type: 'string', default: '20' },
+      rounds: { type: 'string', default: '0' },
+      'opt-level': { type: 'string', default: '3' },
+    },
+    argv,
+  );
+  // `O2` or `2`
+  const level = integerFlag(COMMAND, '--opt-level', values['opt-level'].replace(/^O/i, ''), 3, 0) as Options['optLevel'];
+  return {
+    ...(values.models !== undefined ? { models: values.models.split(',').filter((m) => m !== '') } : {}),
+    threads: integerFlag(COMMAND, '--threads', values.threads, 64),
+    runs: integerFlag(COMMAND, '--runs', values.runs, 10_000),
+    warmup: integerFlag(COMMAND, '--warmup', values.warmup, 1000, 0),
+    ...(values.json !== undefined ? { json: values.json } : {}),
+    gapMs: integerFlag(COMMAND, '--gap-ms', values['gap-ms'], 60_000, 0),
+    rounds: integerFlag(COMMAND, '--rounds', values.rounds, 1000, 0),
+    optLevel: level,
+  };
 }
 
 const median = (xs: number[]): number => latencyStats(xs).medianMs;
@@ -268,7 +278,7 @@ function machineLine(options: Options): string {
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseOptions(process.argv.slice(2));
   const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
   const outDir = path.join(repoRoot, 'out', 'bench');
   await mkdir(outDir, { recursive: true });

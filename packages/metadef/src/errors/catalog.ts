@@ -74,7 +74,7 @@ export const ErrorCatalog = {
   'TSGE-E4154': 'output {output} is bound to a device tensor of {bound}; the run produces {actual}',
   'TSGE-E4155': "RunOptions.outputs names unknown output {output}; the model's outputs are {expected}",
   'TSGE-E4156': 'ONNX export of {what}: {reason}',
-  'TSGE-E4157': 'bench:llm option {option}: {reason}',
+  'TSGE-E4157': '{command} option {option}: {reason}',
   // Caffe parser (@tsge/parser-caffe), E3201..E3249
   'TSGE-E3201': 'prototxt line {line}, column {column}: {reason}',
   'TSGE-E3202': 'not a Caffe {what}: {reason}',
