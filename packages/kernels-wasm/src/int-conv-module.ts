@@ -12,9 +12,9 @@ import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
  *   the int32 accumulator (ConvInteger) or the requantization of tsge::RequantizedConv, fused:
  *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes (with
  *   exactProduct the product is taken in float64, QLinearConv's arithmetic).
- * - `dwChannels` runs depthwise channels over an i16 zero-padded copy of each plane (the columns
- *   split by phase for stride 2, so every tap reads contiguous lanes), i32x4.extmul per tap, with
- *   the same store.
+ * - `dwChannels` runs depthwise channels over i16 row pairs of each plane (the columns split by
+ *   phase for stride 2, so every tap reads contiguous lanes), i32x4.dot_i16x8_s per two taps, with
+ *   the same store; a 3×3 filter at stride 1 takes two output rows per step from the same loads.
  */
 
 /** The flags argument of igemm and dwChannels. */
