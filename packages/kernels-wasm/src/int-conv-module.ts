@@ -1233,16 +1233,13 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
     emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
     code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
     code.i32Add().set(ybase);
-    /** Stores 8 outputs of row `r` from column oj; `overrun`: lanes past the row may be written. */
-    const storeRow = (r: number, sums: [number, number], overrun: boolean): void => {
+    /** Stores 8 outputs of row `r` from column oj. */
+    const storeRow = (r: number, sums: [number, number]): void => {
       // a step past the row's end stores all 8 lanes too, over the outputs after the row (this
       // tile writes them later), unless fewer than 8 of the tile's outputs are left
       code.get(oj).i32(8).i32Add().get(P.OW).i32LeS();
-      if (overrun) {
-        code.get(P.count).get(c).i32Sub().get(P.OH).i32Mul().get(P.OW).i32Mul();
-        code.get(r).get(P.OW).i32Mul().get(oj).i32Add().i32Sub().i32(8).i32GeS().i32Or();
-      }
-      code.set(full);
+      code.get(P.count).get(c).i32Sub().get(P.OH).i32Mul().get(P.OW).i32Mul();
+      code.get(r).get(P.OW).i32Mul().get(oj).i32Add().i32Sub().i32(8).i32GeS().i32Or().set(full);
       code.get(P.OW).get(oj).i32Sub().set(count);
       code.get(r).get(P.OW).i32Mul().get(oj).i32Add();
       code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
@@ -1261,45 +1258,49 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
         code.get(twoRows).get(nextRow).get(P.OH).i32LtS().i32And().if();
         // rows oi and oi + 1 from the same loads: pair rows oi (rows oi, oi + 1) and oi + 2 (rows
         // oi + 2, oi + 3) with taps (w0, w1), (w2, 0) for row oi and (0, w0), (w1, w2) for oi + 1
-        countUp(code, oj, P.OW, 8, () => {
-          for (const a of [...accs, ...accs2]) code.get(row.bias).set(a);
-          code.get(rowBase).get(oj).i32(2).i32Shl().i32Add().set(src);
-          for (let kx = 0; kx < 3; kx++)
-            for (const half of [0, 1] as const) {
+        // right to left, so that row oi's last step may store past the row over the start of row
+        // oi + 1, which a later step writes
+        code.get(P.OW).i32(7).i32Add().i32(-8).i32And().i32(8).i32Sub().set(oj);
+        code.block().loop();
+        code.get(oj).i32(0).i32LtS().brIf(1);
+        for (const a of [...accs, ...accs2]) code.get(row.bias).set(a);
+        code.get(rowBase).get(oj).i32(2).i32Shl().i32Add().set(src);
+        for (let kx = 0; kx < 3; kx++)
+          for (const half of [0, 1] as const) {
+            code
+              .get(src)
+              .get(tapOffsets[kx] as number)
+              .i32Add()
+              .v128Load(half * 16)
+              .set(xv);
+            code
+              .get(src)
+              .get(tapOffsets[3 + kx] as number)
+              .i32Add()
+              .v128Load(half * 16)
+              .set(wv);
+            for (const [sums, weights] of [
+              [accs, tapWeights],
+              [accs2, tapWeights2],
+            ] as const) {
               code
-                .get(src)
-                .get(tapOffsets[kx] as number)
-                .i32Add()
-                .v128Load(half * 16)
-                .set(xv);
+                .get(sums[half])
+                .get(xv)
+                .get(weights[kx] as number)
+                .i32x4DotI16x8S()
+                .i32x4Add();
               code
-                .get(src)
-                .get(tapOffsets[3 + kx] as number)
-                .i32Add()
-                .v128Load(half * 16)
-                .set(wv);
-              for (const [sums, weights] of [
-                [accs, tapWeights],
-                [accs2, tapWeights2],
-              ] as const) {
-                code
-                  .get(sums[half])
-                  .get(xv)
-                  .get(weights[kx] as number)
-                  .i32x4DotI16x8S()
-                  .i32x4Add();
-                code
-                  .get(wv)
-                  .get(weights[3 + kx] as number)
-                  .i32x4DotI16x8S()
-                  .i32x4Add()
-                  .set(sums[half]);
-              }
+                .get(wv)
+                .get(weights[3 + kx] as number)
+                .i32x4DotI16x8S()
+                .i32x4Add()
+                .set(sums[half]);
             }
-          // (row oi + 1 is already stored: row oi's last step stores only its own lanes)
-          storeRow(oi, accs, false);
-          storeRow(nextRow, accs2, true);
-        });
+          }
+        storeRow(oi, accs);
+        storeRow(nextRow, accs2);
+        code.get(oj).i32(8).i32Sub().set(oj);
+        code.br(0).end().end();
         code.else();
         countUp(code, oj, P.OW, 8, () => {
           code.get(row.bias).set(accs[0]);
@@ -1328,7 +1329,7 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
             tap(() => code.get(P.taps).get(t).i32(4).i32Shl().i32Add().v128Load32Splat(12));
           });
           code.end();
-          storeRow(oi, accs, true);
+          storeRow(oi, accs);
         });
         code.end();
       },
