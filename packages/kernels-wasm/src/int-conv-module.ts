@@ -12,9 +12,9 @@ import { Code, F32, type FunctionDef, I32, V128 } from './emitter.js';
  *   the int32 accumulator (ConvInteger) or the requantization of tsge::RequantizedConv, fused:
  *   acc + bias → float32 × scale → round half to even → clamp → + zero point → bytes (with
  *   exactProduct the product is taken in float64, QLinearConv's arithmetic).
- * - `dwChannels` runs depthwise channels over an i16 zero-padded copy of each plane (the columns
- *   split by phase for stride 2, so every tap reads contiguous lanes), i32x4.extmul per tap, with
- *   the same store.
+ * - `dwChannels` runs depthwise channels over i16 row pairs of each plane (the columns split by
+ *   phase for stride 2, so every tap reads contiguous lanes), i32x4.dot_i16x8_s per two taps, with
+ *   the same store; a 3×3 filter at stride 1 takes two output rows per step from the same loads.
  */
 
 /** The flags argument of igemm and dwChannels. */
@@ -39,6 +39,9 @@ const INTERLEAVE_HIGH = [8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 3
 /** Depthwise filters of this many tap pairs (3×3: 2 row pairs × 3 columns) run unrolled, their taps in locals. */
 const UNROLLED_TAPS = 6;
 
+/** Per i32 lane of a, b: (0, a's low i16) and (a's high i16, b's low i16); b's high halves are 0. */
+const HIGH_ZERO_LOW = [18, 19, 0, 1, 22, 23, 4, 5, 26, 27, 8, 9, 30, 31, 12, 13];
+const HIGH_LOW = [2, 3, 16, 17, 6, 7, 20, 21, 10, 11, 24, 25, 14, 15, 28, 29];
 /** The even and the odd i16 lanes of two vectors. */
 const EVEN_I16 = [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29];
 const ODD_I16 = [2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31];
@@ -958,10 +961,18 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
   const oddA = code.local(V128);
   const evenB = code.local(V128);
   const oddB = code.local(V128);
+  /** Two output rows a step (see pairRowsTwice), their second row's accumulators and tap pairs. */
+  const twoRows = code.local(I32);
+  const accs2: [number, number] = [code.local(V128), code.local(V128)];
+  const tapWeights2 = Array.from({ length: UNROLLED_TAPS }, () => code.local(V128));
+  const nextRow = code.local(I32);
   code.get(P.lo).f32x4Splat().set(lo);
   code.get(P.hi).f32x4Splat().set(hi);
   code.get(P.zp).i32x4Splat().set(zp);
   code.get(P.zx).i16x8Splat().set(zx);
+  // the plan asks for two rows a step by building only even pair rows of a 3×3, stride 1 filter
+  code.get(P.sw).i32(1).i32Eq().get(P.pairStep).i32(2).i32Eq().i32And().get(P.KP).i32(UNROLLED_TAPS).i32Eq().i32And();
+  code.get(P.rowStep).get(P.Lp).i32(2).i32Shl().i32Eq().i32And().set(twoRows);
   code.get(P.lo).f64PromoteF32().f64x2Splat().set(lo64);
   code.get(P.hi).f64PromoteF32().f64x2Splat().set(hi64);
   const bytesRange = { magic: code.local(V128), zpBits: code.local(V128) };
@@ -1203,52 +1214,126 @@ function dwChannelsFunction(fixedFlags?: number): FunctionDef {
         .v128Load32Splat(k * 16 + 12)
         .set(tapWeights[k] as number);
     }
+    // the second row's tap pairs (0, w0) and (w1, w2) from (w0, w1) and (w2, 0)
+    for (let kx = 0; kx < 3; kx++) {
+      const [a, b] = [tapWeights[kx] as number, tapWeights[3 + kx] as number];
+      code
+        .get(a)
+        .get(b)
+        .i8x16Shuffle(HIGH_ZERO_LOW)
+        .set(tapWeights2[kx] as number);
+      code
+        .get(a)
+        .get(b)
+        .i8x16Shuffle(HIGH_LOW)
+        .set(tapWeights2[3 + kx] as number);
+    }
     code.end();
     code.get(P.c0).get(c).i32Add().set(j);
     emitRowParams(code, j, row, { bias: P.bias, biasStride: P.biasStride, scale: P.scale, scaleStride: P.scaleStride, flags: P.flags });
     code.get(P.y).get(c).get(P.OH).get(P.OW).i32Mul().i32Mul().get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
     code.i32Add().set(ybase);
-    countUp(code, oi, P.OH, 1, () => {
-      code.get(P.pairs).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
-      countUp(code, oj, P.OW, 8, () => {
-        code.get(row.bias).set(accs[0]);
-        code.get(row.bias).set(accs[1]);
-        /** Two taps of 8 outputs from the pair rows at the address on the stack. */
-        const tap = (weight: () => void): void => {
-          code.set(j);
-          weight();
-          code.set(wv);
-          code.get(accs[0]).get(j).v128Load(0).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[0]);
-          code.get(accs[1]).get(j).v128Load(16).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[1]);
-        };
-        code.get(P.KP).i32(UNROLLED_TAPS).i32Eq().if();
+    /** Stores 8 outputs of row `r` from column oj. */
+    const storeRow = (r: number, sums: [number, number]): void => {
+      // a step past the row's end stores all 8 lanes too, over the outputs after the row (this
+      // tile writes them later), unless fewer than 8 of the tile's outputs are left
+      code.get(oj).i32(8).i32Add().get(P.OW).i32LeS();
+      code.get(P.count).get(c).i32Sub().get(P.OH).i32Mul().get(P.OW).i32Mul();
+      code.get(r).get(P.OW).i32Mul().get(oj).i32Add().i32Sub().i32(8).i32GeS().i32Or().set(full);
+      code.get(P.OW).get(oj).i32Sub().set(count);
+      code.get(r).get(P.OW).i32Mul().get(oj).i32Add();
+      code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
+      code.get(ybase).i32Add().set(dst);
+      emitRowStore(code, sums, row, store);
+    };
+    forLoop(
+      code,
+      oi,
+      () => code.i32(0),
+      () => code.get(P.OH),
+      () => code.i32(1).get(twoRows).i32Add(),
+      () => {
+        code.get(P.pairs).get(oi).get(P.rowStep).i32Mul().i32Add().set(rowBase);
+        code.get(oi).i32(1).i32Add().set(nextRow);
+        code.get(twoRows).get(nextRow).get(P.OH).i32LtS().i32And().if();
+        // rows oi and oi + 1 from the same loads: pair rows oi (rows oi, oi + 1) and oi + 2 (rows
+        // oi + 2, oi + 3) with taps (w0, w1), (w2, 0) for row oi and (0, w0), (w1, w2) for oi + 1
+        // right to left, so that row oi's last step may store past the row over the start of row
+        // oi + 1, which a later step writes
+        code.get(P.OW).i32(7).i32Add().i32(-8).i32And().i32(8).i32Sub().set(oj);
+        code.block().loop();
+        code.get(oj).i32(0).i32LtS().brIf(1);
+        for (const a of [...accs, ...accs2]) code.get(row.bias).set(a);
         code.get(rowBase).get(oj).i32(2).i32Shl().i32Add().set(src);
-        for (let k = 0; k < UNROLLED_TAPS; k++) {
-          code
-            .get(src)
-            .get(tapOffsets[k] as number)
-            .i32Add();
-          tap(() => code.get(tapWeights[k] as number));
-        }
+        for (let kx = 0; kx < 3; kx++)
+          for (const half of [0, 1] as const) {
+            code
+              .get(src)
+              .get(tapOffsets[kx] as number)
+              .i32Add()
+              .v128Load(half * 16)
+              .set(xv);
+            code
+              .get(src)
+              .get(tapOffsets[3 + kx] as number)
+              .i32Add()
+              .v128Load(half * 16)
+              .set(wv);
+            for (const [sums, weights] of [
+              [accs, tapWeights],
+              [accs2, tapWeights2],
+            ] as const) {
+              code
+                .get(sums[half])
+                .get(xv)
+                .get(weights[kx] as number)
+                .i32x4DotI16x8S()
+                .i32x4Add();
+              code
+                .get(wv)
+                .get(weights[3 + kx] as number)
+                .i32x4DotI16x8S()
+                .i32x4Add()
+                .set(sums[half]);
+            }
+          }
+        storeRow(oi, accs);
+        storeRow(nextRow, accs2);
+        code.get(oj).i32(8).i32Sub().set(oj);
+        code.br(0).end().end();
         code.else();
-        countUp(code, t, P.KP, 1, () => {
-          code.get(rowBase).get(P.taps).get(t).i32(4).i32Shl().i32Add().i32Load(0).i32Add();
-          code.get(oj).i32(2).i32Shl().i32Add();
-          tap(() => code.get(P.taps).get(t).i32(4).i32Shl().i32Add().v128Load32Splat(12));
+        countUp(code, oj, P.OW, 8, () => {
+          code.get(row.bias).set(accs[0]);
+          code.get(row.bias).set(accs[1]);
+          /** Two taps of 8 outputs from the pair rows at the address on the stack. */
+          const tap = (weight: () => void): void => {
+            code.set(j);
+            weight();
+            code.set(wv);
+            code.get(accs[0]).get(j).v128Load(0).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[0]);
+            code.get(accs[1]).get(j).v128Load(16).get(wv).i32x4DotI16x8S().i32x4Add().set(accs[1]);
+          };
+          code.get(P.KP).i32(UNROLLED_TAPS).i32Eq().if();
+          code.get(rowBase).get(oj).i32(2).i32Shl().i32Add().set(src);
+          for (let k = 0; k < UNROLLED_TAPS; k++) {
+            code
+              .get(src)
+              .get(tapOffsets[k] as number)
+              .i32Add();
+            tap(() => code.get(tapWeights[k] as number));
+          }
+          code.else();
+          countUp(code, t, P.KP, 1, () => {
+            code.get(rowBase).get(P.taps).get(t).i32(4).i32Shl().i32Add().i32Load(0).i32Add();
+            code.get(oj).i32(2).i32Shl().i32Add();
+            tap(() => code.get(P.taps).get(t).i32(4).i32Shl().i32Add().v128Load32Splat(12));
+          });
+          code.end();
+          storeRow(oi, accs);
         });
         code.end();
-        // a step past the row's end stores all 8 lanes too, over the outputs after the row (this
-        // tile writes them later), unless fewer than 8 of the tile's outputs are left
-        code.get(oj).i32(8).i32Add().get(P.OW).i32LeS();
-        code.get(P.count).get(c).i32Sub().get(P.OH).i32Mul().get(P.OW).i32Mul();
-        code.get(oi).get(P.OW).i32Mul().get(oj).i32Add().i32Sub().i32(8).i32GeS().i32Or().set(full);
-        code.get(P.OW).get(oj).i32Sub().set(count);
-        code.get(oi).get(P.OW).i32Mul().get(oj).i32Add();
-        code.get(P.flags).i32(INT_FLAGS.int32Out).i32And().i32Shl();
-        code.get(ybase).i32Add().set(dst);
-        emitRowStore(code, accs, row, store);
-      });
-    });
+      },
+    );
   });
   return { name: fixedFlags === undefined ? 'dwChannels' : `dwChannels_${fixedFlags}`, params, results: [], code };
 }

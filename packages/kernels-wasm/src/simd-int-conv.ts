@@ -179,7 +179,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
     const geometry = [H, W, OH, OW, KH * KW, taps, plane, Lp, sh * sw * Lp * 4, pt * sw * Lp * 2, sw, zx, pl, planeBytes];
     // output row oi reads pair rows oi·sh + 2r·dh: all multiples of gcd(sh, 2·dh)
     const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, gcd(sh, 2 * dh), zxRow, align64(W + 32), pt, dh];
+    // a 3×3 filter at stride 1 runs two output rows a step, reading only the even pair rows
+    const twoRows = KH === 3 && KW === 3 && sh === 1 && sw === 1 && dh === 1;
+    const pairing = [rowPairs * KW, pairPlane, Hp, dh * sw * Lp * 2, twoRows ? 2 : gcd(sh, 2 * dh), zxRow, align64(W + 32), pt, dh];
     const tiles: number[][] = [];
     for (let n = 0; n < p.batch; n++)
       for (const [c0, c1] of split.ranges) {
