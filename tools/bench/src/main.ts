@@ -19,6 +19,7 @@ import { type BenchModel, benchModels, materializeModel, tfliteBenchModels } fro
 import { type OutputSpread, outputSpread } from './output-stats.js';
 import { settle, timeIt, untilQuiet } from './quiet.js';
 import { type TfjsResult, benchTfjs, tfjsBenchModels, tfjsTable } from './tfjs-bench.js';
+import { timedRuns } from './alternate.js';
 import { type TfliteResult, benchTflite, tfliteTable } from './tflite-bench.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
@@ -180,9 +181,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
       lastOutputs.set(r.name, out);
       if (i === options.warmup - 1) warmupMs += ms;
     }
-  // at least --runs; fast models get more runs (up to about 2 s of them, at most 100) so their
-  // sub-millisecond medians are not decided by a handful of samples
-  const runs = Math.max(options.runs, Math.min(100, Math.floor(2000 / Math.max(1, warmupMs + runtimes.length * options.gapMs))));
+  const runs = timedRuns(options.runs, warmupMs, runtimes.length, options.gapMs);
   for (let i = 0; i < runs; i++) {
     for (const r of runtimes) {
       await settle(options.gapMs);
