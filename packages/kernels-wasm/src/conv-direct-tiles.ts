@@ -4,7 +4,7 @@ import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { tileFunction } from './tiles.js';
-import { float32Of } from './memory-views.js';
+import { float32Of, int32Of } from './memory-views.js';
 
 /** K rows per GEMM call: the K×8 floats one panel reads (scattered 32-byte runs) stay in L1. */
 const KC = 256;
@@ -92,7 +92,8 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
   const tmp = workspace.offset;
   const tableByte = workspace.offset + WORKSPACE_HEADER;
   const slabByte = tableByte + Math.ceil((K * 4) / 64) * 64;
-  const table = new Int32Array(memory.buffer, tableByte, K);
+  const words = int32Of(memory);
+  const table = tableByte >> 2;
   const all = float32Of(memory);
   const last = (bias >= 0 ? GEMM_BIAS : 0) | (lo > Number.NEGATIVE_INFINITY || hi < Number.POSITIVE_INFINITY ? GEMM_CLAMP : 0);
   const gemm = (xBase: number, cols: number, yBase: number, g: number): void =>
@@ -119,7 +120,7 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
 
   if (bandRows === 0) {
     // pointwise: B row k is input channel k, read in place; positions [r0, r1)
-    for (let k = 0; k < K; k++) table[k] = k * H * W;
+    for (let k = 0; k < K; k++) words[table + k] = k * H * W;
     for (let g = g0; g < g1; g++)
       for (let n = 0; n < batch; n++) {
         gemm(x + ((n * inC + g * cg) * H * W + r0) * 4, r1 - r0, y + ((n * outC + g * mg) * positions + r0) * 4, g);
@@ -130,7 +131,7 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
 
   const slabRows = bandRows + (KH - 1) * dh;
   for (let c = 0, k = 0; c < cg; c++)
-    for (let kh = 0; kh < KH; kh++) for (let kw = 0; kw < KW; kw++) table[k++] = (c * slabRows + kh * dh) * width + kw * dw;
+    for (let kh = 0; kh < KH; kh++) for (let kw = 0; kw < KW; kw++) words[table + k++] = (c * slabRows + kh * dh) * width + kw * dw;
   const slab = slabByte / 4;
   for (let g = g0; g < g1; g++) {
     for (let n = 0; n < batch; n++) {
