@@ -19,7 +19,7 @@ import { type BenchModel, benchModels, materializeModel, tfliteBenchModels } fro
 import { type OutputSpread, outputSpread } from './output-stats.js';
 import { settle, timeIt, untilQuiet } from './quiet.js';
 import { type TfjsResult, benchTfjs, tfjsBenchModels, tfjsTable } from './tfjs-bench.js';
-import { timedRuns } from './alternate.js';
+import { extraWarmTurns, timedRuns } from './alternate.js';
 import { type TfliteResult, benchTflite, tfliteTable } from './tflite-bench.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
@@ -168,19 +168,25 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   } catch (e) {
     log(`onnxruntime-web failed to load: ${String(e)}`);
   }
-  log(`warm-up (${options.warmup}) and at least ${options.runs} alternating runs ...`);
+  log(`warm-up (at least ${options.warmup} runs and about 1 s) and at least ${options.runs} alternating runs ...`);
   await untilQuiet();
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
   // probed only while a tsge run is in flight: other runtimes' blocking is not charged to tsge
   let tsgeLoopGapMs: number | undefined;
   const lastOutputs = new Map<string, Record<string, HostTensor>>();
   let warmupMs = 0;
-  for (let i = 0; i < options.warmup; i++)
+  const warmTurn = async (): Promise<void> => {
+    warmupMs = 0;
     for (const r of runtimes) {
       const [out, ms] = await timeIt(() => r.run(feeds));
       lastOutputs.set(r.name, out);
-      if (i === options.warmup - 1) warmupMs += ms;
+      warmupMs += ms;
     }
+  };
+  const warmStart = performance.now();
+  for (let i = 0; i < options.warmup; i++) await warmTurn();
+  const extraWarm = extraWarmTurns(options.warmup, performance.now() - warmStart);
+  for (let i = 0; i < extraWarm; i++) await warmTurn();
   const runs = timedRuns(options.runs, warmupMs, runtimes.length, options.gapMs);
   for (let i = 0; i < runs; i++) {
     for (const r of runtimes) {
