@@ -3,7 +3,8 @@ import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { type NumberTuple, tileFunction } from './tiles.js';
+import { tileFunction } from './tiles.js';
+import { float32Of, int32Of } from './memory-views.js';
 
 /** K rows per GEMM call: the K×8 floats one panel reads (scattered 32-byte runs) stay in L1. */
 const KC = 256;
@@ -51,8 +52,35 @@ export function directSlab(
  */
 export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
   const a = t as number[];
-  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, dh, dw, pt, pl, width, bandRows] = a as NumberTuple<20>;
-  const [g0, g1, m0, m1, r0, r1, lo, hi] = a.slice(20, 28) as NumberTuple<8>;
+  // read by index: destructuring allocates per tile until the function is optimized
+  const x = a[0] as number;
+  const w = a[1] as number;
+  const y = a[2] as number;
+  const bias = a[3] as number;
+  const batch = a[4] as number;
+  const inC = a[5] as number;
+  const outC = a[6] as number;
+  const group = a[7] as number;
+  const H = a[8] as number;
+  const W = a[9] as number;
+  const OH = a[10] as number;
+  const OW = a[11] as number;
+  const KH = a[12] as number;
+  const KW = a[13] as number;
+  const dh = a[14] as number;
+  const dw = a[15] as number;
+  const pt = a[16] as number;
+  const pl = a[17] as number;
+  const width = a[18] as number;
+  const bandRows = a[19] as number;
+  const g0 = a[20] as number;
+  const g1 = a[21] as number;
+  const m0 = a[22] as number;
+  const m1 = a[23] as number;
+  const r0 = a[24] as number;
+  const r1 = a[25] as number;
+  const lo = a[26] as number;
+  const hi = a[27] as number;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_DIRECT} needs WebAssembly SIMD and a thread workspace`);
@@ -64,8 +92,9 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
   const tmp = workspace.offset;
   const tableByte = workspace.offset + WORKSPACE_HEADER;
   const slabByte = tableByte + Math.ceil((K * 4) / 64) * 64;
-  const table = new Int32Array(memory.buffer, tableByte, K);
-  const all = new Float32Array(memory.buffer);
+  const words = int32Of(memory);
+  const table = tableByte >> 2;
+  const all = float32Of(memory);
   const last = (bias >= 0 ? GEMM_BIAS : 0) | (lo > Number.NEGATIVE_INFINITY || hi < Number.POSITIVE_INFINITY ? GEMM_CLAMP : 0);
   const gemm = (xBase: number, cols: number, yBase: number, g: number): void =>
     forEachGemmBlock(K, KC, m0, m1, MC, last, (rows, kc, pc, mc, flags) => {
@@ -91,7 +120,7 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
 
   if (bandRows === 0) {
     // pointwise: B row k is input channel k, read in place; positions [r0, r1)
-    for (let k = 0; k < K; k++) table[k] = k * H * W;
+    for (let k = 0; k < K; k++) words[table + k] = k * H * W;
     for (let g = g0; g < g1; g++)
       for (let n = 0; n < batch; n++) {
         gemm(x + ((n * inC + g * cg) * H * W + r0) * 4, r1 - r0, y + ((n * outC + g * mg) * positions + r0) * 4, g);
@@ -102,7 +131,7 @@ export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
 
   const slabRows = bandRows + (KH - 1) * dh;
   for (let c = 0, k = 0; c < cg; c++)
-    for (let kh = 0; kh < KH; kh++) for (let kw = 0; kw < KW; kw++) table[k++] = (c * slabRows + kh * dh) * width + kw * dw;
+    for (let kh = 0; kh < KH; kh++) for (let kw = 0; kw < KW; kw++) words[table + k++] = (c * slabRows + kh * dh) * width + kw * dw;
   const slab = slabByte / 4;
   for (let g = g0; g < g1; g++) {
     for (let n = 0; n < batch; n++) {

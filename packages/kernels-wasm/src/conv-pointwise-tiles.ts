@@ -2,7 +2,8 @@ import { GEMM_BIAS, GEMM_CLAMP } from './gemm-tile-module.js';
 import { packPointwiseWeights, pointwiseKernel, pointwiseWorkBytes } from './pointwise-module.js';
 import { tileEpilogue } from './tile-epilogue.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { type NumberTuple, tileFunction } from './tiles.js';
+import { tileFunction } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 export const CONV_POINTWISE = 'simd.convPointwise';
 
@@ -36,7 +37,24 @@ export function pointwiseFits(cg: number, mg: number, positions: number, workspa
  */
 export const convPointwiseTile = tileFunction(CONV_POINTWISE, (memory, t) => {
   const a = t as number[];
-  const [x, w, y, bias, batch, inC, outC, group, positions, g0, g1, m0, m1, p0, p1, lo, hi] = a as NumberTuple<17>;
+  // read by index: destructuring allocates per tile until the function is optimized
+  const x = a[0] as number;
+  const w = a[1] as number;
+  const y = a[2] as number;
+  const bias = a[3] as number;
+  const batch = a[4] as number;
+  const inC = a[5] as number;
+  const outC = a[6] as number;
+  const group = a[7] as number;
+  const positions = a[8] as number;
+  const g0 = a[9] as number;
+  const g1 = a[10] as number;
+  const m0 = a[11] as number;
+  const m1 = a[12] as number;
+  const p0 = a[13] as number;
+  const p1 = a[14] as number;
+  const lo = a[15] as number;
+  const hi = a[16] as number;
   const kernel = pointwiseKernel(memory);
   const workspace = threadWorkspace(memory);
   if (!kernel || !workspace) throw new Error(`${CONV_POINTWISE} needs WebAssembly SIMD and a thread workspace`);
@@ -46,7 +64,7 @@ export const convPointwiseTile = tileFunction(CONV_POINTWISE, (memory, t) => {
   const rows = m1 - m0;
   const work = workspace.offset;
   const packed = work + 64 + cg * 32;
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   const flags = (bias >= 0 ? GEMM_BIAS : 0) | (lo > Number.NEGATIVE_INFINITY || hi < Number.POSITIVE_INFINITY ? GEMM_CLAMP : 0);
   const step = epilogue ? EPILOGUE_POSITIONS : p1 - p0;
   for (let g = g0; g < g1; g++) {

@@ -2,6 +2,7 @@ import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, tileFunction, splitRange } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 export const CONV_TRANSPOSE_TILES = 'simd.convTransposeTiles';
 
@@ -34,7 +35,7 @@ export const convTransposeTile = tileFunction(CONV_TRANSPOSE_TILES, (memory, t) 
   const mg = outChannels / group;
   const kSize = KH * KW;
   const rows = mg * kSize;
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   const tableByte = workspace.offset + WORKSPACE_HEADER;
   const wtByte = tableByte + Math.ceil((cg * 4) / 64) * 64;
   const colByte = wtByte + Math.ceil((rows * cg * 4) / 64) * 64;

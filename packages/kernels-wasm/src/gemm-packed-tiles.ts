@@ -4,7 +4,8 @@ import { GEMM_ACCUMULATE } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { tileEpilogue } from './tile-epilogue.js';
-import { type NumberTuple, tileFunction } from './tiles.js';
+import { tileFunction } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 /** K rows per packed block: a KC×8 panel of B (8 KiB) stays in L1. */
 const KC = 256;
@@ -82,7 +83,18 @@ export function packedGemmTiles(
  * from one process to the next.
  */
 export const gemmPackedTile = tileFunction(GEMM_PACKED, (memory, t) => {
-  const [a, lda, b, ldb, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
+  // read by index: destructuring allocates per tile until the function is optimized
+  const a = t[0] as number;
+  const lda = t[1] as number;
+  const b = t[2] as number;
+  const ldb = t[3] as number;
+  const c = t[4] as number;
+  const ldc = t[5] as number;
+  const K = t[6] as number;
+  const m0 = t[7] as number;
+  const m1 = t[8] as number;
+  const n0 = t[9] as number;
+  const n1 = t[10] as number;
   const { kernels, workspace } = gemmResources(memory, GEMM_PACKED);
   const panels = workspace.offset + WORKSPACE_HEADER + A_BLOCK_BYTES;
   const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER - A_BLOCK_BYTES) / (KC * 32)) * 8);
@@ -101,7 +113,18 @@ export const GEMM_PREPACKED = 'simd.gemmPrepacked';
  * `simd.gemmPacked` without the packing, each K block of a panel being an offset into it.
  */
 export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
-  const [a, lda, b, panelBytes, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
+  // read by index: destructuring allocates per tile until the function is optimized
+  const a = t[0] as number;
+  const lda = t[1] as number;
+  const b = t[2] as number;
+  const panelBytes = t[3] as number;
+  const c = t[4] as number;
+  const ldc = t[5] as number;
+  const K = t[6] as number;
+  const m0 = t[7] as number;
+  const m1 = t[8] as number;
+  const n0 = t[9] as number;
+  const n1 = t[10] as number;
   const { kernels, workspace } = gemmResources(memory, GEMM_PREPACKED);
   const g = { a, lda, c, ldc, K, m0, m1, n0, n1 };
   // a generated epilogue (PackedMatMul's, from argument 11) over the tile's block once it is done
@@ -114,7 +137,7 @@ export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
   }
   // panels a power-of-two-ish stride apart (K a multiple of 512) fall on a few cache sets and
   // evict each other: a block's panels are copied side by side into the workspace first
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   const panels = workspace.offset + WORKSPACE_HEADER + A_BLOCK_BYTES;
   const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER - A_BLOCK_BYTES) / (KC * 32)) * 8);
   blockedGemm(memory, kernels, workspace.offset, g, nc, (nn, cols, pc, kc) => {
@@ -161,7 +184,7 @@ function blockedGemm(
   const { a, lda, c, ldc, K, m0, m1, n0, n1 } = g;
   const tmp = workspace;
   const aBlock = workspace + WORKSPACE_HEADER;
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   for (let nn = n0; nn < n1; nn += nc) {
     const cols = Math.min(nc, n1 - nn);
     for (let pc = 0; pc < K; pc += KC) {

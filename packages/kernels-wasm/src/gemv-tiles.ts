@@ -1,5 +1,6 @@
 import { simdKernels } from './kernel-modules.js';
-import { type NumberTuple, tileFunction } from './tiles.js';
+import { tileFunction } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 /** Most rows of A the column GEMV takes (a decode step's M); more go to the GEMM. */
 export const GEMV_MAX_ROWS = 4;
@@ -14,13 +15,22 @@ export function useGemv(m: number, n: number, k: number): boolean {
 const GEMV_COLUMNS = 'simd.gemvColumns';
 /** Args: a, lda, b, ldb, y, ldy (bytes and byte strides), m, k, n; columns past n & ~3 in JS. */
 export const gemvColumnsTile = tileFunction(GEMV_COLUMNS, (memory, t) => {
-  const [a, lda, b, ldb, y, ldy, m, k, n] = t as NumberTuple<9>;
+  // read by index: destructuring allocates per tile until the function is optimized
+  const a = t[0] as number;
+  const lda = t[1] as number;
+  const b = t[2] as number;
+  const ldb = t[3] as number;
+  const y = t[4] as number;
+  const ldy = t[5] as number;
+  const m = t[6] as number;
+  const k = t[7] as number;
+  const n = t[8] as number;
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error('gemvColumns tile without WebAssembly SIMD');
   const done = n - (n % 4);
   if (done > 0) kernels.gemvColumns(a, lda, b, ldb, y, ldy, m, k, done, Math.max(16, Math.floor(STRIP_BYTES / m / 16) * 16));
   if (done === n) return;
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   for (let i = 0; i < m; i++)
     for (let j = done; j < n; j++) {
       let s = 0;

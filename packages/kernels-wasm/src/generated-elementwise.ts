@@ -130,7 +130,25 @@ export function codeKey(d: KernelDescription): string {
   ].join('|');
 }
 
-function compiledModule(memory: LinearMemory, d: KernelDescription): { rows: RowsFunction; box: RowsFunction | undefined } | undefined {
+type CompiledRun = { rows: RowsFunction; box: RowsFunction | undefined };
+/** Per memory, per description object: its compiled run (descriptions are cached, so tiles find it without building `codeKey`). */
+const byDescription = new WeakMap<LinearMemory, WeakMap<KernelDescription, CompiledRun | null>>();
+
+function compiledModule(memory: LinearMemory, d: KernelDescription): CompiledRun | undefined {
+  let known = byDescription.get(memory);
+  if (!known) {
+    known = new WeakMap();
+    byDescription.set(memory, known);
+  }
+  let run = known.get(d);
+  if (run === undefined) {
+    run = compileModule(memory, d) ?? null;
+    known.set(d, run);
+  }
+  return run ?? undefined;
+}
+
+function compileModule(memory: LinearMemory, d: KernelDescription): CompiledRun | undefined {
   if (!wasm || !hasWasmSimd() || !emittable(d)) return undefined;
   let perMemory = instances.get(memory);
   if (!perMemory) {

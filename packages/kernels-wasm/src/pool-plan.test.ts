@@ -57,6 +57,18 @@ describe.skipIf(!hasWasmSimd())('pooling plans recorded at compile time', () => 
         compare(opType, dims, attrs, plan, runThreads);
       });
 
+  it('records no plan for a MaxPool with Indices (the reference kernel runs it)', () => {
+    const planned = simdOf('MaxPool').plan?.({
+      nodeName: 'pool',
+      opType: 'MaxPool',
+      attrs: createAttrReader(new Map(Object.entries(window))),
+      inputs: [{ dims: [1, 8, 16, 16], type: 'float32' }],
+      threads: 2,
+      outputCount: 2,
+    });
+    expect(planned).toBeUndefined();
+  });
+
   it('splits the planes of a large pooling into several runs', () => {
     const plan = planFor('MaxPool', [2, 48, 56, 56], window, 4);
     expect(plan.kind === 'ints' && (plan.value[3] as number)).toBeGreaterThan(1);

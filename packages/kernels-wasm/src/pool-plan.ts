@@ -85,7 +85,8 @@ export function choosePool(t: PoolTask | undefined, threads: number): PoolPlan {
 /** `KernelV1.plan` of the SIMD MaxPool/AveragePool: the choice for the node's static shapes. */
 export function planPoolNode(node: KernelPlanInputV1): readonly (readonly [string, AttrValue])[] | undefined {
   const x = node.inputs[0];
-  if (x?.type !== 'float32') return undefined;
+  // MaxPool's Indices output runs on the reference kernel, which takes no plan
+  if (x?.type !== 'float32' || (node.outputCount ?? 1) > 1) return undefined;
   const plan = choosePool(poolTask(node.attrs, x.dims), node.threads);
   return [[POOL_PLAN, attr.ints(encodePlan(LAYOUT, plan.path, plan.threads, [], plan.tiles))]];
 }

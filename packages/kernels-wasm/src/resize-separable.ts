@@ -3,6 +3,7 @@ import { type ResizeTaps, resizePasses } from '@tsge/kernels-js/kernel-support';
 import { resizeRowsKernel } from './resize-separable-module.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { runTiles, splitRange, tileFunction } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 /** Taps of an axis that keeps its length: each output reads its own index. */
 function identityTaps(length: number): ResizeTaps {
@@ -117,7 +118,7 @@ function resizeInWasm(memory: LinearMemory, args: ArrayLike<number>, head: numbe
   const columnOffset = rowIndex + align(rowTaps * 8);
   const columnWeight = columnOffset + columnTaps * 4;
   const ints = new Int32Array(memory.buffer);
-  const floats = new Float32Array(memory.buffer);
+  const floats = float32Of(memory);
   for (let i = 0; i < rowTaps; i++) {
     ints[rowIndex / 4 + i] = args[head + i] as number;
     floats[rowWeight / 4 + i] = args[head + rowTaps + i] as number;

@@ -3,6 +3,7 @@ import { defineKernel, readGroupQueryAttention, rotate, sameStorage } from '@tsg
 import { type AttentionCache, attentionRows } from './attention-module.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 /** Workspace bytes the attention kernel keeps for one block of scores; the staged query rows follow. */
 const SCORES_BYTES = 256;
@@ -160,7 +161,7 @@ export const gqaRowsTile = tileFunction('wasm.gqaRows', (memory: LinearMemory, t
   const run = attentionRows(memory, CACHES[cache] ?? 'float32');
   const workspace = threadWorkspace(memory);
   if (!run || !workspace) throw new Error('GroupQueryAttention tile needs WebAssembly SIMD and a bound thread workspace');
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   const staged = workspace.offset + stage;
   for (let r = 0; r < rows; r++) all.copyWithin(staged / 4 + r * H, (y + r * yStride) / 4, (y + r * yStride) / 4 + H);
   const rowBytes = H * (cache === 0 ? 4 : 2);

@@ -4,8 +4,9 @@ import { REQUANTIZED_CONV, dimProduct, paddedRow } from '@tsge/ops/kernel-suppor
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
 import { INT_CONV_PLAN, IntConvPath, chooseIntConv, intSplit, planIntConvNode, recordedIntConvPlan } from './int-conv-plan.js';
+import { bytesOf, float32Of, int32Of } from './memory-views.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
+import { runTiles, tileFunction } from './tiles.js';
 
 /**
  * ConvInteger and tsge::RequantizedConv on uint8/int8 tensors in device memory, with the integer
@@ -88,10 +89,38 @@ function sumsFitInt32(bias: HostTensor | undefined, K: number): boolean {
 }
 
 /** Runs the convolution on the integer SIMD paths; false when they do not apply (nothing written). */
+/** One zero point for the whole tensor, as the reference reads it (0 when absent). */
+const zeroPoint = (t: HostTensor | undefined): number => (t && t.data.length > 0 ? readNumber(t, 0) : 0);
+
+/**
+ * Whether the plan made for this context still fits its tensors: their offsets, the thread count,
+ * the zero points' values (inputs of the graph may change them from run to run) and the input dims.
+ * Compared field by field: this runs every run of every integer convolution.
+ */
+function planFits(plan: IntPlan, x: HostTensor, w: HostTensor, threads: number, zx: number, zp: number): boolean {
+  const s = plan.signature;
+  if (s.length !== 5 + x.dims.length || s[0] !== byteOffset(x) || s[1] !== byteOffset(w) || s[2] !== threads || s[3] !== zx || s[4] !== zp)
+    return false;
+  for (let i = 0; i < x.dims.length; i++) if (s[5 + i] !== x.dims[i]) return false;
+  return true;
+}
+
 function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const memory = ctx.memory;
   const x = ctx.tensor(0);
   const w = ctx.tensor(1);
+  const threads = ctx.parallel?.threads ?? 1;
+  const old = plans.get(ctx);
+  if (old && memory && x && w) {
+    const yzp = requantized ? ctx.tensor(6) : undefined;
+    if (planFits(old, x, w, threads, zeroPoint(ctx.tensor(2)), zeroPoint(yzp))) {
+      const y = ctx.output(0, old.outDims, requantized ? (yzp as HostTensor).type : 'int32');
+      if (byteOffset(y) === old.yOffset) {
+        runTiles(memory, ctx.parallel, old.tile, old.tiles);
+        return true;
+      }
+    }
+  }
   // the compiler's packed weight (int16 rows in the GEMM's layout), read in place
   const packed = requantized && w ? packedWeightOf(ctx, w) : undefined;
   if (!memory || !x || !w || !isByteType(x) || !(packed || isByteType(w)) || x.dims.length !== 4) return false;
@@ -103,20 +132,9 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
   const scale = requantized ? ctx.tensor(5) : undefined;
   const yzp = requantized ? ctx.tensor(6) : undefined;
   if (requantized && (!scale || !isByteType(yzp))) return false;
-  const threads = ctx.parallel?.threads ?? 1;
-  // one zero point for the whole input, as the reference reads it
-  const zx = xz && xz.data.length > 0 ? readNumber(xz, 0) : 0;
-  const zp = yzp ? readNumber(yzp, 0) : 0;
-  // the tiles carry the zero points' values: inputs of the graph may change them from run to run
+  const zx = zeroPoint(xz);
+  const zp = zeroPoint(yzp);
   const signature = [byteOffset(x), byteOffset(w), threads, zx, zp, ...x.dims];
-  const old = plans.get(ctx);
-  if (old && old.signature.length === signature.length && old.signature.every((v, i) => v === signature[i])) {
-    const y = ctx.output(0, old.outDims, requantized ? (yzp as HostTensor).type : 'int32');
-    if (byteOffset(y) === old.yOffset) {
-      runTiles(memory, ctx.parallel, old.tile, old.tiles);
-      return true;
-    }
-  }
   const p = convProblem(ctx, x, packed ?? w);
   // the compiler's plan for static shapes (checked against this task), else one made now
   const recorded = ctx.attrs.has(INT_CONV_PLAN) ? ctx.attrs.ints(INT_CONV_PLAN) : undefined;
@@ -284,7 +302,7 @@ function convolve(ctx: KernelContextV1, requantized: boolean): boolean {
 function workspaceOf(memory: LinearMemory): { offset: number; bytes: number } {
   const ws = threadWorkspace(memory);
   if (!ws) throw new Error('the integer convolution tiles need a thread workspace');
-  new Uint8Array(memory.buffer, ws.offset + ZERO_BYTE, 1)[0] = 0;
+  bytesOf(memory)[ws.offset + ZERO_BYTE] = 0;
   return ws;
 }
 
@@ -294,23 +312,79 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
   return k;
 }
 
+type KernelName = 'igemm' | 'igemv' | 'dwChannels';
+/** Per module's exports, per kernel and flags: the function `specialised` found (looked up once, not per tile). */
+const specialisations = new WeakMap<IntConvExports, Map<KernelName, Map<number, (...args: number[]) => void>>>();
+
 /** The copy of a kernel specialised for these flags (the constant flags drop its branches), else the generic one. */
-function specialised(k: IntConvExports, name: 'igemm' | 'igemv' | 'dwChannels', flags: number): (...args: number[]) => void {
-  return (k as unknown as Record<string, ((...args: number[]) => void) | undefined>)[`${name}_${flags}`] ?? k[name];
+function specialised(k: IntConvExports, name: KernelName, flags: number): (...args: number[]) => void {
+  let byName = specialisations.get(k);
+  if (!byName) {
+    byName = new Map();
+    specialisations.set(k, byName);
+  }
+  let byFlags = byName.get(name);
+  if (!byFlags) {
+    byFlags = new Map();
+    byName.set(name, byFlags);
+  }
+  let fn = byFlags.get(flags);
+  if (!fn) {
+    fn = (k as unknown as Record<string, ((...args: number[]) => void) | undefined>)[`${name}_${flags}`] ?? k[name];
+    byFlags.set(flags, fn);
+  }
+  return fn;
 }
 
 /** Tile: output channels [0, count) of a depthwise convolution, addresses at the first one. */
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
-  const [x, w, y, count, c0, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] = t as number[] as NumberTuple<15>;
-  const [H, W, OH, OW, KK, taps, plane, Lp, rowStep, padOffset, sw, zx, pl] = t.slice(15, 28) as number[] as NumberTuple<13>;
-  const [KP, pairPlane, Hp, dhBytes, pairStep, zxRow, zxRowBytes, pt, dh] = t.slice(29, 38) as number[] as NumberTuple<9>;
+  // read by index: destructuring or a slice per tile is garbage on every thread (until optimized)
+  const x = t[0] as number;
+  const w = t[1] as number;
+  const y = t[2] as number;
+  const count = t[3] as number;
+  const c0 = t[4] as number;
+  const wzp = t[5] as number;
+  const wzStride = t[6] as number;
+  const flags = t[7] as number;
+  const bias = t[8] as number;
+  const biasStride = t[9] as number;
+  const scale = t[10] as number;
+  const scaleStride = t[11] as number;
+  const lo = t[12] as number;
+  const hi = t[13] as number;
+  const zp = t[14] as number;
+  const H = t[15] as number;
+  const W = t[16] as number;
+  const OH = t[17] as number;
+  const OW = t[18] as number;
+  const KK = t[19] as number;
+  const taps = t[20] as number;
+  const plane = t[21] as number;
+  const Lp = t[22] as number;
+  const rowStep = t[23] as number;
+  const padOffset = t[24] as number;
+  const sw = t[25] as number;
+  const zx = t[26] as number;
+  const pl = t[27] as number;
+  const KP = t[29] as number;
+  const pairPlane = t[30] as number;
+  const Hp = t[31] as number;
+  const dhBytes = t[32] as number;
+  const pairStep = t[33] as number;
+  const zxRow = t[34] as number;
+  const zxRowBytes = t[35] as number;
+  const pt = t[36] as number;
+  const dh = t[37] as number;
   const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
   // the i16 plane and the pair plane cleared (their padding lanes stay zero), the zx row set
-  new Uint8Array(memory.buffer, ws.offset + plane, zxRow - plane).fill(0);
-  new Uint8Array(memory.buffer, ws.offset + zxRow, zxRowBytes).fill(zx & 0xff);
-  const entries = new Int32Array(memory.buffer, ws.offset + taps, KP * 4);
-  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[i * 4 + f] = t[38 + i * 3 + f] as number;
+  const bytes = bytesOf(memory);
+  bytes.fill(0, ws.offset + plane, ws.offset + zxRow);
+  bytes.fill(zx & 0xff, ws.offset + zxRow, ws.offset + zxRow + zxRowBytes);
+  const entries = int32Of(memory);
+  const first = (ws.offset + taps) >> 2;
+  for (let i = 0; i < KP; i++) for (let f = 0; f < 3; f++) entries[first + i * 4 + f] = t[38 + i * 3 + f] as number;
   specialised(k, 'dwChannels', flags)(
     x,
     w,
@@ -364,7 +438,7 @@ const SCALE_WORD = 56;
  */
 const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => {
   const ws = workspaceOf(memory);
-  new Float32Array(memory.buffer, ws.offset + SCALE_WORD, 1)[0] = t[33] as number;
+  float32Of(memory)[(ws.offset + SCALE_WORD) >> 2] = t[33] as number;
   gemmInt(memory, [...t.slice(0, 16), ws.offset + SCALE_WORD, ...t.slice(17, 33)], ws);
 });
 
@@ -375,9 +449,26 @@ const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => 
  * them, about as long as its product took on a 3-channel first layer).
  */
 function padInput(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }, zx: number): void {
-  const [x, , , , K, , p0, p1] = t as number[] as NumberTuple<8>;
-  const [cg, H, W, OW, KH, KW, sh, , dh, dw, pt, pl, tableAt, padAt, Hq, Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
-  const bytes = new Uint8Array(memory.buffer);
+  const x = t[0] as number;
+  const K = t[4] as number;
+  const p0 = t[6] as number;
+  const p1 = t[7] as number;
+  const cg = t[21] as number;
+  const H = t[22] as number;
+  const W = t[23] as number;
+  const OW = t[24] as number;
+  const KH = t[25] as number;
+  const KW = t[26] as number;
+  const sh = t[27] as number;
+  const dh = t[29] as number;
+  const dw = t[30] as number;
+  const pt = t[31] as number;
+  const pl = t[32] as number;
+  const tableAt = t[33] as number;
+  const padAt = t[34] as number;
+  const Hq = t[35] as number;
+  const Wq = t[36] as number;
+  const bytes = bytesOf(memory);
   const pad = zx & 0xff;
   const first = Math.floor(p0 / OW) * sh;
   const end = Math.min(Hq, Math.floor((p1 - 1) / OW) * sh + (KH - 1) * dh + 1);
@@ -395,22 +486,42 @@ function padInput(memory: LinearMemory, t: readonly number[], ws: { offset: numb
       bytes.fill(pad, at + pl + W, at + Wq);
     }
   const pairs = (K + 1) >> 1;
-  const table = new Int32Array(memory.buffer, ws.offset + tableAt, pairs * 2);
+  const words = int32Of(memory);
+  const table = (ws.offset + tableAt) >> 2;
   for (let r = 0; r < pairs * 2; r++) {
     if (r >= K) {
-      table[r] = -1;
+      words[table + r] = -1;
       continue;
     }
     const ch = Math.floor(r / (KH * KW));
     const ki = Math.floor(r / KW) % KH;
     const kj = r % KW;
-    table[r] = ch * Hq * Wq + ki * dh * Wq + kj * dw;
+    words[table + r] = ch * Hq * Wq + ki * dh * Wq + kj * dw;
   }
 }
 
 function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }): void {
-  const [x, w, y, M, K, P, p0, p1, NP, zx, gathered, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] =
-    t as number[] as NumberTuple<21>;
+  const x = t[0] as number;
+  const w = t[1] as number;
+  const y = t[2] as number;
+  const M = t[3] as number;
+  const K = t[4] as number;
+  const P = t[5] as number;
+  const p0 = t[6] as number;
+  const p1 = t[7] as number;
+  const NP = t[8] as number;
+  const zx = t[9] as number;
+  const gathered = t[10] as number;
+  const wzp = t[11] as number;
+  const wzStride = t[12] as number;
+  const flags = t[13] as number;
+  const bias = t[14] as number;
+  const biasStride = t[15] as number;
+  const scale = t[16] as number;
+  const scaleStride = t[17] as number;
+  const lo = t[18] as number;
+  const hi = t[19] as number;
+  const zp = t[20] as number;
   const k = kernelsOf(memory);
   const panel = ws.offset + HEADER;
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;
@@ -459,9 +570,44 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
   for (let c = p0; c < p1; c += NP) {
     const np = Math.min(NP, p1 - c);
     if (gathered === 2) {
-      const [, , , OW, , , sh, sw, , , , , tableAt, padAt, , Wq] = t.slice(21, 37) as number[] as NumberTuple<16>;
-      k.packPadded(ws.offset + padAt, panel, NP, np, c, ws.offset + tableAt, (K + 1) >> 1, Wq, OW, sh, sw, zx, signed);
-    } else if (gathered) k.packWindows(x, panel, NP, np, c, ...t.slice(21, 33), zx, signed);
+      // OW, sh, sw, the table, the padded planes and their row length, read by index (no slice per panel)
+      k.packPadded(
+        ws.offset + (t[34] as number),
+        panel,
+        NP,
+        np,
+        c,
+        ws.offset + (t[33] as number),
+        (K + 1) >> 1,
+        t[36] as number,
+        t[24] as number,
+        t[27] as number,
+        t[28] as number,
+        zx,
+        signed,
+      );
+    } else if (gathered)
+      k.packWindows(
+        x,
+        panel,
+        NP,
+        np,
+        c,
+        t[21] as number,
+        t[22] as number,
+        t[23] as number,
+        t[24] as number,
+        t[25] as number,
+        t[26] as number,
+        t[27] as number,
+        t[28] as number,
+        t[29] as number,
+        t[30] as number,
+        t[31] as number,
+        t[32] as number,
+        zx,
+        signed,
+      );
     else k.packPairs(x + c, P, K, np, panel, NP, zx, flags & INT_FLAGS.inputSigned ? 1 : 0);
     specialised(k, 'igemm', flags)(
       M - rows,

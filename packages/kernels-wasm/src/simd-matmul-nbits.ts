@@ -3,6 +3,7 @@ import { defineKernel } from '@tsge/kernels-js/kernel-support';
 import { matMulNBitsModule } from './matmul-nbits-module.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, runTiles, splitRange, tileFunction } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 /**
  * com.microsoft MatMulNBits with 4-bit weights on float32 activations in device memory: B stays
@@ -25,7 +26,7 @@ export const matMulNBitsTile = tileFunction(TILE, (memory, t) => {
   if (!kernel || !workspace) throw new Error('MatMulNBits SIMD tile needs SIMD and a bound thread workspace');
   const perRow = stagedRowBytes(blocks, blockSize);
   const rowsPerPass = Math.max(1, Math.floor(workspace.bytes / perRow));
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   const A = a / 4;
   const permAt = workspace.offset;
   const chunks = (blocks * blockSize) / 32;

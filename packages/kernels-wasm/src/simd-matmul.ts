@@ -4,6 +4,7 @@ import { gemmPackedTile, packedGemmTiles, usePackedGemm } from './gemm-packed-ti
 import { gemvColumnsTile, gemvTiles, useGemv } from './gemv-tiles.js';
 import { simdKernels } from './kernel-modules.js';
 import { tileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
+import { float32Of } from './memory-views.js';
 
 /** Whether a float32 view lies in `memory` (so WebAssembly can address it by byte offset). */
 export function inMemory(memory: LinearMemory, ...tensors: HostTensor[]): boolean {
@@ -64,7 +65,7 @@ export interface MatrixRef {
 
 const GEMM_ROWS = 'simd.gemmRows';
 export const gemmRowsTile = tileFunction(GEMM_ROWS, (memory, t) => {
-  const all = new Float32Array(memory.buffer);
+  const all = float32Of(memory);
   const [m, n, k, a, lda, b, ldb, c, ldc, acc] = t as NumberTuple<10>;
   simdGemm(
     memory,

@@ -127,34 +127,65 @@ export interface TileEpilogue {
   run(n: number, c0: number, c1: number, p0: number, p1: number): void;
 }
 
+/**
+ * Epilogue descriptions decoded lately, with their words. Every tile of a node carries the same
+ * words, so a tile finds its description by comparing them in place instead of building a string
+ * key from them (which, per tile on every thread, was most of what a run allocated).
+ */
+const recent: { readonly words: readonly number[]; readonly d: KernelDescription }[] = [];
+const RECENT = 16;
+
+function descriptionAt(args: readonly number[], from: number, length: number): KernelDescription {
+  for (let e = 0; e < recent.length; e++) {
+    const entry = recent[e] as (typeof recent)[number];
+    const words = entry.words;
+    if (words.length !== length) continue;
+    let same = true;
+    for (let i = 0; same && i < length; i++) same = words[i] === args[from + i];
+    if (same) return entry.d;
+  }
+  const words = args.slice(from, from + length);
+  const d = cachedDescription(words, words.join(','), 'conv epilogue');
+  recent.unshift({ words, d });
+  if (recent.length > RECENT) recent.pop();
+  return d;
+}
+
+/** One call's arguments per input count, refilled per block. */
+const callArgs = new Map<number, number[]>();
+
 /** The tile epilogue in `args` from index `at`, undefined when the tail is empty. */
 export function tileEpilogue(memory: LinearMemory, args: readonly number[], at: number): TileEpilogue | undefined {
   const count = args[at] as number;
   if (!count) return undefined;
-  const addresses = args.slice(at + 1, at + 1 + count);
   const length = args[at + 1 + count] as number;
-  const words = args.slice(at + 2 + count, at + 2 + count + length);
-  const key = words.join(',');
-  const d = cachedDescription(words, key, 'conv epilogue');
+  const d = descriptionAt(args, at + 2 + count, length);
   const box = compiledBox(memory, d);
   if (!box || count !== d.inputs.length) throw new Error(`conv epilogue: ${count} addresses for ${d.inputs.length} inputs, or no SIMD`);
-  const [, C, P] = d.shape as [number, number, number];
-  const y = addresses[0] as number;
+  const C = d.shape[1] as number;
+  const P = d.shape[2] as number;
   const k = count;
-  const call = new Array<number>(2 * k + 4);
+  let call = callArgs.get(k);
+  if (!call) {
+    call = new Array<number>(2 * k + 4).fill(0);
+    callArgs.set(k, call);
+  }
+  const buffer = call;
+  // an epilogue lives within its tile's call, while `args` (perhaps a helper's refilled array) holds this tile
+  const y = args[at + 1] as number;
   return {
     run(n, c0, c1, p0, p1) {
       if (c1 <= c0 || p1 <= p0) return;
       for (let i = 0; i < k; i++) {
         const s = d.inputs[i]?.strides as readonly number[];
-        call[i] = (addresses[i] as number) + (n * (s[0] as number) + c0 * (s[1] as number) + p0 * (s[2] as number)) * 4;
-        call[k + 3 + i] = (s[1] as number) * 4;
+        buffer[i] = (args[at + 1 + i] as number) + (n * (s[0] as number) + c0 * (s[1] as number) + p0 * (s[2] as number)) * 4;
+        buffer[k + 3 + i] = (s[1] as number) * 4;
       }
-      call[k] = y + ((n * C + c0) * P + p0) * 4;
-      call[k + 1] = p1 - p0;
-      call[k + 2] = c1 - c0;
-      call[2 * k + 3] = P * 4;
-      box(...call);
+      buffer[k] = y + ((n * C + c0) * P + p0) * 4;
+      buffer[k + 1] = p1 - p0;
+      buffer[k + 2] = c1 - c0;
+      buffer[2 * k + 3] = P * 4;
+      box(...buffer);
     },
   };
 }

@@ -7,6 +7,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HostTensor } from '@tsge/metadef';
 import { latencyStats } from '@tsge/run';
+import { extraWarmTurns } from './alternate.js';
 import type { ChildReply, ChildRequest, RuntimeName } from './child-runner.js';
 
 /** A child process speaking a request/reply protocol (`kind`-tagged messages; an `error` reply throws). */
@@ -122,8 +123,15 @@ export async function benchIsolated(
     }
     const warm: number[] = [];
     for (const c of live) {
-      const { samples } = await c.request({ kind: 'round', runs: Math.max(1, options.warmup), gapMs: options.gapMs }, 'round');
-      warm.push(median(samples));
+      const first = Math.max(1, options.warmup);
+      const { samples } = await c.request({ kind: 'round', runs: first, gapMs: options.gapMs }, 'round');
+      // then about WARM_MS of runs in all, so JIT tiers and heaps settle before the rounds
+      const extra = extraWarmTurns(
+        first,
+        samples.reduce((a, b) => a + b, 0),
+      );
+      const settled = extra > 0 ? (await c.request({ kind: 'round', runs: extra, gapMs: options.gapMs }, 'round')).samples : samples;
+      warm.push(median(settled));
     }
     const runs = runsPerRound(options.runs, Math.min(...warm));
     if (runs > options.runs) log(`${runs} runs per round (fast model: each round at least ${MIN_ROUND_MS} ms of runs)`);

@@ -19,6 +19,7 @@ import { type BenchModel, benchModels, materializeModel, tfliteBenchModels } fro
 import { type OutputSpread, outputSpread } from './output-stats.js';
 import { settle, timeIt, untilQuiet } from './quiet.js';
 import { type TfjsResult, benchTfjs, tfjsBenchModels, tfjsTable } from './tfjs-bench.js';
+import { extraWarmTurns, timedRuns } from './alternate.js';
 import { type TfliteResult, benchTflite, tfliteTable } from './tflite-bench.js';
 import { type LoadedRuntime, loadOrtNode, loadOrtWeb } from './runtimes.js';
 
@@ -167,22 +168,26 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   } catch (e) {
     log(`onnxruntime-web failed to load: ${String(e)}`);
   }
-  log(`warm-up (${options.warmup}) and at least ${options.runs} alternating runs ...`);
+  log(`warm-up (at least ${options.warmup} runs and about 1 s) and at least ${options.runs} alternating runs ...`);
   await untilQuiet();
   const samples = new Map<string, number[]>(runtimes.map((r) => [r.name, []]));
   // probed only while a tsge run is in flight: other runtimes' blocking is not charged to tsge
   let tsgeLoopGapMs: number | undefined;
   const lastOutputs = new Map<string, Record<string, HostTensor>>();
   let warmupMs = 0;
-  for (let i = 0; i < options.warmup; i++)
+  const warmTurn = async (): Promise<void> => {
+    warmupMs = 0;
     for (const r of runtimes) {
       const [out, ms] = await timeIt(() => r.run(feeds));
       lastOutputs.set(r.name, out);
-      if (i === options.warmup - 1) warmupMs += ms;
+      warmupMs += ms;
     }
-  // at least --runs; fast models get more runs (up to about 2 s of them, at most 100) so their
-  // sub-millisecond medians are not decided by a handful of samples
-  const runs = Math.max(options.runs, Math.min(100, Math.floor(2000 / Math.max(1, warmupMs + runtimes.length * options.gapMs))));
+  };
+  const warmStart = performance.now();
+  for (let i = 0; i < options.warmup; i++) await warmTurn();
+  const extraWarm = extraWarmTurns(options.warmup, performance.now() - warmStart);
+  for (let i = 0; i < extraWarm; i++) await warmTurn();
+  const runs = timedRuns(options.runs, warmupMs, runtimes.length, options.gapMs);
   for (let i = 0; i < runs; i++) {
     for (const r of runtimes) {
       await settle(options.gapMs);

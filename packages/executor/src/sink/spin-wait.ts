@@ -15,8 +15,8 @@ export function spinThenWait(words: Int32Array, index: number, value: number, po
   let spins = 0;
   while (Atomics.load(words, index) === value) {
     if (poll?.()) return;
-    // performance.now() costs more than a load: look at the clock every 64 polls
-    if ((++spins & 63) === 0 && performance.now() > end) {
+    // performance.now() costs more than a load (and allocates its result): look at the clock every 1024 polls
+    if ((++spins & 1023) === 0 && performance.now() > end) {
       Atomics.wait(words, index, value);
       return;
     }

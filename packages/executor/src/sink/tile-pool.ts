@@ -78,21 +78,20 @@ function claim(words: Int32Array, generation: number): number {
 /**
  * Runs tiles of job `generation` in `area` until none is left; returns whether one failed. With
  * `self` it counts each tile in the area's stats before the tile counts as done, so the owner,
- * which reads them once all tiles are done, sees every helper's share.
+ * which reads them once all tiles are done, sees every helper's share. `runTile` gets the tile's
+ * index; nothing here allocates per tile (a run's hundreds of tiles would otherwise feed the
+ * workers' scavenger, whose pauses stall whichever thread waits on the paused one).
  */
-function drain(area: Area, generation: number, run: (name: string, args: readonly number[]) => void, self?: number): boolean {
-  const { words, args } = area;
+function drain(area: Area, generation: number, runTile: (tile: number) => void, self?: number): boolean {
+  const { words } = area;
   let failed = false;
-  let name: string | undefined;
   let start = 0;
   for (let tile = claim(words, generation); tile >= 0; tile = claim(words, generation)) {
     // a claimed tile holds the job open: its count, name and args are this job's until it is done
     const count = Atomics.load(words, W.count);
-    const argCount = Atomics.load(words, W.argCount);
-    name ??= decoder.decode(area.name.slice(0, Atomics.load(words, W.nameLength)));
     if (self !== undefined && start === 0) start = nowMicros();
     try {
-      run(name, Array.from(args.subarray(tile * argCount, (tile + 1) * argCount)));
+      runTile(tile);
     } catch {
       failed = true;
       Atomics.store(words, W.error, 1);
@@ -107,6 +106,45 @@ function drain(area: Area, generation: number, run: (name: string, args: readonl
     if (Atomics.add(words, W.done, 1) + 1 === count) Atomics.notify(words, W.done);
   }
   return failed;
+}
+
+/**
+ * How a helper runs tiles of another worker's area without allocating: the job's tile function
+ * name is decoded once per distinct name, and one argument array per argument count is refilled
+ * per tile (tile functions read their arguments during the call and keep none).
+ */
+function createHelperState(area: Area, runTile: (name: string, args: readonly number[]) => void): (tile: number) => void {
+  // the names seen in this area (a model has a handful of tile functions), each as its bytes
+  const seen: { bytes: Uint8Array; name: string }[] = [];
+  let last: { bytes: Uint8Array; name: string } | undefined;
+  const matches = (entry: { bytes: Uint8Array }, length: number): boolean => {
+    if (entry.bytes.length !== length) return false;
+    for (let i = 0; i < length; i++) if (area.name[i] !== entry.bytes[i]) return false;
+    return true;
+  };
+  const nameOf = (words: Int32Array): string => {
+    const length = Atomics.load(words, W.nameLength);
+    if (last && matches(last, length)) return last.name;
+    last = seen.find((entry) => matches(entry, length));
+    if (!last) {
+      const bytes = area.name.slice(0, length);
+      last = { bytes, name: decoder.decode(bytes) };
+      seen.push(last);
+    }
+    return last.name;
+  };
+  const scratch = new Map<number, number[]>();
+  const argsOf = (tile: number, argCount: number): number[] => {
+    let args = scratch.get(argCount);
+    if (!args) {
+      args = new Array<number>(argCount).fill(0);
+      scratch.set(argCount, args);
+    }
+    const from = tile * argCount;
+    for (let i = 0; i < argCount; i++) args[i] = area.args[from + i] as number;
+    return args;
+  };
+  return (tile) => runTile(nameOf(area.words), argsOf(tile, Atomics.load(area.words, W.argCount)));
 }
 
 const decoder = new TextDecoder();
@@ -131,15 +169,27 @@ export function createTilePool(options: {
   const { memory, workers, runTile } = options;
   let buffer: ArrayBufferLike | undefined;
   let areas: Area[] = [];
+  /** Per area, how this thread runs a tile of it as a helper. */
+  let helpers: ((tile: number) => void)[] = [];
   const areasNow = (): Area[] => {
     if (buffer !== memory.buffer) {
       buffer = memory.buffer;
       areas = Array.from({ length: workers }, (_, w) => areaAt(memory.buffer, options.offset + w * tileAreaBytes(workers), workers));
+      helpers = areas.map((area) => createHelperState(area, (name, args) => runTile(memory, name, args)));
     }
     return areas;
   };
+  // tile function names are few: each encoded once
   const encoder = new TextEncoder();
-  const runHere = (name: string, args: readonly number[]): void => runTile(memory, name, args);
+  const encoded = new Map<string, Uint8Array>();
+  const encode = (name: string): Uint8Array => {
+    let bytes = encoded.get(name);
+    if (!bytes) {
+      bytes = encoder.encode(name);
+      encoded.set(name, bytes);
+    }
+    return bytes;
+  };
   let generation = 0;
 
   return {
@@ -149,15 +199,15 @@ export function createTilePool(options: {
         run(tileFunction, tiles) {
           const area = areasNow()[self] as Area;
           const argCount = tiles[0]?.length ?? 0;
-          const name = encoder.encode(tileFunction);
+          const name = encode(tileFunction);
           const fits = name.length <= NAME_BYTES && tiles.length * argCount <= ARG_SLOTS && tiles.every((t) => t.length === argCount);
           if (!fits || tiles.length < 2 || workers < 2) {
-            for (const t of tiles) runHere(tileFunction, t);
+            for (const t of tiles) runTile(memory, tileFunction, t);
             return;
           }
           const { words } = area;
           area.name.set(name);
-          for (const [i, t] of tiles.entries()) area.args.set(t, i * argCount);
+          for (let i = 0; i < tiles.length; i++) area.args.set(tiles[i] as readonly number[], i * argCount);
           Atomics.store(words, W.count, tiles.length);
           Atomics.store(words, W.argCount, argCount);
           Atomics.store(words, W.nameLength, name.length);
@@ -168,7 +218,8 @@ export function createTilePool(options: {
           // publishing the claim word opens the job
           Atomics.store(words, W.claim, generation << TILE_BITS);
           options.wake();
-          drain(area, generation, runHere);
+          // the owner runs its share from the caller's arrays
+          drain(area, generation, (tile) => runTile(memory, tileFunction, tiles[tile] as readonly number[]));
           for (let done = Atomics.load(words, W.done); done < tiles.length; done = Atomics.load(words, W.done))
             spinThenWait(words, W.done, done);
           // every tile is done, so no helper holds one: closing the claim word frees the area
@@ -200,7 +251,7 @@ export function createTilePool(options: {
         const { words } = area;
         const generation = Atomics.load(words, W.claim) >>> TILE_BITS;
         if (generation === 0) continue;
-        drain(area, generation, runHere, options.helped ? self : undefined);
+        drain(area, generation, helpers[w] as (tile: number) => void, options.helped ? self : undefined);
         helped = true;
       }
       return helped;

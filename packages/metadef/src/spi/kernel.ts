@@ -82,6 +82,8 @@ export interface KernelPlanInputV1 {
   readonly inputs: readonly ({ readonly dims: readonly number[]; readonly type: DataType } | undefined)[];
   /** Threads the plan splits work for (the executor's default thread count where it was compiled). */
   readonly threads: number;
+  /** How many outputs the node has (a kernel may take another path for extra outputs, e.g. MaxPool's Indices); 1 when absent. */
+  readonly outputCount?: number;
 }
 
 /** A registry of kernels keyed by domain, op type and implementation name. */
