@@ -3,7 +3,7 @@ import { WORKSPACE_HEADER } from './conv-gemm-tiles.js';
 import { GEMM_BIAS, GEMM_CLAMP, forEachGemmBlock } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { tileFunction } from './tiles.js';
+import { type NumberTuple, tileFunction } from './tiles.js';
 import { float32Of, int32Of } from './memory-views.js';
 
 /** K rows per GEMM call: the K×8 floats one panel reads (scattered 32-byte runs) stay in L1. */
@@ -52,35 +52,8 @@ export function directSlab(
  */
 export const convDirectTile = tileFunction(CONV_DIRECT, (memory, t) => {
   const a = t as number[];
-  // read by index: destructuring allocates per tile until the function is optimized
-  const x = a[0] as number;
-  const w = a[1] as number;
-  const y = a[2] as number;
-  const bias = a[3] as number;
-  const batch = a[4] as number;
-  const inC = a[5] as number;
-  const outC = a[6] as number;
-  const group = a[7] as number;
-  const H = a[8] as number;
-  const W = a[9] as number;
-  const OH = a[10] as number;
-  const OW = a[11] as number;
-  const KH = a[12] as number;
-  const KW = a[13] as number;
-  const dh = a[14] as number;
-  const dw = a[15] as number;
-  const pt = a[16] as number;
-  const pl = a[17] as number;
-  const width = a[18] as number;
-  const bandRows = a[19] as number;
-  const g0 = a[20] as number;
-  const g1 = a[21] as number;
-  const m0 = a[22] as number;
-  const m1 = a[23] as number;
-  const r0 = a[24] as number;
-  const r1 = a[25] as number;
-  const lo = a[26] as number;
-  const hi = a[27] as number;
+  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, dh, dw, pt, pl, width, bandRows, g0, g1, m0, m1, r0, r1, lo, hi] =
+    a as number[] as NumberTuple<28>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_DIRECT} needs WebAssembly SIMD and a thread workspace`);

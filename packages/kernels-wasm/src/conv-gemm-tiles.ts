@@ -2,7 +2,7 @@ import { GEMM_BIAS, GEMM_CLAMP, GEMM_ROW_BLOCK, forEachGemmBlock } from './gemm-
 import { tileEpilogue } from './tile-epilogue.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { tileFunction } from './tiles.js';
+import { type NumberTuple, tileFunction } from './tiles.js';
 
 /** Workspace bytes before the panels: 128 for gemmTile's edge tile, 64 for im2col's lane table. */
 export const WORKSPACE_HEADER = 256;
@@ -67,35 +67,8 @@ export function convTiles(
  */
 export const convGemmTile = tileFunction(CONV_GEMM, (memory, t) => {
   const a = t as number[];
-  // read by index: destructuring allocates per tile until the function is optimized
-  const x = a[0] as number;
-  const w = a[1] as number;
-  const y = a[2] as number;
-  const bias = a[3] as number;
-  const batch = a[4] as number;
-  const inC = a[5] as number;
-  const outC = a[6] as number;
-  const group = a[7] as number;
-  const H = a[8] as number;
-  const W = a[9] as number;
-  const OH = a[10] as number;
-  const OW = a[11] as number;
-  const KH = a[12] as number;
-  const KW = a[13] as number;
-  const sh = a[14] as number;
-  const sw = a[15] as number;
-  const dh = a[16] as number;
-  const dw = a[17] as number;
-  const pt = a[18] as number;
-  const pl = a[19] as number;
-  const g0 = a[20] as number;
-  const g1 = a[21] as number;
-  const m0 = a[22] as number;
-  const m1 = a[23] as number;
-  const o0 = a[24] as number;
-  const o1 = a[25] as number;
-  const lo = a[26] as number;
-  const hi = a[27] as number;
+  const [x, w, y, bias, batch, inC, outC, group, H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl, g0, g1, m0, m1, o0, o1, lo, hi] =
+    a as number[] as NumberTuple<28>;
   const kernels = simdKernels(memory);
   const workspace = threadWorkspace(memory);
   if (!kernels || !workspace) throw new Error(`${CONV_GEMM} needs WebAssembly SIMD and a thread workspace`);

@@ -2,7 +2,7 @@ import { GEMM_BIAS, GEMM_CLAMP } from './gemm-tile-module.js';
 import { packPointwiseWeights, pointwiseKernel, pointwiseWorkBytes } from './pointwise-module.js';
 import { tileEpilogue } from './tile-epilogue.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { tileFunction } from './tiles.js';
+import { type NumberTuple, tileFunction } from './tiles.js';
 import { float32Of } from './memory-views.js';
 
 export const CONV_POINTWISE = 'simd.convPointwise';
@@ -37,24 +37,7 @@ export function pointwiseFits(cg: number, mg: number, positions: number, workspa
  */
 export const convPointwiseTile = tileFunction(CONV_POINTWISE, (memory, t) => {
   const a = t as number[];
-  // read by index: destructuring allocates per tile until the function is optimized
-  const x = a[0] as number;
-  const w = a[1] as number;
-  const y = a[2] as number;
-  const bias = a[3] as number;
-  const batch = a[4] as number;
-  const inC = a[5] as number;
-  const outC = a[6] as number;
-  const group = a[7] as number;
-  const positions = a[8] as number;
-  const g0 = a[9] as number;
-  const g1 = a[10] as number;
-  const m0 = a[11] as number;
-  const m1 = a[12] as number;
-  const p0 = a[13] as number;
-  const p1 = a[14] as number;
-  const lo = a[15] as number;
-  const hi = a[16] as number;
+  const [x, w, y, bias, batch, inC, outC, group, positions, g0, g1, m0, m1, p0, p1, lo, hi] = a as number[] as NumberTuple<17>;
   const kernel = pointwiseKernel(memory);
   const workspace = threadWorkspace(memory);
   if (!kernel || !workspace) throw new Error(`${CONV_POINTWISE} needs WebAssembly SIMD and a thread workspace`);

@@ -4,7 +4,7 @@ import { GEMM_ACCUMULATE } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { tileEpilogue } from './tile-epilogue.js';
-import { tileFunction } from './tiles.js';
+import { type NumberTuple, tileFunction } from './tiles.js';
 import { float32Of } from './memory-views.js';
 
 /** K rows per packed block: a KC×8 panel of B (8 KiB) stays in L1. */
@@ -83,18 +83,7 @@ export function packedGemmTiles(
  * from one process to the next.
  */
 export const gemmPackedTile = tileFunction(GEMM_PACKED, (memory, t) => {
-  // read by index: destructuring allocates per tile until the function is optimized
-  const a = t[0] as number;
-  const lda = t[1] as number;
-  const b = t[2] as number;
-  const ldb = t[3] as number;
-  const c = t[4] as number;
-  const ldc = t[5] as number;
-  const K = t[6] as number;
-  const m0 = t[7] as number;
-  const m1 = t[8] as number;
-  const n0 = t[9] as number;
-  const n1 = t[10] as number;
+  const [a, lda, b, ldb, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
   const { kernels, workspace } = gemmResources(memory, GEMM_PACKED);
   const panels = workspace.offset + WORKSPACE_HEADER + A_BLOCK_BYTES;
   const nc = Math.min(NC, Math.floor((workspace.bytes - WORKSPACE_HEADER - A_BLOCK_BYTES) / (KC * 32)) * 8);
@@ -113,18 +102,7 @@ export const GEMM_PREPACKED = 'simd.gemmPrepacked';
  * `simd.gemmPacked` without the packing, each K block of a panel being an offset into it.
  */
 export const gemmPrepackedTile = tileFunction(GEMM_PREPACKED, (memory, t) => {
-  // read by index: destructuring allocates per tile until the function is optimized
-  const a = t[0] as number;
-  const lda = t[1] as number;
-  const b = t[2] as number;
-  const panelBytes = t[3] as number;
-  const c = t[4] as number;
-  const ldc = t[5] as number;
-  const K = t[6] as number;
-  const m0 = t[7] as number;
-  const m1 = t[8] as number;
-  const n0 = t[9] as number;
-  const n1 = t[10] as number;
+  const [a, lda, b, panelBytes, c, ldc, K, m0, m1, n0, n1] = t as number[] as NumberTuple<11>;
   const { kernels, workspace } = gemmResources(memory, GEMM_PREPACKED);
   const g = { a, lda, c, ldc, K, m0, m1, n0, n1 };
   // a generated epilogue (PackedMatMul's, from argument 11) over the tile's block once it is done

@@ -1,5 +1,5 @@
 import { simdKernels } from './kernel-modules.js';
-import { tileFunction } from './tiles.js';
+import { type NumberTuple, tileFunction } from './tiles.js';
 import { float32Of } from './memory-views.js';
 
 /** Most rows of A the column GEMV takes (a decode step's M); more go to the GEMM. */
@@ -15,16 +15,7 @@ export function useGemv(m: number, n: number, k: number): boolean {
 const GEMV_COLUMNS = 'simd.gemvColumns';
 /** Args: a, lda, b, ldb, y, ldy (bytes and byte strides), m, k, n; columns past n & ~3 in JS. */
 export const gemvColumnsTile = tileFunction(GEMV_COLUMNS, (memory, t) => {
-  // read by index: destructuring allocates per tile until the function is optimized
-  const a = t[0] as number;
-  const lda = t[1] as number;
-  const b = t[2] as number;
-  const ldb = t[3] as number;
-  const y = t[4] as number;
-  const ldy = t[5] as number;
-  const m = t[6] as number;
-  const k = t[7] as number;
-  const n = t[8] as number;
+  const [a, lda, b, ldb, y, ldy, m, k, n] = t as number[] as NumberTuple<9>;
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error('gemvColumns tile without WebAssembly SIMD');
   const done = n - (n % 4);

@@ -388,28 +388,7 @@ const DEPTHWISE = 'simd.depthwise';
  * channel c0 of image n), each plane followed by the generated epilogue when there is one.
  */
 export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
-  // read by index: destructuring allocates per tile until the function is optimized
-  const x = t[0] as number;
-  const w = t[1] as number;
-  const y = t[2] as number;
-  const bias = t[3] as number;
-  const count = t[4] as number;
-  const H = t[5] as number;
-  const W = t[6] as number;
-  const OH = t[7] as number;
-  const OW = t[8] as number;
-  const KH = t[9] as number;
-  const KW = t[10] as number;
-  const sh = t[11] as number;
-  const sw = t[12] as number;
-  const pt = t[13] as number;
-  const pl = t[14] as number;
-  const dh = t[15] as number;
-  const dw = t[16] as number;
-  const owLo = t[17] as number;
-  const owHi = t[18] as number;
-  const n = t[19] as number;
-  const c0 = t[20] as number;
+  const [x, w, y, bias, count, H, W, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi, n, c0] = t as number[] as NumberTuple<21>;
   const epilogue = tileEpilogue(memory, t, 21);
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error('simd.depthwise needs WebAssembly SIMD');

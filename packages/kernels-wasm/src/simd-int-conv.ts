@@ -6,7 +6,7 @@ import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-mod
 import { INT_CONV_PLAN, IntConvPath, chooseIntConv, intSplit, planIntConvNode, recordedIntConvPlan } from './int-conv-plan.js';
 import { bytesOf, float32Of, int32Of } from './memory-views.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { runTiles, tileFunction } from './tiles.js';
+import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 
 /**
  * ConvInteger and tsge::RequantizedConv on uint8/int8 tensors in device memory, with the integer
@@ -312,70 +312,69 @@ function kernelsOf(memory: LinearMemory): IntConvExports {
   return k;
 }
 
-type KernelName = 'igemm' | 'igemv' | 'dwChannels';
-/** Per module's exports, per kernel and flags: the function `specialised` found (looked up once, not per tile). */
-const specialisations = new WeakMap<IntConvExports, Map<KernelName, Map<number, (...args: number[]) => void>>>();
+const KERNEL_NAMES = ['igemm', 'igemv', 'dwChannels'] as const;
+type KernelName = (typeof KERNEL_NAMES)[number];
+/** Per module's exports, by kernel and flags (a number: no key string built per tile), the function `specialised` found. */
+const specialisations = new WeakMap<IntConvExports, Map<number, (...args: number[]) => void>>();
 
 /** The copy of a kernel specialised for these flags (the constant flags drop its branches), else the generic one. */
 function specialised(k: IntConvExports, name: KernelName, flags: number): (...args: number[]) => void {
-  let byName = specialisations.get(k);
-  if (!byName) {
-    byName = new Map();
-    specialisations.set(k, byName);
+  let known = specialisations.get(k);
+  if (!known) {
+    known = new Map();
+    specialisations.set(k, known);
   }
-  let byFlags = byName.get(name);
-  if (!byFlags) {
-    byFlags = new Map();
-    byName.set(name, byFlags);
-  }
-  let fn = byFlags.get(flags);
+  const key = flags * KERNEL_NAMES.length + KERNEL_NAMES.indexOf(name);
+  let fn = known.get(key);
   if (!fn) {
     fn = (k as unknown as Record<string, ((...args: number[]) => void) | undefined>)[`${name}_${flags}`] ?? k[name];
-    byFlags.set(flags, fn);
+    known.set(key, fn);
   }
   return fn;
 }
 
 /** Tile: output channels [0, count) of a depthwise convolution, addresses at the first one. */
 const depthwiseIntTile = tileFunction('simd.int.depthwise', (memory, t) => {
-  // read by index: destructuring or a slice per tile is garbage on every thread (until optimized)
-  const x = t[0] as number;
-  const w = t[1] as number;
-  const y = t[2] as number;
-  const count = t[3] as number;
-  const c0 = t[4] as number;
-  const wzp = t[5] as number;
-  const wzStride = t[6] as number;
-  const flags = t[7] as number;
-  const bias = t[8] as number;
-  const biasStride = t[9] as number;
-  const scale = t[10] as number;
-  const scaleStride = t[11] as number;
-  const lo = t[12] as number;
-  const hi = t[13] as number;
-  const zp = t[14] as number;
-  const H = t[15] as number;
-  const W = t[16] as number;
-  const OH = t[17] as number;
-  const OW = t[18] as number;
-  const KK = t[19] as number;
-  const taps = t[20] as number;
-  const plane = t[21] as number;
-  const Lp = t[22] as number;
-  const rowStep = t[23] as number;
-  const padOffset = t[24] as number;
-  const sw = t[25] as number;
-  const zx = t[26] as number;
-  const pl = t[27] as number;
-  const KP = t[29] as number;
-  const pairPlane = t[30] as number;
-  const Hp = t[31] as number;
-  const dhBytes = t[32] as number;
-  const pairStep = t[33] as number;
-  const zxRow = t[34] as number;
-  const zxRowBytes = t[35] as number;
-  const pt = t[36] as number;
-  const dh = t[37] as number;
+  const [
+    x,
+    w,
+    y,
+    count,
+    c0,
+    wzp,
+    wzStride,
+    flags,
+    bias,
+    biasStride,
+    scale,
+    scaleStride,
+    lo,
+    hi,
+    zp,
+    H,
+    W,
+    OH,
+    OW,
+    KK,
+    taps,
+    plane,
+    Lp,
+    rowStep,
+    padOffset,
+    sw,
+    zx,
+    pl,
+    ,
+    KP,
+    pairPlane,
+    Hp,
+    dhBytes,
+    pairStep,
+    zxRow,
+    zxRowBytes,
+    pt,
+    dh,
+  ] = t as number[] as NumberTuple<38>;
   const ws = workspaceOf(memory);
   const k = kernelsOf(memory);
   // the i16 plane and the pair plane cleared (their padding lanes stay zero), the zx row set
@@ -449,25 +448,8 @@ const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => 
  * them, about as long as its product took on a 3-channel first layer).
  */
 function padInput(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }, zx: number): void {
-  const x = t[0] as number;
-  const K = t[4] as number;
-  const p0 = t[6] as number;
-  const p1 = t[7] as number;
-  const cg = t[21] as number;
-  const H = t[22] as number;
-  const W = t[23] as number;
-  const OW = t[24] as number;
-  const KH = t[25] as number;
-  const KW = t[26] as number;
-  const sh = t[27] as number;
-  const dh = t[29] as number;
-  const dw = t[30] as number;
-  const pt = t[31] as number;
-  const pl = t[32] as number;
-  const tableAt = t[33] as number;
-  const padAt = t[34] as number;
-  const Hq = t[35] as number;
-  const Wq = t[36] as number;
+  const [x, , , , K, , p0, p1, , , , , , , , , , , , , , cg, H, W, OW, KH, KW, sh, , dh, dw, pt, pl, tableAt, padAt, Hq, Wq] =
+    t as number[] as NumberTuple<37>;
   const bytes = bytesOf(memory);
   const pad = zx & 0xff;
   const first = Math.floor(p0 / OW) * sh;
@@ -501,27 +483,8 @@ function padInput(memory: LinearMemory, t: readonly number[], ws: { offset: numb
 }
 
 function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: number; bytes: number }): void {
-  const x = t[0] as number;
-  const w = t[1] as number;
-  const y = t[2] as number;
-  const M = t[3] as number;
-  const K = t[4] as number;
-  const P = t[5] as number;
-  const p0 = t[6] as number;
-  const p1 = t[7] as number;
-  const NP = t[8] as number;
-  const zx = t[9] as number;
-  const gathered = t[10] as number;
-  const wzp = t[11] as number;
-  const wzStride = t[12] as number;
-  const flags = t[13] as number;
-  const bias = t[14] as number;
-  const biasStride = t[15] as number;
-  const scale = t[16] as number;
-  const scaleStride = t[17] as number;
-  const lo = t[18] as number;
-  const hi = t[19] as number;
-  const zp = t[20] as number;
+  const [x, w, y, M, K, P, p0, p1, NP, zx, gathered, wzp, wzStride, flags, bias, biasStride, scale, scaleStride, lo, hi, zp] =
+    t as number[] as NumberTuple<21>;
   const k = kernelsOf(memory);
   const panel = ws.offset + HEADER;
   const ySize = flags & INT_FLAGS.int32Out ? 4 : 1;

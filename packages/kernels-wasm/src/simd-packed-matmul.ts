@@ -7,7 +7,7 @@ import { MATMUL_PLAN, MatMulPath, type MatMulPlan, chooseMatMul, planMatMulNode,
 import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { matmulEpilogueTail, tileEpilogue } from './tile-epilogue.js';
-import { runTiles, tileFunction } from './tiles.js';
+import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 import { float32Of } from './memory-views.js';
 
 const P = PACKED_MATMUL_PANEL;
@@ -19,18 +19,7 @@ const GEMV_PANELS = 'simd.gemvPanels';
  * write past the row).
  */
 export const gemvPanelsTile = tileFunction(GEMV_PANELS, (memory, t) => {
-  // read by index: destructuring allocates per tile until the function is optimized
-  const a = t[0] as number;
-  const lda = t[1] as number;
-  const b = t[2] as number;
-  const panelBytes = t[3] as number;
-  const y = t[4] as number;
-  const ldy = t[5] as number;
-  const m = t[6] as number;
-  const k = t[7] as number;
-  const q0 = t[8] as number;
-  const q1 = t[9] as number;
-  const n = t[10] as number;
+  const [a, lda, b, panelBytes, y, ldy, m, k, q0, q1, n] = t as number[] as NumberTuple<11>;
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error(`${GEMV_PANELS} tile without WebAssembly SIMD`);
   const full = Math.min(q1, Math.floor(n / P));
@@ -42,16 +31,7 @@ export const gemvPanelsTile = tileFunction(GEMV_PANELS, (memory, t) => {
 
 /** The tile's last panel when it has fewer than 8 columns of Y, in JS. */
 function lastPanel(memory: LinearMemory, t: readonly number[]): void {
-  // read by index: destructuring allocates per tile until the function is optimized
-  const a = t[0] as number;
-  const lda = t[1] as number;
-  const b = t[2] as number;
-  const panelBytes = t[3] as number;
-  const y = t[4] as number;
-  const ldy = t[5] as number;
-  const m = t[6] as number;
-  const k = t[7] as number;
-  const n = t[10] as number;
+  const [a, lda, b, panelBytes, y, ldy, m, k, , , n] = t as number[] as NumberTuple<11>;
   const full = Math.floor(n / P);
   const all = float32Of(memory);
   const panel = (b + full * panelBytes) / 4;
