@@ -1,5 +1,6 @@
 import { CONV_PLAN, describeConvPlan } from './conv-plan.js';
 import { INT_CONV_PLAN, describeIntConvPlan } from './int-conv-plan.js';
+import { INT_MATMUL_PLAN, describeIntMatMulPlan } from './int-matmul-plan.js';
 import { MATMUL_PLAN, describeMatMulPlan } from './matmul-plan.js';
 import { POOL_PLAN, describePoolPlan } from './pool-plan.js';
 
@@ -7,6 +8,7 @@ import { POOL_PLAN, describePoolPlan } from './pool-plan.js';
 const DESCRIBERS: ReadonlyMap<string, (ints: readonly number[]) => string> = new Map([
   [CONV_PLAN, describeConvPlan],
   [INT_CONV_PLAN, describeIntConvPlan],
+  [INT_MATMUL_PLAN, describeIntMatMulPlan],
   [MATMUL_PLAN, describeMatMulPlan],
   [POOL_PLAN, describePoolPlan],
 ]);
