@@ -1,3 +1,4 @@
+import { describeComputedMatMulPlan, isComputedMatMulPlan } from './computed-matmul-plan.js';
 import { CONV_PLAN, describeConvPlan } from './conv-plan.js';
 import { INT_CONV_PLAN, describeIntConvPlan } from './int-conv-plan.js';
 import { INT_MATMUL_PLAN, describeIntMatMulPlan } from './int-matmul-plan.js';
@@ -9,7 +10,8 @@ const DESCRIBERS: ReadonlyMap<string, (ints: readonly number[]) => string> = new
   [CONV_PLAN, describeConvPlan],
   [INT_CONV_PLAN, describeIntConvPlan],
   [INT_MATMUL_PLAN, describeIntMatMulPlan],
-  [MATMUL_PLAN, describeMatMulPlan],
+  // a PackedMatMul's, or (its own version) a MatMul's with a computed B
+  [MATMUL_PLAN, (ints) => (isComputedMatMulPlan(ints) ? describeComputedMatMulPlan(ints) : describeMatMulPlan(ints))],
   [POOL_PLAN, describePoolPlan],
 ]);
 
