@@ -15,8 +15,11 @@ export const INT_PANEL_BYTES = 256 * 1024;
 /** Whether K products of bytes minus zero points (each at most 255²) sum inside int32, as the GEMM's lanes do. */
 export const intSumsFit = (k: number): boolean => k * 255 * 255 < 2 ** 31;
 
+/** The panel layout of a packed B[K, N]. */
 export interface PackedPanelsShape {
+  /** Rows of B (the product's depth). */
   readonly k: number;
+  /** Columns of B. */
   readonly n: number;
   /** Columns of a full panel. */
   readonly np: number;

@@ -17,6 +17,7 @@ export const PACKED_MATMUL_INTEGER = 'PackedMatMulInteger';
 
 const known = (d: Dim | undefined): d is number => typeof d === 'number' && d >= 0;
 
+/** The op definition of tsge::PackedMatMulInteger. */
 export const packedMatMulIntegerDefinition: OpDefinitionV1 = defineOp({
   type: PACKED_MATMUL_INTEGER,
   domain: TSGE_DOMAIN,
