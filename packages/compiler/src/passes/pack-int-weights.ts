@@ -15,7 +15,8 @@ import {
 } from '@tsge/ops';
 import { addConst, anchorDesc, uniqueName } from '../graph-utils.js';
 
-const isByteType = (t: HostTensor | undefined): boolean => t?.type === 'uint8' || t?.type === 'int8';
+const isByteDtype = (t: string | undefined): boolean => t === 'uint8' || t === 'int8';
+const isByteType = (t: HostTensor | undefined): boolean => isByteDtype(t?.type);
 
 /** A node's ints attribute, or undefined. */
 function intsAttr(node: Node, name: string): readonly number[] | undefined {
@@ -95,8 +96,6 @@ function packableProduct(
   if (slots.yz >= 0 && !isByteDtype(anchorDesc(node.inData[slots.yz]?.peer)?.dtype)) return undefined;
   return { b, bz, slots };
 }
-
-const isByteDtype = (t: string | undefined): boolean => t === 'uint8' || t === 'int8';
 
 /** B minus its zero point (one, or one per column), row-major [K, N]. */
 function centredColumns(b: HostTensor, bz: HostTensor | undefined): Int16Array {
