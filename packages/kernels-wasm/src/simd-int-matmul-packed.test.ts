@@ -3,6 +3,7 @@ import { PACKED_WEIGHT, intPanelColumns, packIntPanels, packedPanelsAttr, packed
 import { describe, expect, it } from 'vitest';
 import { INT_MATMUL_PLAN, chooseIntMatMul, planIntMatMulNode } from './int-matmul-plan.js';
 import { hasWasmSimd } from './kernel-modules.js';
+import { describeKernelPlan } from './plan-descriptions.js';
 import { simdIntConvKernels } from './simd-int-conv.js';
 import { bytes, counted, expectCodedFailures, fallbacks, referenceOf, run, seeded, tensorOf } from './simd-int-test-support.fixture.js';
 import { wasmMemory } from './simd-test-support.fixture.js';
@@ -118,6 +119,7 @@ describe.skipIf(!hasWasmSimd())('the integer GEMM reads the packed panels in pla
     if (recorded?.kind !== 'ints') throw new Error('no plan');
     const ints = [...recorded.value];
     expect(ints.slice(0, 4)).toEqual([1, 1, 3, chooseIntMatMul(64, 100, 40, 3).tiles.length]);
+    expect(describeKernelPlan(INT_MATMUL_PLAN, ints)).toMatch(/^integer matmul gemm, \d+ tiles for 3 threads$/);
     const got = run(packedKernel, p.packed, { ...p.attrs, [INT_MATMUL_PLAN]: attr.ints(ints) }, wasmMemory(false, 64), 3);
     expect(values(got)).toEqual(values(expected));
     // one tile dropped; a tile starting inside a block of 8 columns
