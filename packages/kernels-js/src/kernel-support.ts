@@ -29,6 +29,7 @@ export { type ResizePass, type ResizeTaps, resizePasses } from './nn/resize.js';
 export { logicalWeight, packedWeightOf, requantize, requantizedRange } from './nn/requantized-conv.js';
 export { rotaryStrides, rowOffset } from './nn/apply-rotary.js';
 export { packedMatMulEpilogue, packedMatMulShape } from './nn/packed-matmul.js';
+export { packedPanelsOf } from './nn/packed-matmul-integer.js';
 export { type GroupQueryAttentionCall, readGroupQueryAttention } from './transformer/group-query-attention.js';
 export { rotate, sameStorage } from './transformer/group-query-attention-in-place.js';
 export { type QuantizedAddParams, quantizedAddParams, quantizedAddValue } from './nn/quantized-add.js';

@@ -27,8 +27,12 @@ export const GEMM_PACKED = 'simd.gemmPacked';
  * thread workspace. Fewer rows stay on the row-major kernel, which reads B in place.
  */
 export function usePackedGemm(memory: LinearMemory, m: number, n: number, k: number): boolean {
-  const workspace = threadWorkspace(memory);
-  return workspace !== undefined && m >= 64 && n >= 16 && k >= 16 && WORKSPACE_HEADER + A_BLOCK_BYTES + KC * 8 * 32 <= workspace.bytes;
+  return packedGemmFits(m, n, k, threadWorkspace(memory)?.bytes);
+}
+
+/** `usePackedGemm` for a thread workspace of `workspaceBytes` (undefined: none). */
+export function packedGemmFits(m: number, n: number, k: number, workspaceBytes: number | undefined): boolean {
+  return workspaceBytes !== undefined && m >= 64 && n >= 16 && k >= 16 && WORKSPACE_HEADER + A_BLOCK_BYTES + KC * 8 * 32 <= workspaceBytes;
 }
 
 /**

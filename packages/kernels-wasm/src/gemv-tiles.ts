@@ -31,10 +31,32 @@ export const gemvColumnsTile = tileFunction(GEMV_COLUMNS, (memory, t) => {
 });
 
 /**
- * The column tiles of Y[m×n] = A[m×k]·B[k×n] (byte addresses, strides in elements): four per
- * thread, each a contiguous run of columns (multiples of 16), so every row of B is read in runs of
- * tens of KB and a thread slowed by other load leaves its later tiles to the others.
+ * The column ranges [n0, n1) of Y[m×n] = A[m×k]·B[k×n]: four per thread, each a contiguous run of
+ * columns (multiples of 16), so every row of B is read in runs of tens of KB and a thread slowed by
+ * other load leaves its later tiles to the others.
  */
+export function gemvRanges(m: number, n: number, k: number, threads: number): [number, number][] {
+  // at least 256 K multiply-adds a tile, so a small GEMV is not scattered over the pool
+  const wanted = Math.max(1, Math.min(threads > 1 ? 4 * threads : 1, Math.floor((n * m * k) / (1 << 18)), Math.ceil(n / 16)));
+  const size = Math.ceil(n / wanted / 16) * 16;
+  const pieces: [number, number][] = [];
+  for (let start = 0; start < n; start += size) pieces.push([start, Math.min(n, start + size)]);
+  return pieces;
+}
+
+/** `simd.gemvColumns` arguments for column ranges of Y[m×n] = A[m×k]·B[k×n] (byte addresses, strides in elements). */
+export function gemvTileArgs(
+  ranges: readonly (readonly [number, number])[],
+  m: number,
+  k: number,
+  a: { byte: number; ld: number },
+  b: { byte: number; ld: number },
+  y: { byte: number; ld: number },
+): number[][] {
+  return ranges.map(([n0, n1]) => [a.byte, a.ld * 4, b.byte + n0 * 4, b.ld * 4, y.byte + n0 * 4, y.ld * 4, m, k, n1 - n0]);
+}
+
+/** The column tiles of Y[m×n] = A[m×k]·B[k×n] (`gemvRanges`) as `simd.gemvColumns` arguments. */
 export function gemvTiles(
   m: number,
   n: number,
@@ -44,10 +66,5 @@ export function gemvTiles(
   y: { byte: number; ld: number },
   threads: number,
 ): number[][] {
-  // at least 256 K multiply-adds a tile, so a small GEMV is not scattered over the pool
-  const wanted = Math.max(1, Math.min(threads > 1 ? 4 * threads : 1, Math.floor((n * m * k) / (1 << 18)), Math.ceil(n / 16)));
-  const size = Math.ceil(n / wanted / 16) * 16;
-  const pieces: [number, number][] = [];
-  for (let start = 0; start < n; start += size) pieces.push([start, Math.min(n, start + size)]);
-  return pieces.map(([n0, n1]) => [a.byte, a.ld * 4, b.byte + n0 * 4, b.ld * 4, y.byte + n0 * 4, y.ld * 4, m, k, n1 - n0]);
+  return gemvTileArgs(gemvRanges(m, n, k, threads), m, k, a, b, y);
 }

@@ -1,5 +1,7 @@
+import { describeComputedMatMulPlan, isComputedMatMulPlan } from './computed-matmul-plan.js';
 import { CONV_PLAN, describeConvPlan } from './conv-plan.js';
 import { INT_CONV_PLAN, describeIntConvPlan } from './int-conv-plan.js';
+import { INT_MATMUL_PLAN, describeIntMatMulPlan } from './int-matmul-plan.js';
 import { MATMUL_PLAN, describeMatMulPlan } from './matmul-plan.js';
 import { POOL_PLAN, describePoolPlan } from './pool-plan.js';
 
@@ -7,7 +9,9 @@ import { POOL_PLAN, describePoolPlan } from './pool-plan.js';
 const DESCRIBERS: ReadonlyMap<string, (ints: readonly number[]) => string> = new Map([
   [CONV_PLAN, describeConvPlan],
   [INT_CONV_PLAN, describeIntConvPlan],
-  [MATMUL_PLAN, describeMatMulPlan],
+  [INT_MATMUL_PLAN, describeIntMatMulPlan],
+  // a PackedMatMul's, or (its own version) a MatMul's with a computed B
+  [MATMUL_PLAN, (ints) => (isComputedMatMulPlan(ints) ? describeComputedMatMulPlan(ints) : describeMatMulPlan(ints))],
   [POOL_PLAN, describePoolPlan],
 ]);
 

@@ -1,9 +1,19 @@
 import { type HostTensor, type KernelContextV1, type KernelV1, type LinearMemory, TSGE_DOMAIN, readNumber } from '@tsge/metadef';
-import { convProblem, defineKernel, packedWeightOf, requantizedRange } from '@tsge/kernels-js/kernel-support';
-import { REQUANTIZED_CONV, dimProduct, paddedRow } from '@tsge/ops/kernel-support';
+import { convProblem, defineKernel, packedPanelsOf, packedWeightOf, requantizedRange } from '@tsge/kernels-js/kernel-support';
+import { INT_PANEL_BYTES, PACKED_MATMUL_INTEGER, REQUANTIZED_CONV, dimProduct, paddedRow } from '@tsge/ops/kernel-support';
 import { extraModule } from './extra-modules.js';
 import { INT_FLAGS, type IntConvExports, intConvFunctions } from './int-conv-module.js';
-import { INT_CONV_PLAN, IntConvPath, chooseIntConv, intSplit, planIntConvNode, recordedIntConvPlan } from './int-conv-plan.js';
+import { INT_CONV_PLAN, IntConvPath, chooseIntConv, planIntConvNode, recordedIntConvPlan } from './int-conv-plan.js';
+import {
+  INT_MATMUL_PLAN,
+  IntMatMulPath,
+  type IntMatMulPlan,
+  chooseIntMatMul,
+  intMatMulRows,
+  intMatMulTiles,
+  planIntMatMulNode,
+  recordedIntMatMulPlan,
+} from './int-matmul-plan.js';
 import { bytesOf, float32Of, int32Of } from './memory-views.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
@@ -25,7 +35,7 @@ const exportsOf = (memory: LinearMemory) => intModule(memory) as unknown as IntC
 const HEADER = 64;
 const ZERO_BYTE = 48;
 /** Panel bytes per tile step: about a quarter of the workspace, so the panel stays in cache. */
-const PANEL_BYTES = 256 * 1024;
+const PANEL_BYTES = INT_PANEL_BYTES;
 
 const align64 = (n: number): number => (n + 63) & ~63;
 
@@ -442,6 +452,52 @@ const qlinearMatMulTile = tileFunction('simd.int.qlinearMatMul', (memory, t) => 
 });
 
 /**
+ * Tile: rows [0, M) × columns [n0, n1) of A·B over the compiler's panels of B (packed-int-panels.ts
+ * in @tsge/ops), read in place: one igemm per panel the columns cross. Arguments: A's first row, the
+ * panels, Y's first row, M, K, N, NP, n0, n1, A's zero point (address or -1) and stride, flags, the
+ * store's range and zero point, and the requantizing multiplier (unused for int32 sums).
+ */
+const panelsMatMulTile = tileFunction('simd.int.matmulPanels', (memory, t) => {
+  const [a, b, y, M, K, N, NP, n0, n1, azp, azStride, flags, lo, hi, zp, scale] = t as number[] as NumberTuple<16>;
+  const ws = workspaceOf(memory);
+  const k = kernelsOf(memory);
+  const int32 = (flags & INT_FLAGS.int32Out) !== 0;
+  if (!int32) float32Of(memory)[(ws.offset + SCALE_WORD) >> 2] = scale;
+  const K2 = (K + 1) & ~1;
+  const N8 = (N + 7) & ~7;
+  for (let c = n0; c < n1; ) {
+    const q = Math.floor(c / NP);
+    const width = Math.min(NP, N8 - q * NP);
+    const end = Math.min(n1, q * NP + width);
+    specialised(k, 'igemm', flags)(
+      M,
+      K,
+      a,
+      K,
+      azp < 0 ? ws.offset + ZERO_BYTE : azp,
+      azp < 0 ? 0 : azStride,
+      b + q * NP * K2 * 2 + (c - q * NP) * 4,
+      width,
+      end - c,
+      y + c * (int32 ? 4 : 1),
+      N,
+      flags,
+      -1,
+      0,
+      ws.offset + SCALE_WORD,
+      0,
+      lo,
+      hi,
+      zp,
+      ws.offset,
+      ws.offset + HEADER,
+      0,
+    );
+    c = end;
+  }
+});
+
+/**
  * The padded copy of a gathered gemm tile's input planes (padding bytes equal to zx) and the
  * table of its row pairs' window origins, written into this thread's workspace. Only the padded
  * rows the tile's output rows read are written (a tile of an eighth of the outputs copied all of
@@ -599,7 +655,7 @@ function gemmInt(memory: LinearMemory, t: readonly number[], ws: { offset: numbe
   }
 }
 
-export const INT_TILES = [depthwiseIntTile, gemmIntTile, qlinearMatMulTile] as const;
+export const INT_TILES = [depthwiseIntTile, gemmIntTile, qlinearMatMulTile, panelsMatMulTile] as const;
 
 /** The tiles of one batch's [M, K]·[K, N] product, in the gemm tile's argument layout. */
 function gemmTiles(
@@ -615,11 +671,8 @@ function gemmTiles(
   /** Requantized byte output: the store's range (relative to zp) and zero point; else int32. */
   store?: { lo: number; hi: number; zp: number },
 ): number[][] {
-  const byColumns = N >= 64 * threads || M < 8;
-  const ranges = byColumns ? intSplit(N, threads, 8, M * K) : intSplit(M, threads, 4, N * K);
   const ySize = store ? 1 : 4;
-  return ranges.map(([lo, hi]) => {
-    const [m0, m1, p0, p1] = byColumns ? [0, M, lo, hi] : [lo, hi, 0, N];
+  return intMatMulTiles(M, N, K, threads).map(([m0, m1, p0, p1]) => {
     const wzp = operands.wzp < 0 ? -1 : operands.wzp + m0 * operands.wzStride;
     const rest = [-1, 0, -1, 0, store?.lo ?? 0, store?.hi ?? 0, store?.zp ?? 0, ...new Array<number>(12).fill(0)];
     return [b, a + m0 * K, y + m0 * N * ySize, m1 - m0, K, N, p0, p1, NP, operands.zx, 0, wzp, operands.wzStride, operands.flags, ...rest];
@@ -642,23 +695,35 @@ function matmulInteger(ctx: KernelContextV1): boolean {
  * onnxruntime's requantization and the reference do; anything else goes to the reference.
  */
 function qlinearMatMul(ctx: KernelContextV1): boolean {
+  const requantize = requantizeOf(ctx, 1, 4, 6, 7);
+  return !!requantize && integerProduct(ctx, ctx.tensor(0), ctx.tensor(3), ctx.tensor(2), ctx.tensor(5), requantize);
+}
+
+/** The requantizing store of a product's byte output. */
+interface Requantize {
+  readonly scale: number;
+  readonly lo: number;
+  readonly hi: number;
+  readonly zp: number;
+  readonly type: HostTensor['type'];
+}
+
+/**
+ * QLinearMatMul's store from the inputs at these indices (one float32 scale each, one byte zero
+ * point): the multiplier f32(f32(a_scale·b_scale) / y_scale) and Y's range minus its zero point;
+ * undefined when the store does not cover them.
+ */
+function requantizeOf(ctx: KernelContextV1, aScale: number, bScale: number, yScale: number, yZero: number): Requantize | undefined {
   const scalar = (i: number): number | undefined => {
     const t = ctx.tensor(i);
     return t && t.data.length === 1 && t.type === 'float32' ? readNumber(t, 0) : undefined;
   };
-  const [as, bs, ys] = [scalar(1), scalar(4), scalar(6)];
-  const yz = ctx.tensor(7);
-  if (as === undefined || bs === undefined || ys === undefined || !isByteType(yz) || (yz as HostTensor).data.length !== 1) return false;
-  const scale = Math.fround(Math.fround(as * bs) / ys);
+  const [as, bs, ys] = [scalar(aScale), scalar(bScale), scalar(yScale)];
+  const yz = ctx.tensor(yZero);
+  if (as === undefined || bs === undefined || ys === undefined || !isByteType(yz) || (yz as HostTensor).data.length !== 1) return undefined;
   const zp = readNumber(yz as HostTensor, 0);
   const [lo, hi] = (yz as HostTensor).type === 'int8' ? [-128, 127] : [0, 255];
-  return integerProduct(ctx, ctx.tensor(0), ctx.tensor(3), ctx.tensor(2), ctx.tensor(5), {
-    scale,
-    lo: lo - zp,
-    hi: hi - zp,
-    zp,
-    type: (yz as HostTensor).type,
-  });
+  return { scale: Math.fround(Math.fround(as * bs) / ys), lo: lo - zp, hi: hi - zp, zp, type: (yz as HostTensor).type };
 }
 
 /** A·B of byte matrices in device memory, stored as int32 or, with `requantize`, as bytes. */
@@ -668,7 +733,7 @@ function integerProduct(
   b: HostTensor | undefined,
   az: HostTensor | undefined,
   bz: HostTensor | undefined,
-  requantize?: { scale: number; lo: number; hi: number; zp: number; type: HostTensor['type'] },
+  requantize?: Requantize,
 ): boolean {
   const memory = ctx.memory;
   if (!memory || !isByteType(a) || !isByteType(b) || !exportsOf(memory) || !threadWorkspace(memory)) return false;
@@ -733,6 +798,77 @@ function integerProduct(
   return true;
 }
 
+const matmulPlans = new WeakMap<KernelContextV1, { ints: readonly number[] | undefined; key: string; plan: IntMatMulPlan }>();
+
+/** The compiler's plan for static shapes, checked against this task once per context, else one made now. */
+function intMatMulPlan(ctx: KernelContextV1, task: { rows: number; n: number; k: number }, threads: number): IntMatMulPlan {
+  const ints = ctx.attrs.has(INT_MATMUL_PLAN) ? ctx.attrs.ints(INT_MATMUL_PLAN) : undefined;
+  const key = `${task.rows},${task.n},${task.k},${threads}`;
+  const known = matmulPlans.get(ctx);
+  if (known && known.ints === ints && known.key === key) return known.plan;
+  const plan = ints ? recordedIntMatMulPlan(ctx.nodeName, ints, task, threads) : chooseIntMatMul(task.rows, task.n, task.k, threads);
+  matmulPlans.set(ctx, { ints, key, plan });
+  return plan;
+}
+
+/**
+ * tsge::PackedMatMulInteger: A's rows as the GEMM's weight rows (A's zero point one or one per
+ * row), the compiler's panels of B − b_zero_point read in place, the int32 sums stored as they are
+ * or requantized as QLinearMatMul's (per-tensor scales). Anything else goes to the reference kernel.
+ */
+function packedIntMatMul(ctx: KernelContextV1): boolean {
+  const memory = ctx.memory;
+  const a = ctx.tensor(0);
+  const b = ctx.tensor(1);
+  if (!memory || !a || !b || !isByteType(a) || !exportsOf(memory) || !threadWorkspace(memory)) return false;
+  const { k: K, n: N, np: NP } = packedPanelsOf(ctx, b);
+  if (a.dims.length < 2 || a.dims[a.dims.length - 1] !== K || !inDeviceMemory(memory, a, b)) return false;
+  const M = a.dims[a.dims.length - 2] as number;
+  const az = ctx.tensor(2);
+  if (az && (az.type !== a.type || (az.data.length !== 1 && az.data.length !== M) || !inDeviceMemory(memory, az))) return false;
+  const requantize = ctx.tensor(6) ? requantizeOf(ctx, 3, 4, 5, 6) : undefined;
+  if (ctx.tensor(6) && !requantize) return false;
+  // igemm's 4-row block scratch, and the 16 bytes its vector loads read past A's last row
+  const workspace = threadWorkspace(memory) as { bytes: number };
+  if (HEADER + ((K + 1) >> 1) * 16 + 128 > workspace.bytes || byteOffset(a) + a.data.length + 16 > memory.buffer.byteLength) return false;
+  const { rows, batches } = intMatMulRows(a.dims, az?.data.length ?? 0);
+  const threads = ctx.parallel?.threads ?? 1;
+  const plan = intMatMulPlan(ctx, { rows, n: N, k: K }, threads);
+  if (plan.path !== IntMatMulPath.gemm) return false;
+  const y = ctx.output(0, [...a.dims.slice(0, -1), N], requantize ? requantize.type : 'int32');
+  if (!inDeviceMemory(memory, y)) return false;
+  const ySize = requantize ? 1 : 4;
+  const flags =
+    (requantize ? (requantize.type === 'int8' ? INT_FLAGS.outSigned : 0) : INT_FLAGS.int32Out) |
+    (a.type === 'int8' ? INT_FLAGS.weightsSigned : 0);
+  const azStride = az && az.data.length > 1 ? 1 : 0;
+  const tiles: number[][] = [];
+  for (let i = 0; i < batches; i++)
+    for (const [m0, m1, n0, n1] of plan.tiles as (readonly [number, number, number, number])[]) {
+      const row = i * rows + m0;
+      tiles.push([
+        byteOffset(a) + row * K,
+        byteOffset(b),
+        byteOffset(y) + row * N * ySize,
+        m1 - m0,
+        K,
+        N,
+        NP,
+        n0,
+        n1,
+        az ? byteOffset(az) + m0 * azStride : -1,
+        azStride,
+        flags,
+        requantize?.lo ?? 0,
+        requantize?.hi ?? 0,
+        requantize?.zp ?? 0,
+        requantize?.scale ?? 0,
+      ]);
+    }
+  runTiles(memory, ctx.parallel, panelsMatMulTile, tiles);
+  return true;
+}
+
 function intKernel(opType: string, domain: string | undefined, reference: KernelV1, requantized: boolean): KernelV1 {
   return defineKernel({
     opType,
@@ -747,7 +883,7 @@ function intKernel(opType: string, domain: string | undefined, reference: Kernel
   });
 }
 
-/** ConvInteger, tsge::RequantizedConv, MatMulInteger and QLinearMatMul; `reference` finds the reference kernel of an op. */
+/** ConvInteger, tsge::RequantizedConv, MatMulInteger, QLinearMatMul and tsge::PackedMatMulInteger; `reference` finds the reference kernel of an op. */
 export function simdIntConvKernels(reference: (opType: string) => KernelV1): KernelV1[] {
   return [
     intKernel('ConvInteger', undefined, reference('ConvInteger'), false),
@@ -768,6 +904,17 @@ export function simdIntConvKernels(reference: (opType: string) => KernelV1): Ker
       parallel: true,
       compute: (ctx) => {
         if (!qlinearMatMul(ctx)) reference('QLinearMatMul').compute(ctx);
+      },
+    }),
+    defineKernel({
+      opType: PACKED_MATMUL_INTEGER,
+      domain: TSGE_DOMAIN,
+      name: 'wasm-simd',
+      dtypes: ['uint8', 'int8'],
+      parallel: true,
+      plan: planIntMatMulNode,
+      compute: (ctx) => {
+        if (!packedIntMatMul(ctx)) reference(PACKED_MATMUL_INTEGER).compute(ctx);
       },
     }),
   ];

@@ -8,10 +8,12 @@ import {
   type KernelV1,
   type LinearMemory,
   createAttrReader,
+  TsgeError,
   createTensor,
 } from '@tsge/metadef';
 import { mathKernels, nnKernels } from '@tsge/kernels-js/kernel-support';
-import { runTile } from './simd-test-support.fixture.js';
+import { expect } from 'vitest';
+import { runTile, wasmMemory } from './simd-test-support.fixture.js';
 
 export const referenceOf = (opType: string): KernelV1 => {
   const k = [...nnKernels, ...mathKernels].find((x) => x.opType === opType && x.name === 'reference');
@@ -115,4 +117,27 @@ export function run(
   kernel.compute(ctx);
   if (!result) throw new Error('no output');
   return { type: result.type, dims: [...result.dims], data: (result.data as Uint8Array).slice() } as HostTensor;
+}
+
+/** Each bad node fails on the reference and on the SIMD kernel with TSGE-E4003 naming the node. */
+export function expectCodedFailures(
+  reference: KernelV1,
+  simd: KernelV1,
+  bad: readonly (readonly [(HostTensor | undefined)[], Record<string, AttrValue>])[],
+): void {
+  for (const [inputs, attrs] of bad)
+    for (const [kernel, memory] of [
+      [reference, undefined],
+      [simd, wasmMemory(false, 64)],
+    ] as const) {
+      let error: unknown;
+      try {
+        run(kernel, inputs, attrs, memory);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(TsgeError);
+      expect((error as TsgeError).code).toBe('TSGE-E4003');
+      expect((error as TsgeError).message).toContain('node');
+    }
 }

@@ -1,10 +1,22 @@
-import type { HostTensor, KernelContextV1, KernelV1, LinearMemory, ParallelRunnerV1 } from '@tsge/metadef';
+import type { HostTensor, KernelContextV1, KernelV1, LinearMemory, TileFunctionV1 } from '@tsge/metadef';
 import { defineKernel } from '@tsge/kernels-js/kernel-support';
-import { gemmPackedTile, packedGemmTiles, usePackedGemm } from './gemm-packed-tiles.js';
-import { gemvColumnsTile, gemvTiles, useGemv } from './gemv-tiles.js';
+import {
+  ComputedMatMulPath,
+  type ComputedMatMulPlan,
+  type ComputedMatMulTask,
+  chooseComputedMatMul,
+  computedMatMulTask,
+  gemmRowRanges,
+  planComputedMatMulNode,
+  recordedComputedMatMulPlan,
+} from './computed-matmul-plan.js';
+import { gemmPackedTile, gemmTileArgs } from './gemm-packed-tiles.js';
+import { gemvColumnsTile, gemvTileArgs } from './gemv-tiles.js';
 import { simdKernels } from './kernel-modules.js';
-import { tileFunction, runTiles, splitRange, type NumberTuple } from './tiles.js';
+import { MATMUL_PLAN } from './matmul-plan.js';
 import { float32Of } from './memory-views.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { type NumberTuple, runTiles, tileFunction } from './tiles.js';
 
 /** Whether a float32 view lies in `memory` (so WebAssembly can address it by byte offset). */
 export function inMemory(memory: LinearMemory, ...tensors: HostTensor[]): boolean {
@@ -77,10 +89,19 @@ export const gemmRowsTile = tileFunction(GEMM_ROWS, (memory, t) => {
   );
 });
 
+/** `simd.gemmRows` arguments for blocks [m0, m1, n0, n1] of C = A·B. */
+function gemmRowArgs(ranges: readonly (readonly number[])[], k: number, a: MatrixRef, b: MatrixRef, c: MatrixRef): number[][] {
+  const byte = (r: MatrixRef, row: number, column = 0): number => r.data.byteOffset + (r.offset + row * r.ld + column) * 4;
+  return ranges.map(([m0, m1, n0, n1]) => {
+    const [r0, r1, c0, c1] = [m0, m1, n0, n1] as [number, number, number, number];
+    return [r1 - r0, c1 - c0, k, byte(a, r0), a.ld, byte(b, 0, c0), b.ld, byte(c, r0, c0), c.ld, 0];
+  });
+}
+
 /**
- * The GEMM tiles of C = A·B split by rows of A/C (multiples of 4), as arguments of `simd.gemmRows`;
- * with too few rows for the threads (a decode step's GEMV: one row) split by columns of B/C
- * (multiples of 16) instead, so every thread streams its share of B.
+ * The GEMM tiles of C = A·B split by rows of A/C (multiples of 4); with too few rows for the
+ * threads (a decode step's GEMV: one row) by columns of B/C (multiples of 16), as arguments of
+ * `simd.gemmRows` (`gemmRowRanges`).
  */
 export function gemmRowTiles(
   shape: { m: number; n: number; k: number },
@@ -89,40 +110,69 @@ export function gemmRowTiles(
   c: MatrixRef,
   threads: number,
 ): number[][] {
-  const byte = (r: MatrixRef, row: number, column = 0): number => r.data.byteOffset + (r.offset + row * r.ld + column) * 4;
-  const rows = splitRange(shape.m, threads, 4, shape.n * shape.k);
-  const columns = threads > 1 && rows.length < threads ? splitRange(shape.n, threads, 16, shape.m * shape.k) : [];
-  if (columns.length > rows.length)
-    return columns.map(([n0, n1]) => [shape.m, n1 - n0, shape.k, byte(a, 0), a.ld, byte(b, 0, n0), b.ld, byte(c, 0, n0), c.ld, 0]);
-  return rows.map(([r0, r1]) => [r1 - r0, shape.n, shape.k, byte(a, r0), a.ld, byte(b, 0), b.ld, byte(c, r0), c.ld, 0]);
+  return gemmRowArgs(gemmRowRanges(shape.m, shape.n, shape.k, threads), shape.k, a, b, c);
 }
 
-/** C = A·B over device memory, split across threads when a pool is given. */
-export function parallelGemm(
-  memory: LinearMemory,
-  parallel: ParallelRunnerV1 | undefined,
-  shape: { m: number; n: number; k: number },
-  a: MatrixRef,
-  b: MatrixRef,
-  c: MatrixRef,
-): void {
-  const threads = parallel?.threads ?? 1;
-  const at = (r: MatrixRef) => ({ byte: r.data.byteOffset + r.offset * 4, ld: r.ld });
-  if (useGemv(shape.m, shape.n, shape.k)) {
-    runTiles(memory, parallel, gemvColumnsTile, gemvTiles(shape.m, shape.n, shape.k, at(a), at(b), at(c), threads));
-    return;
+/** The tiles of `plan` for each of its GEMMs (batch `i` at element offsets i·rows·k, i·k·n, i·rows·n), as its path's tile arguments. */
+function planTiles(plan: ComputedMatMulPlan, task: ComputedMatMulTask, a: Float32Array, b: Float32Array, y: Float32Array): number[][] {
+  const { rows, n, k } = task;
+  const tiles: number[][] = [];
+  for (let i = 0; i < task.batches; i++) {
+    const A = { data: a, offset: i * rows * k, ld: k };
+    const B = { data: b, offset: i * k * n, ld: n };
+    const Y = { data: y, offset: i * rows * n, ld: n };
+    const at = (r: MatrixRef) => ({ byte: r.data.byteOffset + r.offset * 4, ld: r.ld });
+    if (plan.path === ComputedMatMulPath.gemvColumns)
+      tiles.push(
+        ...gemvTileArgs(
+          plan.tiles.map((t) => [t[2], t[3]] as [number, number]),
+          rows,
+          k,
+          at(A),
+          at(B),
+          at(Y),
+        ),
+      );
+    else if (plan.path === ComputedMatMulPath.gemmPacked) tiles.push(...gemmTileArgs(plan.tiles, k, at(A), at(B), at(Y)));
+    else tiles.push(...gemmRowArgs(plan.tiles, k, A, B, Y));
   }
-  if (usePackedGemm(memory, shape.m, shape.n, shape.k)) {
-    runTiles(memory, parallel, gemmPackedTile, packedGemmTiles(shape.m, shape.n, shape.k, at(a), at(b), at(c), threads));
-    return;
-  }
-  runTiles(memory, parallel, gemmRowsTile, gemmRowTiles(shape, a, b, c, threads));
+  return tiles;
+}
+
+/** The tile function of a plan's path (undefined for the reference). A function, not a table: this module sits in an import cycle with the plan's. */
+function tileOf(path: number): TileFunctionV1 | undefined {
+  if (path === ComputedMatMulPath.gemvColumns) return gemvColumnsTile;
+  if (path === ComputedMatMulPath.gemmPacked) return gemmPackedTile;
+  if (path === ComputedMatMulPath.gemmRows) return gemmRowsTile;
+  return undefined;
+}
+
+const plans = new WeakMap<KernelContextV1, { ints: readonly number[] | undefined; key: string; plan: ComputedMatMulPlan }>();
+
+/** The compiler's plan for static shapes, checked against this task once per context, else one made now. */
+function matmulPlan(
+  ctx: KernelContextV1,
+  task: ComputedMatMulTask,
+  threads: number,
+  workspaceBytes: number | undefined,
+): ComputedMatMulPlan {
+  const recorded = ctx.attrs.has(MATMUL_PLAN) ? ctx.attrs.ints(MATMUL_PLAN) : undefined;
+  const key = `${task.rows},${task.n},${task.k},${task.batches},${threads},${workspaceBytes}`;
+  const known = plans.get(ctx);
+  if (known && known.ints === recorded && known.key === key) return known.plan;
+  const plan = recorded
+    ? recordedComputedMatMulPlan(ctx.nodeName, recorded, task, threads, workspaceBytes)
+    : chooseComputedMatMul(task, threads, workspaceBytes);
+  plans.set(ctx, { ints: recorded, key, plan });
+  return plan;
 }
 
 /**
  * MatMul on float32 in device memory: A[..., M, K] · B[K, N] as one GEMM over all batch rows, or
- * equal batch dims batch by batch. Other layouts (broadcast batches, 1-D operands, host memory) go
- * to the reference kernel.
+ * equal batch dims batch by batch — a decode step's GEMV, the packed GEMM or the row-major kernel,
+ * as the compiler planned it for static shapes (`matmul_plan`, computed-matmul-plan.ts) or as
+ * chosen on the first run. Other layouts (broadcast batches, 1-D operands, host memory) go to the
+ * reference kernel.
  */
 export function simdMatMulKernel(reference: KernelV1): KernelV1 {
   return defineKernel({
@@ -131,60 +181,24 @@ export function simdMatMulKernel(reference: KernelV1): KernelV1 {
     dtypes: ['float32'],
     // splits its work into tiles through ctx.parallel
     parallel: true,
+    plan: planComputedMatMulNode,
     compute: (ctx: KernelContextV1) => {
       const a = ctx.tensor(0);
       const b = ctx.tensor(1);
       const memory = ctx.memory;
-      if (!a || !b || !memory || a.dims.length < 2 || b.dims.length < 2 || !inMemory(memory, a, b)) return reference.compute(ctx);
-      const m = a.dims[a.dims.length - 2] as number;
-      const k = a.dims[a.dims.length - 1] as number;
-      const n = b.dims[b.dims.length - 1] as number;
-      if (b.dims[b.dims.length - 2] !== k) return reference.compute(ctx);
+      if (!a || !b || !memory || !inMemory(memory, a, b)) return reference.compute(ctx);
+      const task = computedMatMulTask(a.dims, b.dims);
+      if (!task) return reference.compute(ctx);
+      const threads = ctx.parallel?.threads ?? 1;
+      const plan = matmulPlan(ctx, task, threads, threadWorkspace(memory)?.bytes);
+      const tile = tileOf(plan.path);
+      if (!tile) return reference.compute(ctx);
       const aBatch = a.dims.slice(0, -2);
       const bBatch = b.dims.slice(0, -2);
-      const sameBatch = aBatch.length === bBatch.length && aBatch.every((d, i) => d === bBatch[i]);
-      const bIsMatrix = bBatch.every((d) => d === 1);
-      if (!bIsMatrix && !sameBatch) return reference.compute(ctx);
-      const batch = aBatch.reduce((p, d) => p * d, 1);
-      const outDims = [...(aBatch.length >= bBatch.length ? aBatch : bBatch), m, n];
+      const outDims = [...(aBatch.length >= bBatch.length ? aBatch : bBatch), a.dims[a.dims.length - 2] as number, task.n];
       const y = ctx.output(0, outDims, 'float32');
       if (!inMemory(memory, y)) return reference.compute(ctx);
-      const A = a.data as Float32Array;
-      const B = b.data as Float32Array;
-      const Y = y.data as Float32Array;
-      const threads = ctx.parallel?.threads ?? 1;
-      if (bIsMatrix) {
-        parallelGemm(
-          memory,
-          ctx.parallel,
-          { m: batch * m, n, k },
-          { data: A, offset: 0, ld: k },
-          { data: B, offset: 0, ld: n },
-          { data: Y, offset: 0, ld: n },
-        );
-        return;
-      }
-      const tiles: number[][] = [];
-      if (usePackedGemm(memory, m, n, k)) {
-        const at = (data: Float32Array, offset: number, ld: number) => ({ byte: data.byteOffset + offset * 4, ld });
-        for (let i = 0; i < batch; i++)
-          tiles.push(...packedGemmTiles(m, n, k, at(A, i * m * k, k), at(B, i * k * n, n), at(Y, i * m * n, n), threads));
-        runTiles(memory, ctx.parallel, gemmPackedTile, tiles);
-        return;
-      }
-      for (let i = 0; i < batch; i++) {
-        const shape = { m, n, k };
-        tiles.push(
-          ...gemmRowTiles(
-            shape,
-            { data: A, offset: i * m * k, ld: k },
-            { data: B, offset: i * k * n, ld: n },
-            { data: Y, offset: i * m * n, ld: n },
-            threads,
-          ),
-        );
-      }
-      runTiles(memory, ctx.parallel, gemmRowsTile, tiles);
+      runTiles(memory, ctx.parallel, tile, planTiles(plan, task, a.data as Float32Array, b.data as Float32Array, y.data as Float32Array));
     },
   });
 }

@@ -13,6 +13,7 @@ import {
   swigluDefinition,
   applyRotaryDefinition,
   packedMatMulDefinition,
+  packedMatMulIntegerDefinition,
 } from './fused/index.js';
 import { mathOps } from './math/index.js';
 import { mlOps } from './ml/index.js';
@@ -72,6 +73,14 @@ export {
   PACKED_MATMUL,
   PACKED_MATMUL_PANEL,
   packedMatMulDefinition,
+  PACKED_MATMUL_INTEGER,
+  packedMatMulIntegerDefinition,
+  type PackedPanelsShape,
+  intPanelColumns,
+  intSumsFit,
+  packIntPanels,
+  packedPanelsAttr,
+  packedPanelsShape,
   FUSED_ELEMENTWISE,
   fusedElementwiseDefinition,
 } from './fused/index.js';
@@ -90,6 +99,7 @@ export function defaultOpDefinitions(): readonly OpDefinitionV1[] {
     swigluDefinition,
     applyRotaryDefinition,
     packedMatMulDefinition,
+    packedMatMulIntegerDefinition,
     ...sequenceSlotDefinitions,
   ];
 }

@@ -46,6 +46,15 @@ export {
 export { SWIGLU } from './fused/swiglu.js';
 export { APPLY_ROTARY } from './fused/apply-rotary.js';
 export { PACKED_MATMUL, PACKED_MATMUL_PANEL } from './fused/packed-matmul.js';
+export { PACKED_MATMUL_INTEGER } from './fused/packed-matmul-integer.js';
+export {
+  INT_PANEL_BYTES,
+  type PackedPanelsShape,
+  intSumsFit,
+  packedPanelsMismatch,
+  packedPanelsShape,
+  unpackIntPanels,
+} from './fused/packed-int-panels.js';
 export { IMPLS as bitwiseIMPLS } from './math/bitwise.js';
 export { readTargetType } from './math/cast.js';
 export { IMPLS as comparisonIMPLS } from './math/comparison.js';

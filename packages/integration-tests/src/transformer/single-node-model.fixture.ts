@@ -10,8 +10,8 @@ export type Attr =
   | { name: string; int: number }
   | { name: string; float: number }
   | { name: string; ints: readonly number[] }
-  /** A float32 tensor (a Constant's `value`). */
-  | { name: string; tensor: { readonly dims: readonly number[]; readonly data: Float32Array } };
+  /** A float32 or byte tensor (a Constant's `value`). */
+  | { name: string; tensor: { readonly dims: readonly number[]; readonly data: Float32Array | Uint8Array | Int8Array } };
 
 export interface Operand {
   readonly name: string;
@@ -45,8 +45,9 @@ const attribute = (a: Attr): Uint8Array =>
       const { dims, data } = a.tensor;
       const tensor = message((t) => {
         for (const d of dims) t.uint32(8).int64(d);
+        const elem = data instanceof Float32Array ? ELEM.float32 : data instanceof Int8Array ? ELEM.int8 : ELEM.uint8;
         t.uint32(16)
-          .int32(ELEM.float32)
+          .int32(elem)
           .uint32(74)
           .bytes(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
       });

@@ -24,6 +24,7 @@ import { quantizedAddKernel } from './quantized-add.js';
 import { swigluKernel } from './swiglu.js';
 import { applyRotaryKernel } from './apply-rotary.js';
 import { packedMatMulKernel } from './packed-matmul.js';
+import { packedMatMulIntegerKernel } from './packed-matmul-integer.js';
 import { requantizedConvKernel } from './requantized-conv.js';
 import { resizeKernels } from './resize.js';
 import { softmaxKernels } from './softmax.js';
@@ -46,6 +47,7 @@ export const nnKernels: readonly KernelV1[] = [
   swigluKernel,
   applyRotaryKernel,
   packedMatMulKernel,
+  packedMatMulIntegerKernel,
   ...lossKernels,
   ...nonMaxSuppressionKernels,
   ...roiPoolKernels,

@@ -14,3 +14,12 @@ export { FUSED_ELEMENTWISE, fusedElementwiseDefinition } from './fused-elementwi
 export { SWIGLU, swigluDefinition } from './swiglu.js';
 export { APPLY_ROTARY, applyRotaryDefinition } from './apply-rotary.js';
 export { PACKED_MATMUL, PACKED_MATMUL_PANEL, packedMatMulDefinition } from './packed-matmul.js';
+export { PACKED_MATMUL_INTEGER, packedMatMulIntegerDefinition } from './packed-matmul-integer.js';
+export {
+  type PackedPanelsShape,
+  intPanelColumns,
+  intSumsFit,
+  packIntPanels,
+  packedPanelsAttr,
+  packedPanelsShape,
+} from './packed-int-panels.js';
