@@ -122,7 +122,8 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
       if (released) return;
       released = true;
       await work.settle();
-      await Promise.all(pools.map((p) => p.terminate()));
+      // threads whose loop the owner ended stay as the process's spares (see worker/spare-threads.ts)
+      await Promise.all(pools.map((p) => p.release()));
       pools.length = 0;
       modules.clear();
       byteView = undefined;

@@ -121,6 +121,11 @@ export interface DeviceWorkerContextV1<D = unknown> {
  */
 export interface DeviceWorkersV1 {
   readonly size: number;
+  /**
+   * True when every worker thread was already running when the pool was made (kept from an
+   * earlier pool): `ready` then waits for setup only, not for threads to boot.
+   */
+  readonly booted?: boolean;
   /** Resolves when every worker finished setup; rejects with the first failure. */
   readonly ready: Promise<void>;
   onMessage(listener: (workerIndex: number, message: unknown) => void): void;
