@@ -1,6 +1,8 @@
 import type { HostTensor } from '@tsge/metadef';
 import { GraphBuilder, createTensorDesc } from '@tsge/metadef';
 import { releaseSpareThreads, spareThreadCount } from '@tsge/runtime';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openModel } from './open-model.js';
 import type { Executor, TraceEvent } from './options.js';
@@ -15,12 +17,15 @@ afterEach(async () => {
   await releaseSpareThreads();
 });
 
-/** y = relu(x + bias), 64×64, on two workers. */
-async function load(bias: number, profile = false): Promise<Executor> {
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** y = relu(x + bias), n×64, on two workers. */
+async function load(bias: number, profile = false, n = 64): Promise<Executor> {
   const b = new GraphBuilder(`bias${bias}`);
-  const desc = createTensorDesc('float32', [64, 64]);
-  const x = b.input('x', 'float32', [64, 64]);
-  const w = b.constant('w', new Float32Array(64 * 64).fill(bias), [64, 64]);
+  const desc = createTensorDesc('float32', [n, 64]);
+  const x = b.input('x', 'float32', [n, 64]);
+  const w = b.constant('w', new Float32Array(n * 64).fill(bias), [n, 64]);
   const y = b.op('Add', [x, w], { name: 'add', domain: TEST_DOMAIN, outputDescs: [desc] });
   b.output(b.op('Relu', [y], { name: 'relu', domain: TEST_DOMAIN, outputDescs: [desc] }), 'y');
   const executor = await openModel(assembleModel(b.build()), { kernelModules, threads: 2, smallModelBytes: 0, profile });
@@ -70,5 +75,31 @@ describe('worker threads across models', () => {
     expect(threads.every((tid) => tid > 0)).toBe(true);
     await b.release();
     expect(spareThreadCount()).toBe(workers);
+  });
+
+  it.skipIf(!('teardown' in sinkWorker))('threads kept across models do not keep their memories', async () => {
+    // each model holds ~20 MB of device memory (4 MiB of weights, two 8 MiB arenas)
+    const n = 16384;
+    const x = { x: { type: 'float32', dims: [n, 64], data: new Float32Array(n * 64) } } as const;
+    const cycles = async (count: number): Promise<number> => {
+      for (let i = 0; i < count; i++) {
+        const e = await load(1, false, n);
+        await e.whenReady();
+        await e.run(x);
+        await e.release();
+        open.length = 0;
+      }
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return process.memoryUsage().rss;
+    };
+    const base = await cycles(3);
+    expect(spareThreadCount()).toBeGreaterThan(0);
+    const after = await cycles(12);
+    console.log(`rss ${(base / 1e6).toFixed(0)} → ${(after / 1e6).toFixed(0)} MB after 12 more models on kept threads`);
+    // kept memories would add ~240 MB
+    expect(after).toBeLessThan(base + 100e6);
   });
 });

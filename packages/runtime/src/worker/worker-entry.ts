@@ -7,6 +7,7 @@ import { viewOf } from '../memory/views.js';
 import { createEventTable } from '../stream/event-table.js';
 import { runStreamsBlocking, runStreamsLocal } from '../stream/run-streams.js';
 import { type WasmModule, wasm } from '../wasm.js';
+import { collectGarbage } from './collect-garbage.js';
 import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 
 const port = parentPort;
@@ -44,6 +45,7 @@ if (port) {
       if (handler.loop) await handler.loop(context);
       if (reusable) {
         await handler.teardown?.(context);
+        collectGarbage();
         // posts the ended loop never took belong to the pool that is gone
         while (receiveMessageOnPort(port) !== undefined) {}
         port.once('message', serve);
