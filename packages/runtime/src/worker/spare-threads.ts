@@ -29,7 +29,7 @@ export const RETURN_WAIT_MS = 10_000;
  * How long `giveBack` waits for a thread to come back (a few ms once told to stop), so a model
  * loaded right after a release finds it; a later return still makes it a spare.
  */
-const RETURN_AWAIT_MS = 250;
+const RETURN_AWAIT_MS = 1000;
 
 const spares = new Map<string, PoolThread[]>();
 /** Per key, the most threads one pool asked for: more spares than that would only idle. */

@@ -45,11 +45,12 @@ if (port) {
       if (handler.loop) await handler.loop(context);
       if (reusable) {
         await handler.teardown?.(context);
-        collectGarbage();
         // posts the ended loop never took belong to the pool that is gone
         while (receiveMessageOnPort(port) !== undefined) {}
         port.once('message', serve);
         reply({ type: 'released' });
+        // before the next init is taken, off the releasing caller's wait
+        collectGarbage();
       }
     } catch (error) {
       reply({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
