@@ -259,7 +259,9 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         loadDefaults: parallelKernels || anyDynamic,
       });
       const startPool = (): Promise<void> => {
-        const pool = startWorkers(handler, workerData);
+        // the first run's arena (slot 0), mapped by the workers before their setup: kept threads
+        // do it while this thread finishes the load, new ones beside a first run made here
+        const pool = startWorkers(handler, workerData, { offset: arenaBases[0] as number, bytes: arenaBytes });
         const dispatcherFor = (): SinkDispatcher =>
           createSinkDispatcher({
             pool,

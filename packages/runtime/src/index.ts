@@ -47,6 +47,7 @@ export type {
   DeviceV1,
   DeviceWorkerContextV1,
   DeviceWorkersV1,
+  DeviceRangeV1,
   DeviceErrorV1,
   EventTableV1,
   LaunchV1,

@@ -24,6 +24,8 @@ export interface WorkerInit {
   readonly handler: string;
   readonly memory: WasmMemory;
   readonly data: unknown;
+  /** This worker's share of the range to map before setup: [offset, bytes] (see `prefault`). */
+  readonly prefault?: readonly [number, number];
 }
 
 /** A message from the pool's owner to a worker after init (taken with `context.receive()`). */

@@ -8,6 +8,7 @@ import { createEventTable } from '../stream/event-table.js';
 import { runStreamsBlocking, runStreamsLocal } from '../stream/run-streams.js';
 import { type WasmModule, wasm } from '../wasm.js';
 import { collectGarbage } from './collect-garbage.js';
+import { prefault } from './prefault.js';
 import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 
 const port = parentPort;
@@ -15,6 +16,7 @@ if (port) {
   const reply = (message: WorkerReply): void => port.postMessage(message);
   const serve = async (init: WorkerInit): Promise<void> => {
     try {
+      if (init.prefault) prefault(init.memory, init.prefault[0], init.prefault[1]);
       const handler = (await import(init.handler)) as WorkerHandlerModule;
       const context: WorkerContext = {
         index: init.index,

@@ -1,6 +1,7 @@
-import type { DeviceWorkersV1 } from '@tsge/metadef';
+import type { DeviceRangeV1, DeviceWorkersV1 } from '@tsge/metadef';
 import { type WasmMemory, atomicsWaitAsync } from '../wasm.js';
 import type { WorkerInit, WorkerPost } from './protocol.js';
+import { shareOf } from './prefault.js';
 import { type PoolThread, bootThread, giveBack, takeSpare } from './spare-threads.js';
 import { bundledWorkerExecArgv, currentWorkerModuleUrl, isTypeScriptModule, workerModuleUrl } from './worker-bundle.js';
 
@@ -11,6 +12,8 @@ export interface WorkerPoolOptions {
   readonly memory: WasmMemory;
   /** Structured-cloneable data for each worker (`(index) => data` for per-worker data). */
   readonly data: unknown | ((index: number) => unknown);
+  /** A range of the memory the workers map before setup, split between them (see prefault.ts). */
+  readonly prefault?: DeviceRangeV1;
 }
 
 /** A fixed set of worker threads over one memory (the CPU device's `DeviceWorkersV1`). */
@@ -66,7 +69,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       };
     });
     const data = typeof options.data === 'function' ? (options.data as (i: number) => unknown)(index) : options.data;
-    const init: WorkerInit = { type: 'init', index, handler: handlerUrl, memory: options.memory, data };
+    const share = options.prefault ? shareOf(options.prefault, index, options.size) : undefined;
+    const init: WorkerInit = {
+      type: 'init',
+      index,
+      handler: handlerUrl,
+      memory: options.memory,
+      data,
+      ...(share ? { prefault: share } : {}),
+    };
     thread.worker.postMessage(init);
     return started;
   };
