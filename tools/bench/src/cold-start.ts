@@ -4,7 +4,8 @@
 // it does so that many times in the process, releasing each model before the next load (a later
 // load may take the worker threads an earlier one left). Each phase also gets
 // its CPU time, all threads (workers booting compete with the run on the same cores) and the calling
-// thread's (Linux, 10 ms ticks): unlike wall time, these hold on a loaded machine.
+// thread's (Linux, 10 ms ticks): unlike wall time, these hold on a loaded machine. The first run's
+// minor page faults (whole process) count the fresh memory it touched.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -50,9 +51,11 @@ for (let n = 0; n < loads; n++) {
   });
   const feeds = benchFeeds(model, executor.inputMetadata);
   const c2 = cpu();
+  const faults0 = process.resourceUsage().minorPageFault;
   const first0 = performance.now();
   await executor.run(feeds);
   const first = performance.now() - first0;
+  const faults = process.resourceUsage().minorPageFault - faults0;
   const c3 = cpu();
   await executor.whenReady();
   const c4 = cpu();
@@ -65,7 +68,7 @@ for (let n = 0; n < loads; n++) {
   steady.sort((a, b) => a - b);
   const median = steady[2] as number;
   console.log(
-    `${id}${loads > 1 ? ` #${n + 1}` : ''}: load ${f(loaded - t0)} ms (${spent(c0, c1)}), first run ${f(first)} ms (${(first / median).toFixed(2)}× median ${f(median)}; ${spent(c2, c3)}), ready ${f(readyAt - loaded)} ms after load (${spent(c3, c4)} after the first run)`,
+    `${id}${loads > 1 ? ` #${n + 1}` : ''}: load ${f(loaded - t0)} ms (${spent(c0, c1)}), first run ${f(first)} ms (${(first / median).toFixed(2)}× median ${f(median)}; ${spent(c2, c3)}; ${faults} page faults), ready ${f(readyAt - loaded)} ms after load (${spent(c3, c4)} after the first run)`,
   );
   await executor.release();
 }
