@@ -38,7 +38,7 @@ import { warmUpFeeds } from './run/warm-up.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { namedOutputs, runSyncOnHost } from './run/run-sync.js';
-import { controlLayout } from './sink/control-block.js';
+import { controlLayout, signalShutdown } from './sink/control-block.js';
 import { tileAreaBytes } from './sink/tile-pool.js';
 import { type SinkDispatcher, assignStreams, createSinkDispatcher } from './sink/sink-dispatcher.js';
 import type { SinkWorkerData } from './sink/sink-protocol.js';
@@ -259,12 +259,12 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
         loadDefaults: parallelKernels || anyDynamic,
       });
       const startPool = (): Promise<void> => {
-        const entry: WorkerSet = { pool: startWorkers(handler, workerData), dispatcher: undefined };
-        workers = entry;
-        const started = entry.pool.ready.then(() => {
-          if (workers !== entry) return;
-          entry.dispatcher = createSinkDispatcher({
-            pool: entry.pool,
+        // the first run's arena (slot 0), mapped by the workers before their setup: kept threads
+        // do it while this thread finishes the load, new ones beside a first run made here
+        const pool = startWorkers(handler, workerData, { offset: arenaBases[0] as number, bytes: arenaBytes });
+        const dispatcherFor = (): SinkDispatcher =>
+          createSinkDispatcher({
+            pool,
             words: () => new Int32Array(device.memory.buffer, controlOffset, layout.totalWords),
             layout,
             participants: assignments.map((byWorker, planIndex) =>
@@ -272,12 +272,17 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
             ),
             profile: options.profile === true,
           });
+        let entry: WorkerSet | undefined;
+        const started = pool.ready.then(() => {
+          if (entry && workers === entry) entry.dispatcher = dispatcherFor();
         });
         // settles either way: a pool that cannot start leaves runs on the calling thread
         ready = started.then(
           () => {},
           () => {},
         );
+        entry = { pool, dispatcher: undefined, started: ready };
+        workers = entry;
         return started;
       };
       replaceWorkers = async (stuck) => {
@@ -324,7 +329,9 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       replaceWorkers: (stuck) => replaceWorkers(stuck),
       stopWorkers: () => {
         closed = true;
-        workers?.dispatcher?.shutdown();
+        // also a pool still starting: its workers leave the loop as they enter it, and their
+        // threads stay as spares for the process's next model (worker-pool.ts)
+        if (workers) signalShutdown(new Int32Array(device.memory.buffer, controlOffset, layout.totalWords));
       },
       ready: () => ready,
       defaultMode: (options.mode ?? 'sink') === 'sink' && (!anyDynamic || startWorkers !== undefined) ? 'sink' : 'host',
@@ -353,6 +360,8 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
 interface WorkerSet {
   readonly pool: DeviceWorkersV1;
   dispatcher: SinkDispatcher | undefined;
+  /** Settles (either way) once the pool started and the dispatcher is set. */
+  readonly started: Promise<void>;
 }
 
 interface ExecutorParts {
@@ -416,6 +425,8 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
   const profiling = parts.options.profile === true;
   const epochMicros = (ms: number): number => (performance.timeOrigin + ms) * 1000;
   let runCount = 0;
+  /** A run went to the workers: they are warm, so a warm-up not started yet is not needed. */
+  let ranOnWorkers = false;
   let released = false;
   const metadata = (list: OmModel['ioInfo']['inputs']): TensorMetadata[] =>
     list.map((io) => ({ name: io.name, dtype: io.dtype, shape: [...io.shape], ...(io.kind ? { kind: io.kind } : {}) }));
@@ -510,6 +521,7 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
     const workers = parts.workers();
     const dispatcher = workers?.dispatcher;
     if (workers && dispatcher) {
+      ranOnWorkers = true;
       let reports: Awaited<ReturnType<SinkDispatcher['run']>>;
       try {
         reports = await dispatcher.run(slot, plan, deadline, plan.dynamic ? inputs : undefined, plan.dynamic ? bound : undefined);
@@ -567,6 +579,10 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
         throw TsgeError.of('TSGE-E6006');
       }
       const work = (async (): Promise<RuntimeValue[]> => {
+        // threads kept from an earlier model of the process need only their setup: the run waits
+        // for them rather than running cold on this thread
+        const starting = parts.workers();
+        if (starting && !starting.dispatcher && starting.pool.booted === true) await starting.started;
         // a dynamic plan runs on a worker once they are up (any value type travels with the job)
         const planned = plan.dynamic ? parts.workers()?.dispatcher !== undefined : inputs.every(isHostTensor);
         if (mode === 'sink' && planned) return runPlanned(plan, slot, inputs, run, deadline, bound);
@@ -656,6 +672,7 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
     },
   };
   const warmUp = async (feeds: Record<string, Feed>): Promise<void> => {
+    if (ranOnWorkers) return;
     const warmRun = runCount + 1;
     try {
       await executor.run(feeds);

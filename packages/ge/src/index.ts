@@ -66,6 +66,7 @@ export type {
   DeviceOptionsV1,
   DeviceV1,
   DeviceWorkersV1,
+  DeviceRangeV1,
   EventTableV1,
   LaunchV1,
   StreamTaskV1,

@@ -167,6 +167,7 @@ export type {
   DeviceOptionsV1,
   DeviceWorkerContextV1,
   DeviceWorkersV1,
+  DeviceRangeV1,
   KernelDeviceKind,
   ScratchAllocatorV1,
   StreamHandle,

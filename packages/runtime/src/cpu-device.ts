@@ -42,7 +42,7 @@ export interface CpuDevice extends DeviceV1 {
   /** Compiles a WebAssembly kernel module once (same bytes → same module). */
   loadKernelModule(bytes: Uint8Array): Promise<WasmModule>;
   /** Starts `threadCount` workers running `handler` over this memory. */
-  startWorkers(handler: URL, data: WorkerPoolOptions['data']): WorkerPool;
+  startWorkers(handler: URL, data: WorkerPoolOptions['data'], prefault?: WorkerPoolOptions['prefault']): WorkerPool;
 }
 
 export function defaultThreadCount(): number {
@@ -111,8 +111,8 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
     async instantiateKernelModule(module) {
       return (await wasm.instantiate(module as WasmModule, { env: { memory } })).exports;
     },
-    startWorkers(handler, data) {
-      const pool = createWorkerPool({ size: device.threadCount, handler, memory, data });
+    startWorkers(handler, data, prefault) {
+      const pool = createWorkerPool({ size: device.threadCount, handler, memory, data, ...(prefault ? { prefault } : {}) });
       pools.push(pool);
       return pool;
     },
@@ -122,7 +122,8 @@ export function createCpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
       if (released) return;
       released = true;
       await work.settle();
-      await Promise.all(pools.map((p) => p.terminate()));
+      // threads whose loop the owner ended stay as the process's spares (see worker/spare-threads.ts)
+      await Promise.all(pools.map((p) => p.release()));
       pools.length = 0;
       modules.clear();
       byteView = undefined;

@@ -34,6 +34,7 @@ export {
 export { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';
 export type { WorkerContext, WorkerHandlerModule } from './worker/protocol.js';
 export { workerModuleUrl } from './worker/worker-bundle.js';
+export { releaseSpareThreads, spareThreadCount } from './worker/spare-threads.js';
 export { type WasmMemory, type WasmModule, type WasmInstance, wasm, atomicsWaitAsync } from './wasm.js';
 export { enableEagerWasmTierUp } from './wasm-tier-up.js';
 export type { WasmApi, WaitAsyncResult } from './wasm.js';
@@ -46,6 +47,7 @@ export type {
   DeviceV1,
   DeviceWorkerContextV1,
   DeviceWorkersV1,
+  DeviceRangeV1,
   DeviceErrorV1,
   EventTableV1,
   LaunchV1,

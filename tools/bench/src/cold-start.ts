@@ -1,8 +1,11 @@
-// `node --conditions=@tsge/source --import tsx tools/bench/src/cold-start.ts <model id> [threads]`:
+// `node --conditions=@tsge/source --import tsx tools/bench/src/cold-start.ts <model id> [threads] [loads]`:
 // loads out/bench/<id>.om (written by `pnpm bench`) in a fresh process and times loadModel, the
-// run made at once after it, when the workers are up, and the runs after that. Each phase also gets
+// run made at once after it, when the workers are up, and the runs after that; with `loads` > 1
+// it does so that many times in the process, releasing each model before the next load (a later
+// load may take the worker threads an earlier one left). Each phase also gets
 // its CPU time, all threads (workers booting compete with the run on the same cores) and the calling
-// thread's (Linux, 10 ms ticks): unlike wall time, these hold on a loaded machine.
+// thread's (Linux, 10 ms ticks): unlike wall time, these hold on a loaded machine. The first run's
+// minor page faults (whole process) count the fresh memory it touched.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +17,7 @@ import { benchModels } from './models.js';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const id = process.argv[2] ?? 'mnist';
 const threads = Number(process.argv[3] ?? 2);
+const loads = Number(process.argv[4] ?? 1);
 const model = benchModels(repoRoot).find((m) => m.id === id);
 if (!model) throw new Error(`unknown model ${id}`);
 const om = new Uint8Array(await readFile(path.join(repoRoot, 'out', 'bench', `${id}.om`)));
@@ -35,32 +39,36 @@ const f = (x: number): string => x.toFixed(1);
 const spent = (from: ReturnType<typeof cpu>, to: ReturnType<typeof cpu>): string =>
   `cpu ${(to.all - from.all).toFixed(0)}, calling thread ${(to.here - from.here).toFixed(0)}`;
 
-const c0 = cpu();
-const t0 = performance.now();
-const executor = await loadModel(om, { threads });
-const loaded = performance.now();
-const c1 = cpu();
-let readyAt = Number.NaN;
-void executor.whenReady().then(() => {
-  readyAt = performance.now();
-});
-const feeds = benchFeeds(model, executor.inputMetadata);
-const c2 = cpu();
-const first0 = performance.now();
-await executor.run(feeds);
-const first = performance.now() - first0;
-const c3 = cpu();
-await executor.whenReady();
-const c4 = cpu();
-const steady: number[] = [];
-for (let i = 0; i < 5; i++) {
-  const s = performance.now();
+for (let n = 0; n < loads; n++) {
+  const c0 = cpu();
+  const t0 = performance.now();
+  const executor = await loadModel(om, { threads });
+  const loaded = performance.now();
+  const c1 = cpu();
+  let readyAt = Number.NaN;
+  void executor.whenReady().then(() => {
+    readyAt = performance.now();
+  });
+  const feeds = benchFeeds(model, executor.inputMetadata);
+  const c2 = cpu();
+  const faults0 = process.resourceUsage().minorPageFault;
+  const first0 = performance.now();
   await executor.run(feeds);
-  steady.push(performance.now() - s);
+  const first = performance.now() - first0;
+  const faults = process.resourceUsage().minorPageFault - faults0;
+  const c3 = cpu();
+  await executor.whenReady();
+  const c4 = cpu();
+  const steady: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const s = performance.now();
+    await executor.run(feeds);
+    steady.push(performance.now() - s);
+  }
+  steady.sort((a, b) => a - b);
+  const median = steady[2] as number;
+  console.log(
+    `${id}${loads > 1 ? ` #${n + 1}` : ''}: load ${f(loaded - t0)} ms (${spent(c0, c1)}), first run ${f(first)} ms (${(first / median).toFixed(2)}× median ${f(median)}; ${spent(c2, c3)}; ${faults} page faults), ready ${f(readyAt - loaded)} ms after load (${spent(c3, c4)} after the first run)`,
+  );
+  await executor.release();
 }
-steady.sort((a, b) => a - b);
-const median = steady[2] as number;
-console.log(
-  `${id}: load ${f(loaded - t0)} ms (${spent(c0, c1)}), first run ${f(first)} ms (${(first / median).toFixed(2)}× median ${f(median)}; ${spent(c2, c3)}), ready ${f(readyAt - loaded)} ms after load (${spent(c3, c4)} after the first run)`,
-);
-await executor.release();

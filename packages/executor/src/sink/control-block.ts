@@ -27,3 +27,10 @@ export function controlLayout(slotCount: number, eventCount: number, eventWords:
 export function slotWord(layout: ControlLayout, slot: number, field: number): number {
   return HEADER_WORDS + slot * layout.slotWords + field;
 }
+
+/** Tells the workers to leave their loop: at once if waiting, else before the next job or at their first look. */
+export function signalShutdown(words: Int32Array): void {
+  Atomics.store(words, SHUTDOWN, 1);
+  Atomics.add(words, DOORBELL, 1);
+  Atomics.notify(words, DOORBELL);
+}

@@ -3,7 +3,7 @@ import { TsgeError } from '@tsge/metadef';
 import type { PreparedPlan } from '../model/kernel-call.js';
 import type { Deadline } from '../run/deadline.js';
 import type { BoundOutput } from '../run/device-tensor.js';
-import { type ControlLayout, DOORBELL, SHUTDOWN, SLOT, slotWord } from './control-block.js';
+import { type ControlLayout, DOORBELL, SLOT, slotWord } from './control-block.js';
 import { type DynamicJob, type SinkWorkerMessage, type TaskTiming, driverOf } from './sink-protocol.js';
 
 /** Which worker runs which stream: streams in order, dealt round robin. */
@@ -134,13 +134,6 @@ export function createSinkDispatcher(options: {
       const words = options.words();
       for (let slot = 0; slot < layout.slotCount; slot++) Atomics.notify(words, slotWord(layout, slot, SLOT.done));
       for (const entry of pending.values()) entry.wake?.();
-    },
-    /** Tells the workers to leave their loop (termination follows). */
-    shutdown(): void {
-      const words = options.words();
-      Atomics.store(words, SHUTDOWN, 1);
-      Atomics.add(words, DOORBELL, 1);
-      Atomics.notify(words, DOORBELL);
     },
   };
 }

@@ -115,12 +115,23 @@ export interface DeviceWorkerContextV1<D = unknown> {
   instantiateKernelModule(module: unknown): Promise<Readonly<Record<string, unknown>>>;
 }
 
+/** A byte range of device memory. */
+export interface DeviceRangeV1 {
+  readonly offset: number;
+  readonly bytes: number;
+}
+
 /**
  * The worker threads a device started over its memory, each running the same handler module
  * (`setup(context)`, then an optional `loop(context)` that may block until terminated).
  */
 export interface DeviceWorkersV1 {
   readonly size: number;
+  /**
+   * True when every worker thread was already running when the pool was made (kept from an
+   * earlier pool): `ready` then waits for setup only, not for threads to boot.
+   */
+  readonly booted?: boolean;
   /** Resolves when every worker finished setup; rejects with the first failure. */
   readonly ready: Promise<void>;
   onMessage(listener: (workerIndex: number, message: unknown) => void): void;
@@ -201,9 +212,10 @@ export interface DeviceV1 {
   instantiateKernelModule(module: unknown): Promise<Readonly<Record<string, unknown>>>;
   /**
    * Starts `threadCount` workers running `handler` (a module URL) over shared `memory`; absent on
-   * a device without threads.
+   * a device without threads. `prefault`: a byte range of the memory the workers touch page by page
+   * (without changing it) before setup, so the first run does not pay for mapping it.
    */
-  startWorkers?(handler: URL, data: (index: number) => unknown): DeviceWorkersV1;
+  startWorkers?(handler: URL, data: (index: number) => unknown, prefault?: DeviceRangeV1): DeviceWorkersV1;
   /** Registers work so `synchronize()` waits for it. */
   track<T>(work: Promise<T>): Promise<T>;
   synchronize(): Promise<void>;

@@ -1,5 +1,5 @@
 // Entry of every pool worker: imports the handler module named by the pool, runs its setup, reports
-// ready, then enters its loop.
+// ready, then enters its loop. A reusable handler's thread then tears down and takes another init.
 import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
 import { DeviceMemoryError } from '../memory/device-memory.js';
 import { createRegionAllocator } from '../memory/region-allocator.js';
@@ -7,13 +7,16 @@ import { viewOf } from '../memory/views.js';
 import { createEventTable } from '../stream/event-table.js';
 import { runStreamsBlocking, runStreamsLocal } from '../stream/run-streams.js';
 import { type WasmModule, wasm } from '../wasm.js';
+import { collectGarbage } from './collect-garbage.js';
+import { prefault } from './prefault.js';
 import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
 
 const port = parentPort;
 if (port) {
   const reply = (message: WorkerReply): void => port.postMessage(message);
-  port.once('message', async (init: WorkerInit) => {
+  const serve = async (init: WorkerInit): Promise<void> => {
     try {
+      if (init.prefault) prefault(init.memory, init.prefault[0], init.prefault[1]);
       const handler = (await import(init.handler)) as WorkerHandlerModule;
       const context: WorkerContext = {
         index: init.index,
@@ -39,10 +42,21 @@ if (port) {
         },
       };
       await handler.setup(context);
-      reply({ type: 'ready' });
+      const reusable = typeof handler.loop === 'function' && typeof handler.teardown === 'function';
+      reply({ type: 'ready', reusable });
       if (handler.loop) await handler.loop(context);
+      if (reusable) {
+        await handler.teardown?.(context);
+        // posts the ended loop never took belong to the pool that is gone
+        while (receiveMessageOnPort(port) !== undefined) {}
+        port.once('message', serve);
+        reply({ type: 'released' });
+        // before the next init is taken, off the releasing caller's wait
+        collectGarbage();
+      }
     } catch (error) {
       reply({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     }
-  });
+  };
+  port.once('message', serve);
 }

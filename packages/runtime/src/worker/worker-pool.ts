@@ -1,7 +1,8 @@
-import type { DeviceWorkersV1 } from '@tsge/metadef';
-import { Worker } from 'node:worker_threads';
+import type { DeviceRangeV1, DeviceWorkersV1 } from '@tsge/metadef';
 import { type WasmMemory, atomicsWaitAsync } from '../wasm.js';
-import type { WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
+import type { WorkerInit, WorkerPost } from './protocol.js';
+import { shareOf } from './prefault.js';
+import { type PoolThread, bootThread, giveBack, takeSpare } from './spare-threads.js';
 import { bundledWorkerExecArgv, currentWorkerModuleUrl, isTypeScriptModule, workerModuleUrl } from './worker-bundle.js';
 
 export interface WorkerPoolOptions {
@@ -11,43 +12,73 @@ export interface WorkerPoolOptions {
   readonly memory: WasmMemory;
   /** Structured-cloneable data for each worker (`(index) => data` for per-worker data). */
   readonly data: unknown | ((index: number) => unknown);
+  /** A range of the memory the workers map before setup, split between them (see prefault.ts). */
+  readonly prefault?: DeviceRangeV1;
 }
 
 /** A fixed set of worker threads over one memory (the CPU device's `DeviceWorkersV1`). */
-export type WorkerPool = DeviceWorkersV1;
+export interface WorkerPool extends DeviceWorkersV1 {
+  /**
+   * Done with the threads once the handler's loops were told to end: threads of a reusable handler
+   * are kept as the process's spares when their loop returns, the others terminated.
+   */
+  release(): Promise<void>;
+}
 
-/** A fixed set of worker threads sharing one memory, each running the same handler module. */
+/**
+ * A fixed set of worker threads sharing one memory, each running the same handler module: spare
+ * threads of an earlier pool with the same handler when the process has some (see spare-threads.ts),
+ * else new ones.
+ */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const entry = new URL(import.meta.url.endsWith('.ts') ? './worker-entry.ts' : './worker-entry.js', import.meta.url);
   const messageListeners: ((workerIndex: number, message: unknown) => void)[] = [];
   const failureListeners: ((workerIndex: number, reason: string) => void)[] = [];
-  const workers: Worker[] = [];
+  const threads: PoolThread[] = [];
   let terminating = false;
+  /** Every thread so far was a spare (a pool waiting for bundles to build boots its threads). */
+  let booted = true;
   // bundled workers (from TypeScript sources) need no module loader
   const execArgv = isTypeScriptModule(entry.href) ? bundledWorkerExecArgv(process.execArgv) : undefined;
   const start = (index: number, entryUrl: string, handlerUrl: string): Promise<void> => {
     if (terminating) return Promise.reject(new Error(`worker ${index} failed to start: the pool was terminated`));
-    const worker = new Worker(new URL(entryUrl), execArgv ? { execArgv } : {});
-    workers[index] = worker;
+    const key = `${entryUrl}\n${handlerUrl}\n${JSON.stringify(execArgv ?? null)}`;
+    const spare = takeSpare(key, options.size);
+    if (!spare) booted = false;
+    const thread = spare ?? bootThread(entryUrl, execArgv, key);
+    threads[index] = thread;
     const started = new Promise<void>((resolve, reject) => {
       let ready = false;
       const fail = (reason: string): void => {
         if (!ready) reject(new Error(`worker ${index} failed to start: ${reason}`));
         else if (!terminating) for (const l of failureListeners) l(index, reason);
       };
-      worker.on('message', (reply: WorkerReply) => {
-        if (reply.type === 'ready') {
-          ready = true;
-          resolve();
-        } else if (reply.type === 'failed') fail(reply.message);
-        else for (const l of messageListeners) l(index, reply.message);
-      });
-      worker.on('error', (error) => fail(error.message));
-      worker.on('exit', (code) => fail(`exited with code ${code}`));
+      thread.route = {
+        reply(reply) {
+          if (reply.type === 'ready') {
+            ready = true;
+            thread.reusable = reply.reusable;
+            resolve();
+          } else if (reply.type === 'failed') {
+            // a handler that failed keeps whatever state it had: the thread is not reused
+            thread.reusable = false;
+            fail(reply.message);
+          } else if (reply.type === 'message') for (const l of messageListeners) l(index, reply.message);
+        },
+        down: fail,
+      };
     });
     const data = typeof options.data === 'function' ? (options.data as (i: number) => unknown)(index) : options.data;
-    const init: WorkerInit = { type: 'init', index, handler: handlerUrl, memory: options.memory, data };
-    worker.postMessage(init);
+    const share = options.prefault ? shareOf(options.prefault, index, options.size) : undefined;
+    const init: WorkerInit = {
+      type: 'init',
+      index,
+      handler: handlerUrl,
+      memory: options.memory,
+      data,
+      ...(share ? { prefault: share } : {}),
+    };
+    thread.worker.postMessage(init);
     return started;
   };
   // from TypeScript sources, the entry and the handler are bundled (see worker-bundle.ts): workers
@@ -58,6 +89,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     entryNow !== undefined && handlerNow !== undefined
       ? undefined
       : Promise.all([workerModuleUrl(entry.href), workerModuleUrl(options.handler.href)]);
+  if (modules !== undefined) booted = false;
   const readies = Array.from({ length: options.size }, (_, index) =>
     modules === undefined
       ? start(index, entryNow as string, handlerNow as string)
@@ -71,13 +103,19 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const ready = Promise.all(readies).then(() => undefined);
   // a failed start is reported through `ready`; avoid an unhandled rejection when nobody awaits it
   ready.catch(() => undefined);
+  /** Takes the threads from this pool (once): none starts after this. */
+  const detach = (): PoolThread[] => {
+    terminating = true;
+    return threads.splice(0);
+  };
   return {
     size: options.size,
+    booted,
     ready,
     onMessage: (listener) => messageListeners.push(listener),
     onFailure: (listener) => failureListeners.push(listener),
     post(workerIndex, message) {
-      workers[workerIndex]?.postMessage({ type: 'post', message } satisfies WorkerPost);
+      threads[workerIndex]?.worker.postMessage({ type: 'post', message } satisfies WorkerPost);
     },
     async waitAsync(words, index, value, timeoutMs) {
       const wait = atomicsWaitAsync?.(words, index, value, timeoutMs);
@@ -86,8 +124,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       else if (!wait) await new Promise<void>((resolve) => setTimeout(resolve, Math.min(timeoutMs, 1)));
     },
     async terminate() {
-      terminating = true;
-      await Promise.all(workers.map((w) => w.terminate()));
+      await Promise.all(detach().map((t) => t.worker.terminate()));
+    },
+    async release() {
+      await Promise.all(detach().map(giveBack));
     },
   };
 }
