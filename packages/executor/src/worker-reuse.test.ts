@@ -6,7 +6,6 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openModel } from './open-model.js';
 import type { Executor, TraceEvent } from './options.js';
-import * as sinkWorker from './sink/sink-worker.js';
 import { assembleModel } from './testing/assemble-model.fixture.js';
 import { TEST_DOMAIN } from './testing/test-kernels.fixture.js';
 
@@ -56,7 +55,7 @@ describe('worker threads across models', () => {
   });
 
   // the sink worker's `teardown` makes its threads reusable (worker/spare-threads.ts in @tsge/runtime)
-  it.skipIf(!('teardown' in sinkWorker))('a released model’s threads run the next model’s first run', async () => {
+  it('a released model’s threads run the next model’s first run', async () => {
     const a = await load(0.5);
     await a.whenReady();
     await check(a, 0.5);
@@ -77,7 +76,7 @@ describe('worker threads across models', () => {
     expect(spareThreadCount()).toBe(workers);
   });
 
-  it.skipIf(!('teardown' in sinkWorker))('threads kept across models do not keep their memories', async () => {
+  it('threads kept across models do not keep their memories', async () => {
     // each model holds ~20 MB of device memory (4 MiB of weights, two 8 MiB arenas)
     const n = 16384;
     const x = { x: { type: 'float32', dims: [n, 64], data: new Float32Array(n * 64) } } as const;

@@ -315,3 +315,14 @@ function withDoorbell(events: EventTableV1, words: Int32Array, self: number): Ev
     },
   };
 }
+
+/** Drops what setup kept for the released model: the thread may serve another (spare-threads.ts). */
+export function teardown(): void {
+  bound.clear();
+  jobs.clear();
+  contexts.clear();
+  jobTimings = undefined;
+  tiles = undefined;
+  parallel = undefined;
+  hostModel = undefined;
+}
