@@ -66,6 +66,27 @@ describe('worker module bundles', () => {
         'y.cjs',
         '--inspect',
       ]),
-    ).toEqual(['--conditions=@tsge/source', '--max-old-space-size=512', '--inspect']);
+    ).toEqual(['--conditions=@tsge/source', '--inspect']);
+  });
+
+  it('leaves out the V8 and process-wide options a worker refuses, so the worker starts', async () => {
+    const execArgv = bundledWorkerExecArgv([
+      '--no-wasm-dynamic-tiering',
+      '--expose-gc',
+      '--stack-size=2000',
+      '-C',
+      'x',
+      '--cpu-prof-dir=/tmp',
+    ]);
+    expect(execArgv).toEqual(['-C', 'x', '--cpu-prof-dir=/tmp']);
+    const worker = new Worker('require("node:worker_threads").parentPort.postMessage("up")', {
+      eval: true,
+      execArgv: bundledWorkerExecArgv(['--no-wasm-dynamic-tiering', '--expose-gc', '--max-old-space-size=512', '--no-warnings']),
+    });
+    try {
+      expect(await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))).toBe('up');
+    } finally {
+      await worker.terminate();
+    }
   });
 });

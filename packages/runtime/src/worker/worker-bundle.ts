@@ -72,20 +72,36 @@ export function workerModuleUrl(url: string): Promise<string> {
   return bundle;
 }
 
-/** Node options that load modules into every thread: a module loader or a preload. */
-const LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader', '--require', '-r']);
-
 /**
- * The parent's Node options for a worker started on bundles: without module loaders and preloads,
- * which a bundle does not need (tsx, inherited from `--import tsx`, costs each worker ~100 ms).
+ * Node options a bundled worker is started with, of the parent's: the per-thread ones workers
+ * accept and that still matter to a bundle (profiling, source maps, warnings, export conditions,
+ * the inspector).
+ * Module loaders and preloads are left out (a bundle needs none; tsx, inherited from `--import
+ * tsx`, cost each worker ~100 ms), and so is everything else: a worker refuses V8 and
+ * process-wide options in `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV), and V8 flags reach every
+ * thread of the process anyway.
  */
+const WORKER_FLAGS = [
+  '--cpu-prof',
+  '--heap-prof',
+  '--enable-source-maps',
+  '--no-warnings',
+  '--trace-warnings',
+  '--conditions',
+  '-C',
+  '--inspect',
+];
+const TAKES_VALUE = new Set(['--import', '--loader', '--experimental-loader', '--require', '-r', '--conditions', '-C']);
+
 export function bundledWorkerExecArgv(execArgv: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i] as string;
     const flag = arg.split('=', 1)[0] as string;
-    if (!LOADER_FLAGS.has(flag)) kept.push(arg);
-    else if (!arg.includes('=')) i++; // the value is the next argument
+    const separateValue = TAKES_VALUE.has(flag) && !arg.includes('=');
+    if (WORKER_FLAGS.some((f) => flag === f || flag.startsWith(`${f}-`)))
+      kept.push(...(separateValue ? [arg, execArgv[i + 1] as string] : [arg]));
+    if (separateValue) i++; // its value is the next argument
   }
   return kept;
 }
