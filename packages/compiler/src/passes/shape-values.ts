@@ -80,7 +80,15 @@ function evaluate(node: Node, inputs: (HostTensor | undefined)[]): number[] | un
 }
 
 /** What `a` holds entry by entry, or undefined when it is not a small integer tensor traced from constants and shapes. */
-export function shapeValue(a: OutDataAnchor, depth = 0): ShapeValue | undefined {
+export function shapeValue(a: OutDataAnchor, depth = 0, memo = new Map<OutDataAnchor, ShapeValue | undefined>()): ShapeValue | undefined {
+  // a shape subgraph reads one value from several places: each is traced once
+  if (memo.has(a)) return memo.get(a);
+  const value = traced(a, depth, memo);
+  memo.set(a, value);
+  return value;
+}
+
+function traced(a: OutDataAnchor, depth: number, memo: Map<OutDataAnchor, ShapeValue | undefined>): ShapeValue | undefined {
   const node = a.node;
   const count = smallIntCount(a);
   if (count === undefined || depth > MAX_DEPTH) return undefined;
@@ -97,7 +105,7 @@ export function shapeValue(a: OutDataAnchor, depth = 0): ShapeValue | undefined 
     const [from, to] = shapeRange(shape.length, attrs.int('start', 0), attrs.has('end') ? attrs.int('end') : undefined);
     return shape.slice(from, to).map((d: Dim) => (isStaticDim(d) ? d : typeof d === 'string' ? d : null));
   }
-  const values = node.inData.map((i) => (i.peer ? shapeValue(i.peer, depth + 1) : undefined));
+  const values = node.inData.map((i) => (i.peer ? shapeValue(i.peer, depth + 1, memo) : undefined));
   // every input known: the node itself computes the value (an int Mul, Add, Gather, ...)
   const known = values.map((v) => (v?.every((e) => typeof e === 'number') ? (v as number[]) : undefined));
   const moved = MOVES[node.type]?.(node.inData.length) ?? [];
