@@ -85,6 +85,7 @@ export {
   fusedElementwiseDefinition,
 } from './fused/index.js';
 export { DETECTION_OUTPUT } from './detection/detection-output.js';
+export { shapeRange } from './tensor/shape-ops.js';
 
 /** Every op definition tsge ships: the ONNX op set plus the `tsge` ops (fused ops, sequence slots). */
 export function defaultOpDefinitions(): readonly OpDefinitionV1[] {

@@ -38,6 +38,29 @@ interface ChannelAffine {
   shift: Float32Array;
 }
 
+/**
+ * An inference BatchNormalization as y = x · scale[c] + shift[c], from its float32 statistics
+ * (scale, bias, mean, variance, each of `channels`); undefined in training mode or with other inputs.
+ */
+export function batchNormAffine(bn: Node, statistics: readonly (HostTensor | undefined)[], channels: number): ChannelAffine | undefined {
+  const training = bn.opDesc.attrs.get('training_mode');
+  if (training?.value === 1 || bn.outData.length > 1) return undefined;
+  const [s, b, mean, variance] = statistics.map((t) =>
+    t?.type === 'float32' && t.data.length === channels ? (t.data as Float32Array) : undefined,
+  );
+  if (!s || !b || !mean || !variance) return undefined;
+  const eps = bn.opDesc.attrs.get('epsilon');
+  const epsilon = eps?.kind === 'float' ? eps.value : 1e-5;
+  const scale = new Float32Array(channels);
+  const shift = new Float32Array(channels);
+  for (let c = 0; c < channels; c++) {
+    const factor = (s[c] as number) / Math.sqrt((variance[c] as number) + epsilon);
+    scale[c] = factor;
+    shift[c] = (b[c] as number) - (mean[c] as number) * factor;
+  }
+  return { scale, shift };
+}
+
 function affineOf(
   m: FusionMatch,
   constants: readonly (HostTensor | undefined)[],
@@ -45,24 +68,7 @@ function affineOf(
   channels: number,
 ): ChannelAffine | undefined {
   const affine = m.nodes.get('affine') as Node;
-  if (affine.type === 'BatchNormalization') {
-    const training = affine.opDesc.attrs.get('training_mode');
-    if (training?.value === 1 || affine.outData.length > 1) return undefined;
-    const [s, b, mean, variance] = constants.map((t) =>
-      t?.type === 'float32' && t.data.length === channels ? (t.data as Float32Array) : undefined,
-    );
-    if (!s || !b || !mean || !variance) return undefined;
-    const eps = affine.opDesc.attrs.get('epsilon');
-    const epsilon = eps?.kind === 'float' ? eps.value : 1e-5;
-    const scale = new Float32Array(channels);
-    const shift = new Float32Array(channels);
-    for (let c = 0; c < channels; c++) {
-      const factor = (s[c] as number) / Math.sqrt((variance[c] as number) + epsilon);
-      scale[c] = factor;
-      shift[c] = (b[c] as number) - (mean[c] as number) * factor;
-    }
-    return { scale, shift };
-  }
+  if (affine.type === 'BatchNormalization') return batchNormAffine(affine, constants, channels);
   const values = perChannel(constants[0], rank, channels);
   if (!values) return undefined;
   return affine.type === 'Mul'

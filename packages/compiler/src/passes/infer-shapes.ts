@@ -7,12 +7,14 @@ import {
   createTensorDesc,
   diagnostic,
   inferNode,
+  isStaticDim,
   isUnknownRank,
   shapeToString,
   topologicalSort,
   valueInfoOf,
 } from '@tsge/metadef';
 import { definePass } from '../pass-manager.js';
+import { reshapeDims } from './shape-values.js';
 
 /** Fresh symbol names unique within one compilation. */
 export function symbolSource(): (hint?: string) => string {
@@ -57,7 +59,18 @@ export function inferOne(graph: Graph, node: Node, ops: OpRegistry, newSymbol: (
   };
   const diagnostics = inferNode(graph, node, ops, { newSymbol, inferSubgraph });
   if (diagnostics.length) return diagnostics;
+  refineReshape(node);
   return checkShapes(graph, node);
+}
+
+/** A Reshape whose target is computed from shapes keeps the dims its shape value tells (`shape-values.ts`). */
+function refineReshape(node: Node): void {
+  const desc = node.opDesc.outputDescs[0];
+  if (node.type !== 'Reshape' || !desc || isUnknownRank(desc.shape) || desc.shape.every(isStaticDim)) return;
+  const dims = reshapeDims(node);
+  if (!dims || dims.length !== desc.shape.length) return;
+  const shape = desc.shape.map((d, i) => (d === -1 ? (dims[i] as Dim) : d));
+  node.opDesc.outputDescs[0] = { ...desc, shape, originShape: [...shape] };
 }
 
 function validDim(d: Dim): boolean {

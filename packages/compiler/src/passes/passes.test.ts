@@ -124,6 +124,24 @@ describe('passes (golden IR)', () => {
     await expect(r.text).toMatchFileSnapshot('golden/transpose-sinking.txt');
   });
 
+  it('a Transpose moving the last axis does not sink through a reduction of that axis (a LayerNorm stays on rows)', () => {
+    // PP-OCRv4's recognizer: [N, C, W] → [N, W, C], a LayerNorm written out over C and a residual Add
+    const b = new GraphBuilder('rows', { ops });
+    const x = b.input('x', 'float32', [1, 6, 5]);
+    const t = b.op('Transpose', [x], { name: 'to_rows', attrs: { perm: attr.ints([0, 2, 1]) } });
+    const last = b.constant('last', i64([-1]));
+    const centered = b.op('Sub', [t, b.op('ReduceMean', [t, last], { name: 'mean' })], { name: 'centered' });
+    const variance = b.op('ReduceMean', [b.op('Mul', [centered, centered], { name: 'square' }), last], { name: 'variance' });
+    b.output(b.op('Div', [centered, b.op('Sqrt', [variance], { name: 'sd' })], { name: 'norm' }), 'y');
+    b.output(b.op('Add', [t, b.input('r', 'float32', [1, 5, 6])], { name: 'residual' }), 'z');
+    // the split copies that could not sink merge again (CSE)
+    const r = apply(b.build(), [layoutChainsPass, commonSubexpressionPass, deadCodePass], { x: f32([1, 6, 5]), r: f32([1, 5, 6], 2) });
+    const after = r.text.split('--- after')[1] as string;
+    // one Transpose, the reductions still over the last axis of its [1, 5, 6] output
+    expect(after.match(/= Transpose|: Transpose/g)).toHaveLength(1);
+    expect(after).toContain('-> float32[1,5,1]');
+  });
+
   it('transpose-sinking through Pad', async () => {
     // NHWC channel and spatial pads (TF residual blocks) between layout transposes: the pads move to the NCHW axes
     const b = new GraphBuilder('sinking-pad', { ops });

@@ -190,6 +190,9 @@ function sinkThroughReduction(graph: Graph, t: Node, perm: readonly number[]): b
   const axesList = fromInput ? toNumberArray(fromInput) : axesAttr?.kind === 'ints' ? [...axesAttr.value] : undefined;
   if (!axesList?.length) return false;
   const axes = axesList.map((a) => (a < 0 ? a + rank : a));
+  // a reduction along contiguous rows (a LayerNorm's or softmax's last axis) stays one: sunk, it
+  // would reduce a strided axis, which neither the norm kernels nor generated row reductions read
+  if (axes.includes(rank - 1) && perm[rank - 1] !== rank - 1) return false;
   const keep = r.opDesc.attrs.get('keepdims');
   const keepDims = keep?.kind !== 'int' || keep.value !== 0;
   const moved = axes.map((a) => perm[a] as number);

@@ -67,6 +67,15 @@ export interface NodeSpec {
   readonly attrs?: readonly Attr[];
 }
 
+/** A node of the default ONNX domain. */
+export const onnxNode = (opType: string, inputs: string[], outputs: string[], attrs: Attr[] = []): NodeSpec => ({
+  opType,
+  domain: '',
+  inputs,
+  outputs,
+  attrs,
+});
+
 /** A model of several nodes (every graph input declared by `inputs`), ONNX `opset` (21) + com.microsoft 1. */
 export function onnxModel(nodes: readonly NodeSpec[], inputs: readonly Operand[], outputs: readonly Operand[], opset = 21): Uint8Array {
   const encoded = nodes.map((n, index) =>

@@ -111,6 +111,46 @@ describe('auto-fusion', () => {
     expect(r.types.sort()).toEqual(['Exp', 'FusedElementwise']);
   });
 
+  it('fuses an inference BatchNormalization as x·a + b: into a Conv epilogue after its activation, or a group', () => {
+    const b = new GraphBuilder('bn', { ops });
+    const x = b.input('x', 'float32', [1, 3, 6, 5]);
+    const stats = (name: string, c: number, seed: number, positive = false) =>
+      b.constant(
+        name,
+        createTensor(
+          'float32',
+          [c],
+          randomFloats(c, seed).map((v) => (positive ? Math.abs(v) + 0.1 : v)),
+        ),
+      );
+    const bn = (input: Value, c: number, name: string, seed: number) =>
+      b.op(
+        'BatchNormalization',
+        [
+          input,
+          stats(`${name}_s`, c, seed),
+          stats(`${name}_b`, c, seed + 1),
+          stats(`${name}_m`, c, seed + 2),
+          stats(`${name}_v`, c, seed + 3, true),
+        ],
+        {
+          name,
+          attrs: { epsilon: attr.float(1e-3) },
+        },
+      );
+    // PP-OCR's Conv, HardSwish, affine: the activation keeps the BN from folding into the weights
+    const conv = b.op('Conv', [x, b.constant('w', tensor([4, 3, 3, 3], 5)), b.constant('cb', tensor([4], 6))], {
+      name: 'conv',
+      attrs: { pads: attr.ints([1, 1, 1, 1]) },
+    });
+    b.output(bn(b.op('HardSwish', [conv], { name: 'hswish' }), 4, 'bn1', 10), 'y');
+    // a BN on a graph input then Relu: one FusedElementwise
+    b.output(b.op('Relu', [bn(x, 3, 'bn2', 20)], { name: 'relu' }), 'z');
+    const r = fuseAndCompare(b.build(), { x: tensor([1, 3, 6, 5], 7, 3) }, 1e-5);
+    expect(r.types.sort()).toEqual(['FusedConv', 'FusedElementwise']);
+    expect(r.counters['auto-fusion batch norms as affine']).toBe(2);
+  });
+
   it('fuses a chain on dynamic dims into a run-time-sized description that runs on several shapes', () => {
     const build = () => {
       const b = new GraphBuilder('dynamic', { ops });

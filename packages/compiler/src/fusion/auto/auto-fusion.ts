@@ -21,6 +21,7 @@ import {
 import { FUSED_CONV, FUSED_ELEMENTWISE, FUSED_MATMUL } from '@tsge/ops';
 import { uniqueName } from '../../graph-utils.js';
 import { definePass } from '../../pass-manager.js';
+import { batchNormsAsAffine } from './batch-norm.js';
 import { type ExpressionBuilder, LOWERINGS } from './lower-ops.js';
 import { isDynamicFloat, runtimeLayout } from './runtime-sized.js';
 
@@ -449,6 +450,7 @@ export const autoFusionPass = definePass({
   name: 'auto-fusion',
   level: 3,
   run(graph: Graph, ctx) {
+    const affines = batchNormsAsAffine(graph);
     const isCandidate = new Map<Node, boolean>();
     const candidate = (n: Node): boolean => {
       let v = isCandidate.get(n);
@@ -485,7 +487,8 @@ export const autoFusionPass = definePass({
     const activations = activationEpilogues(graph);
     if (fused) ctx.count('auto-fusion', fused);
     if (activations) ctx.count('auto-fusion activation epilogues', activations);
-    return { changed: fused + activations > 0 };
+    if (affines) ctx.count('auto-fusion batch norms as affine', affines);
+    return { changed: fused + activations + affines > 0 };
   },
 });
 
