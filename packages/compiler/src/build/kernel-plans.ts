@@ -19,7 +19,14 @@ export function recordKernelPlans(graph: Graph, kernelOf: (node: Node) => Kernel
       return desc && isStaticShape(desc.shape) ? { dims: desc.shape as number[], type: desc.dtype } : undefined;
     });
     if (inputs.some((input, i) => !input && node.inData[i]?.peer)) continue;
-    const attrs = kernel.plan({ nodeName: node.name, opType: node.type, attrs: createAttrReader(node.opDesc.attrs), inputs, threads, outputCount: node.outData.length });
+    const attrs = kernel.plan({
+      nodeName: node.name,
+      opType: node.type,
+      attrs: createAttrReader(node.opDesc.attrs),
+      inputs,
+      threads,
+      outputCount: node.outData.length,
+    });
     if (!attrs) continue;
     for (const [name, value] of attrs) node.opDesc.attrs.set(name, value);
     planned++;
