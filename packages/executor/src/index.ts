@@ -1,6 +1,7 @@
 // @tsge/executor public API: load an .om model and run it on the CPU device.
 export { loadModel } from './load-model.js';
 export { openModel } from './open-model.js';
+export { prestartWorkers, releaseWorkers } from './prestart.js';
 export type {
   Executor,
   ExecutionMode,

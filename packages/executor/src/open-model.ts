@@ -35,6 +35,7 @@ import { type BoundOutput, type DeviceTensor, checkBound, isDeviceTensor } from 
 import { type RegionBases, tensorAt, writeInto } from './run/device-tensors.js';
 import { type Deadline, createDeadline } from './run/deadline.js';
 import { warmUpFeeds } from './run/warm-up.js';
+import { sinkHandlerUrl } from './sink/sink-handler.js';
 import { asRunError } from './run/kernel-failure.js';
 import { runRefCall } from './run/ref-call.js';
 import { namedOutputs, runSyncOnHost } from './run/run-sync.js';
@@ -224,7 +225,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
       );
       // the graph, for the host interpreter of dynamic plans on the workers
       const graphAir = anyDynamic ? serializeAir(model.graph) : undefined;
-      const handler = new URL(import.meta.url.endsWith('.ts') ? './sink/sink-worker.ts' : './sink/sink-worker.js', import.meta.url);
+      const handler = sinkHandlerUrl();
       // workers import kernel modules given as TypeScript sources (tests) bundled: they have no loader
       const workerKernelModules = await Promise.all(kernelModules.map((m) => workerModuleUrl(m)));
       // what the libraries compiled here at load (the workspace binding compiled the SIMD module)

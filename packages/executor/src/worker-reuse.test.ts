@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openModel } from './open-model.js';
+import { prestartWorkers } from './prestart.js';
 import type { Executor, TraceEvent } from './options.js';
 import { assembleModel } from './testing/assemble-model.fixture.js';
 import { TEST_DOMAIN } from './testing/test-kernels.fixture.js';
@@ -74,6 +75,22 @@ describe('worker threads across models', () => {
     expect(threads.every((tid) => tid > 0)).toBe(true);
     await b.release();
     expect(spareThreadCount()).toBe(workers);
+  });
+
+  it('threads started before any model run the first model’s first run', async () => {
+    expect(await prestartWorkers(2)).toBe(2);
+    // counted, not started again
+    expect(await prestartWorkers(2)).toBe(2);
+    const a = await load(3, true);
+    expect(spareThreadCount()).toBe(2 - a.threads);
+    await check(a, 3);
+    const threads = a
+      .profile()
+      .traceEvents.filter((e): e is TraceEvent => e.ph === 'X')
+      .map((e) => e.tid);
+    expect(threads.length).toBeGreaterThan(0);
+    expect(threads.every((tid) => tid > 0)).toBe(true);
+    await expect(prestartWorkers(0)).rejects.toThrow(/TSGE-E7002/);
   });
 
   it('threads kept across models do not keep their memories', async () => {

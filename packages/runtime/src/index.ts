@@ -31,7 +31,7 @@ export {
   runStreamsHere,
   runStreamsOnHost,
 } from './stream/run-streams.js';
-export { type WorkerPool, type WorkerPoolOptions, createWorkerPool } from './worker/worker-pool.js';
+export { type WorkerPool, type WorkerPoolOptions, createWorkerPool, prestartWorkers } from './worker/worker-pool.js';
 export type { WorkerContext, WorkerHandlerModule } from './worker/protocol.js';
 export { workerModuleUrl } from './worker/worker-bundle.js';
 export { releaseSpareThreads, spareThreadCount } from './worker/spare-threads.js';

@@ -80,6 +80,8 @@ export interface IsolatedOptions {
 }
 
 export interface IsolatedResult {
+  /** Each runtime's process-wide start before its load (tsge: starting its worker threads), ms. */
+  readonly init: Record<string, number>;
   readonly load: Record<string, number>;
   readonly firstRun: Record<string, number>;
   readonly latency: Record<string, { median: number; p90: number }>;
@@ -106,6 +108,19 @@ export async function benchIsolated(
     const load: Record<string, number> = {};
     const firstRun: Record<string, number> = {};
     const live: RunnerChild[] = [];
+    // every child starts Node and imports its runtime before any load is timed: a load must not
+    // share the cores with the other children's start-up
+    const init: Record<string, number> = {};
+    await Promise.all(
+      children.map((c) =>
+        c.request({ kind: 'boot', runtime: c.name, threads: options.threads }, 'booted').then(
+          (r) => {
+            init[c.name] = r.initMs;
+          },
+          () => undefined,
+        ),
+      ),
+    );
     // loaded one after another, so no load competes with another for the cores
     for (const c of children) {
       try {
@@ -152,7 +167,7 @@ export async function benchIsolated(
       outputs.set(c.name, r.outputs);
       peakRssMB[c.name] = r.peakRssMB;
     }
-    return { load, firstRun, latency, roundMedians, outputs, loopGapMs, peakRssMB };
+    return { init, load, firstRun, latency, roundMedians, outputs, loopGapMs, peakRssMB };
   } finally {
     for (const c of children) c.exit();
   }

@@ -79,6 +79,8 @@ interface ModelResult {
   id: string;
   compileMs: number;
   load: Record<string, number>;
+  /** With --rounds: each runtime's process-wide start before its load (tsge: `initialize({ workers })`). */
+  init?: Record<string, number>;
   latency: Record<string, { median: number; p90: number }>;
   /** The first run right after each runtime's load (session create / loadModel + whenReady). */
   firstRun: Record<string, number>;
@@ -211,6 +213,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
 
 interface Measured {
   readonly load: Record<string, number>;
+  readonly init?: Record<string, number>;
   readonly firstRun: Record<string, number>;
   readonly latency: ModelResult['latency'];
   readonly outputs: ReadonlyMap<string, Record<string, HostTensor>>;
@@ -230,6 +233,7 @@ function toResult(model: BenchModel, compiled: { summary: unknown }, compileMs: 
     id: model.id,
     compileMs,
     load,
+    ...(m.init ? { init: m.init } : {}),
     latency,
     firstRun,
     ratios: {
@@ -255,12 +259,12 @@ const geomean = (xs: number[]): number => (xs.length ? Math.exp(xs.reduce((s, x)
 function table(results: ModelResult[]): string {
   const f = (x: number | undefined, d = 1): string => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
   const rows = [
-    '| model | tsge ms | tsge 1st ms | ort-web ms | web 1st ms | ort-node ms | node 1st ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | out std / distinct | peak RSS MB | tsge event-loop gap ms |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| model | tsge ms | tsge 1st ms | tsge init ms | ort-web ms | web 1st ms | ort-node ms | node 1st ms | tsge/web | tsge/node | load tsge/node | compile s | arena/lower bound | max rel err | out std / distinct | peak RSS MB | tsge event-loop gap ms |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     if (r.error) {
-      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} ||||||||||||||| `);
+      rows.push(`| ${r.id} | failed: ${r.error.replace(/\|/g, '/').slice(0, 120)} |||||||||||||||| `);
       continue;
     }
     const ratio = (x: number | undefined, s: RatioSpread | undefined): string =>
@@ -268,13 +272,25 @@ function table(results: ModelResult[]): string {
     const spread = r.outputSpread ? `${r.outputSpread.std.toExponential(1)} / ${r.outputSpread.distinct}` : '—';
     const mem = r.memory ? f(r.memory.arenaBytes / Math.max(1, r.memory.lowerBoundBytes), 2) : '—';
     rows.push(
-      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.firstRun.tsge)} | ${f(r.latency['ort-web']?.median)} | ${f(r.firstRun['ort-web'])} | ${f(r.latency['ort-node']?.median)} | ${f(r.firstRun['ort-node'])} | ${ratio(r.ratios.tsgeOverWeb, r.ratioSpread?.tsgeOverWeb)} | ${ratio(r.ratios.tsgeOverNode, r.ratioSpread?.tsgeOverNode)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${spread} | ${f(r.peakRssMB, 0)} | ${f(r.tsgeEventLoopMaxGapMs, 1)} |`,
+      `| ${r.id} | ${f(r.latency.tsge?.median)} | ${f(r.firstRun.tsge)} | ${f(r.init?.tsge)} | ${f(r.latency['ort-web']?.median)} | ${f(r.firstRun['ort-web'])} | ${f(r.latency['ort-node']?.median)} | ${f(r.firstRun['ort-node'])} | ${ratio(r.ratios.tsgeOverWeb, r.ratioSpread?.tsgeOverWeb)} | ${ratio(r.ratios.tsgeOverNode, r.ratioSpread?.tsgeOverNode)} | ${f(r.ratios.loadTsgeOverNode, 2)} | ${f(r.compileMs / 1000, 2)} | ${mem} | ${r.maxRelErrorVsNode === undefined ? '—' : r.maxRelErrorVsNode.toExponential(1)} | ${spread} | ${f(r.peakRssMB, 0)} | ${f(r.tsgeEventLoopMaxGapMs, 1)} |`,
     );
   }
   const ok = results.filter((r) => !r.error);
   rows.push(
-    `| **geomean** | | | | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | | | max ${f(Math.max(0, ...ok.map((r) => r.tsgeEventLoopMaxGapMs ?? 0)), 1)} |`,
+    `| **geomean** | | | | | | | | ${f(geomean(ok.map((r) => r.ratios.tsgeOverWeb).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.tsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | ${f(geomean(ok.map((r) => r.ratios.loadTsgeOverNode).filter((x): x is number => x !== undefined)), 2)} | | | | | | max ${f(Math.max(0, ...ok.map((r) => r.tsgeEventLoopMaxGapMs ?? 0)), 1)} |`,
   );
+  // the first run after load against the same runtime's median: what a caller of a fresh load sees
+  const firstOverMedian = (name: string): string => {
+    const xs = ok.flatMap((r) => {
+      const first = r.firstRun[name];
+      const median = r.latency[name]?.median;
+      return first !== undefined && median ? [[r.id, first / median] as const] : [];
+    });
+    if (xs.length === 0) return `${name} —`;
+    const worst = xs.reduce((a, b) => (b[1] > a[1] ? b : a));
+    return `${name} ${f(geomean(xs.map((x) => x[1])), 2)} (max ${f(worst[1], 2)}, ${worst[0]})`;
+  };
+  rows.push('', `first run / median, geomean: ${['tsge', 'ort-web', 'ort-node'].map(firstOverMedian).join('; ')}`);
   return rows.join('\n');
 }
 

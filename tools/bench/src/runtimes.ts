@@ -9,10 +9,15 @@ export interface LoadedRuntime {
   whenReady?(): Promise<void>;
 }
 
-/** Imports a runtime's module ahead of timing its load, so the load does not count a native addon's start-up. */
+/**
+ * Imports a runtime's modules ahead of timing its load, so the load counts neither a native addon's
+ * start-up (onnxruntime-node) nor importing JavaScript (tsge's kernel libraries, which `loadModel`
+ * imports when a model first needs them); compiling WebAssembly stays in the load.
+ */
 export async function preloadRuntime(name: LoadedRuntime['name']): Promise<void> {
   if (name === 'ort-node') await import('onnxruntime-node');
   else if (name === 'ort-web') await import('onnxruntime-web');
+  else await Promise.all([import('@tsge/kernels-js'), import('@tsge/kernels-wasm')]);
 }
 
 type OrtModule = typeof import('onnxruntime-node');

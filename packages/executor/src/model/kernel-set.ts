@@ -109,7 +109,8 @@ function kernelSetOf(libraries: readonly KernelLibraryV1[]): KernelSet {
   };
 }
 
-async function loadDefaultLibraries(): Promise<readonly KernelLibraryV1[]> {
+/** The default kernel libraries (SIMD, then the JavaScript reference kernels), imported once. */
+export async function loadDefaultLibraries(): Promise<readonly KernelLibraryV1[]> {
   if (!defaultLibraries) {
     const [js, simd] = await Promise.all([import('@tsge/kernels-js'), import('@tsge/kernels-wasm')]);
     defaultLibraries = [simd.wasmKernelLibrary, js.jsKernelLibrary];

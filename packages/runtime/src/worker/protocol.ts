@@ -28,6 +28,15 @@ export interface WorkerInit {
   readonly prefault?: readonly [number, number];
 }
 
+/**
+ * Sent to a thread started ahead of any pool (`prestartWorkers`): import the handler module, then
+ * wait as a spare (reply `released`) for a pool's init.
+ */
+export interface WorkerPreload {
+  readonly type: 'preload';
+  readonly handler: string;
+}
+
 /** A message from the pool's owner to a worker after init (taken with `context.receive()`). */
 export interface WorkerPost {
   readonly type: 'post';

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CpuDevice, createCpuDevice } from '../cpu-device.js';
 import { releaseSpareThreads, spareThreadCount } from './spare-threads.js';
+import { prestartWorkers } from './worker-pool.js';
 
 const REUSABLE = new URL('./reusable.fixture.ts', import.meta.url);
 const COUNTER = new URL('./counter.fixture.ts', import.meta.url);
@@ -101,6 +102,28 @@ describe('spare worker threads', () => {
     expect(next.worker(0).setups).toBe(1);
     next.stop();
     await next.device.release();
+  });
+
+  it('threads started ahead of any pool are taken by the first one, handler imported once', async () => {
+    expect(await prestartWorkers({ size: 2, handler: REUSABLE })).toBe(2);
+    expect(await prestartWorkers({ size: 2, handler: REUSABLE })).toBe(2);
+    const a = start();
+    expect(a.pool.booted).toBe(true);
+    expect(spareThreadCount()).toBe(0);
+    await a.pool.ready;
+    // the module prestartWorkers imported: its first setup
+    expect([a.worker(0), a.worker(1)].map((w) => [w.setups, w.teardowns])).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
+    a.stop();
+    await a.device.release();
+    expect(spareThreadCount()).toBe(2);
+  });
+
+  it('a prestart whose handler cannot be imported fails and keeps no thread', async () => {
+    await expect(prestartWorkers({ size: 1, handler: new URL('./no-such-handler.mjs', import.meta.url) })).rejects.toThrow();
+    expect(spareThreadCount()).toBe(0);
   });
 
   it('a terminated pool’s threads are not kept', async () => {

@@ -3,7 +3,7 @@
 // handler and Node options takes them, so a process's second model pays no thread boot and no
 // module import, and runs on code V8 already optimised. Spares never keep the process alive.
 import { Worker } from 'node:worker_threads';
-import type { WorkerReply } from './protocol.js';
+import type { WorkerPreload, WorkerReply } from './protocol.js';
 
 /** Where a thread's replies and its death go now: the pool using it, or the spares. */
 export interface ThreadRoute {
@@ -19,6 +19,8 @@ export interface PoolThread {
   /** Said at ready: whether the thread takes another init after its loop (undefined: not ready yet). */
   reusable: boolean | undefined;
   alive: boolean;
+  /** Started ahead of any pool (`prestartThread`) and not taken yet: the idle timeout spares it. */
+  pinned?: boolean;
 }
 
 /** A spare unused this long is terminated (idle processes give their threads back). */
@@ -57,6 +59,7 @@ export function takeSpare(key: string, poolSize: number): PoolThread | undefined
   const list = spares.get(key);
   for (let thread = list?.pop(); thread; thread = list?.pop()) {
     if (!thread.alive) continue;
+    thread.pinned = false;
     thread.worker.ref();
     return thread;
   }
@@ -103,6 +106,43 @@ export async function giveBack(thread: PoolThread): Promise<void> {
   clearTimeout(bound);
 }
 
+/**
+ * Starts a thread for pools of `key` before any exists: it imports `handlerUrl` and waits as a spare
+ * (kept until a pool takes it or `releaseSpareThreads`, not ended by the idle timeout). Resolves once
+ * it is parked; rejects if it cannot start or import the handler.
+ */
+export function prestartThread(
+  entryUrl: string,
+  handlerUrl: string,
+  execArgv: string[] | undefined,
+  key: string,
+  poolSize: number,
+): Promise<void> {
+  wanted.set(key, Math.max(wanted.get(key) ?? 0, poolSize));
+  const thread = bootThread(entryUrl, execArgv, key);
+  return new Promise<void>((resolve, reject) => {
+    const fail = (reason: string): void => {
+      thread.route = ignore;
+      void thread.worker.terminate();
+      reject(new Error(`a prestarted worker failed: ${reason}`));
+    };
+    thread.route = {
+      reply(reply) {
+        if (reply.type === 'released') {
+          thread.reusable = true;
+          thread.pinned = true;
+          // kept alive while it started (someone awaits it); a spare never keeps the process alive
+          thread.worker.unref();
+          park(thread);
+          resolve();
+        } else if (reply.type === 'failed') fail(reply.message);
+      },
+      down: fail,
+    };
+    thread.worker.postMessage({ type: 'preload', handler: handlerUrl } satisfies WorkerPreload);
+  });
+}
+
 function park(thread: PoolThread): void {
   const list = spares.get(thread.key) ?? [];
   if (list.length >= (wanted.get(thread.key) ?? 0)) {
@@ -120,8 +160,24 @@ function park(thread: PoolThread): void {
     },
   };
   if (idleTimer) clearTimeout(idleTimer);
-  idleTimer = setTimeout(() => void releaseSpareThreads(), SPARE_IDLE_MS);
+  idleTimer = setTimeout(() => void releaseIdleSpares(), SPARE_IDLE_MS);
   idleTimer.unref();
+}
+
+/** The idle timeout: every spare but the prestarted ones no pool took yet. */
+async function releaseIdleSpares(): Promise<void> {
+  idleTimer = undefined;
+  const idle: PoolThread[] = [];
+  // in place: a parked thread's exit handler removes it from this very list
+  for (const list of spares.values()) {
+    for (let i = list.length - 1; i >= 0; i--) if (list[i]?.pinned !== true) idle.push(...list.splice(i, 1));
+  }
+  await Promise.all(
+    idle.map((thread) => {
+      thread.route = ignore;
+      return thread.worker.terminate();
+    }),
+  );
 }
 
 /** Terminates every spare thread of the process (they would also go after SPARE_IDLE_MS unused). */

@@ -9,7 +9,7 @@ import { runStreamsBlocking, runStreamsLocal } from '../stream/run-streams.js';
 import { type WasmModule, wasm } from '../wasm.js';
 import { collectGarbage } from './collect-garbage.js';
 import { prefault } from './prefault.js';
-import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerReply } from './protocol.js';
+import type { WorkerContext, WorkerHandlerModule, WorkerInit, WorkerPost, WorkerPreload, WorkerReply } from './protocol.js';
 
 const port = parentPort;
 if (port) {
@@ -49,7 +49,7 @@ if (port) {
         await handler.teardown?.(context);
         // posts the ended loop never took belong to the pool that is gone
         while (receiveMessageOnPort(port) !== undefined) {}
-        port.once('message', serve);
+        port.once('message', accept);
         reply({ type: 'released' });
         // before the next init is taken, off the releasing caller's wait
         collectGarbage();
@@ -58,5 +58,16 @@ if (port) {
       reply({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     }
   };
-  port.once('message', serve);
+  // a thread started ahead of its pool imports the handler now, so the pool's init finds it loaded
+  const preload = async (message: WorkerPreload): Promise<void> => {
+    try {
+      await import(message.handler);
+      port.once('message', accept);
+      reply({ type: 'released' });
+    } catch (error) {
+      reply({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    }
+  };
+  const accept = (message: WorkerInit | WorkerPreload): void => void (message.type === 'preload' ? preload(message) : serve(message));
+  port.once('message', accept);
 }

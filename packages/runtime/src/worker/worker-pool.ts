@@ -2,7 +2,7 @@ import type { DeviceRangeV1, DeviceWorkersV1 } from '@tsge/metadef';
 import { type WasmMemory, atomicsWaitAsync } from '../wasm.js';
 import type { WorkerInit, WorkerPost } from './protocol.js';
 import { shareOf } from './prefault.js';
-import { type PoolThread, bootThread, giveBack, takeSpare } from './spare-threads.js';
+import { type PoolThread, bootThread, giveBack, prestartThread, spareThreadCount, takeSpare } from './spare-threads.js';
 import { bundledWorkerExecArgv, currentWorkerModuleUrl, isTypeScriptModule, workerModuleUrl } from './worker-bundle.js';
 
 export interface WorkerPoolOptions {
@@ -31,18 +31,17 @@ export interface WorkerPool extends DeviceWorkersV1 {
  * else new ones.
  */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './worker-entry.ts' : './worker-entry.js', import.meta.url);
+  const entry = entryModule();
   const messageListeners: ((workerIndex: number, message: unknown) => void)[] = [];
   const failureListeners: ((workerIndex: number, reason: string) => void)[] = [];
   const threads: PoolThread[] = [];
   let terminating = false;
   /** Every thread so far was a spare (a pool waiting for bundles to build boots its threads). */
   let booted = true;
-  // bundled workers (from TypeScript sources) need no module loader
-  const execArgv = isTypeScriptModule(entry.href) ? bundledWorkerExecArgv(process.execArgv) : undefined;
+  const execArgv = workerExecArgv(entry);
   const start = (index: number, entryUrl: string, handlerUrl: string): Promise<void> => {
     if (terminating) return Promise.reject(new Error(`worker ${index} failed to start: the pool was terminated`));
-    const key = `${entryUrl}\n${handlerUrl}\n${JSON.stringify(execArgv ?? null)}`;
+    const key = threadKey(entryUrl, handlerUrl, execArgv);
     const spare = takeSpare(key, options.size);
     if (!spare) booted = false;
     const thread = spare ?? bootThread(entryUrl, execArgv, key);
@@ -130,4 +129,32 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       await Promise.all(detach().map(giveBack));
     },
   };
+}
+
+const entryModule = (): URL => new URL(import.meta.url.endsWith('.ts') ? './worker-entry.ts' : './worker-entry.js', import.meta.url);
+/** Bundled workers (from TypeScript sources) need no module loader: see `bundledWorkerExecArgv`. */
+const workerExecArgv = (entry: URL): string[] | undefined =>
+  isTypeScriptModule(entry.href) ? bundledWorkerExecArgv(process.execArgv) : undefined;
+/** Only a pool with the same entry, handler and Node options may take a spare thread. */
+const threadKey = (entryUrl: string, handlerUrl: string, execArgv: string[] | undefined): string =>
+  `${entryUrl}\n${handlerUrl}\n${JSON.stringify(execArgv ?? null)}`;
+
+/**
+ * Starts `size` threads for pools running `handler` before any pool exists (GE's initialisation,
+ * before models load): each boots Node, imports the handler and waits as a spare, so the next pool
+ * of that handler (up to `size` threads) starts none and the first run after a load finds its
+ * workers up. Threads the process already holds as spares count. Resolves with the number of spare
+ * threads held for the handler; rejects if a thread cannot start.
+ */
+export async function prestartWorkers(options: { readonly size: number; readonly handler: URL }): Promise<number> {
+  const size = Math.floor(options.size);
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new RangeError(`prestartWorkers: size must be a non-negative integer, got ${options.size}`);
+  const entry = entryModule();
+  const execArgv = workerExecArgv(entry);
+  const [entryUrl, handlerUrl] = await Promise.all([workerModuleUrl(entry.href), workerModuleUrl(options.handler.href)]);
+  const key = threadKey(entryUrl, handlerUrl, execArgv);
+  const missing = Math.max(0, size - spareThreadCount(key));
+  await Promise.all(Array.from({ length: missing }, () => prestartThread(entryUrl, handlerUrl, execArgv, key, size)));
+  return spareThreadCount(key);
 }
