@@ -343,13 +343,17 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     // interpreted until V8 optimises it) and for each node's tile plan: one run on zeros pays it
     // here, once the workers are up; `whenReady` (and an eager or worker-less load) waits for it
     const feeds = options.warmUp === false ? undefined : warmUpFeeds(plans, model.ioInfo);
+    // threads already running (prestarted by initialize({ workers }), or kept from an earlier model)
+    // boot nothing: their setup and the warm-up cost about one run, so by default the load waits
+    // for both and the first run finds warm code on every thread instead of paying for it
+    const booted = options.startWorkers === undefined && workers?.pool.booted === true;
     if (feeds) {
       // a run already in flight (on the calling thread while the workers started) finishes first:
       // the warm-up would only take the cores from it
       const warmed = ready.then(() => device.synchronize()).then(() => warmUp(feeds));
       ready = warmed;
-      if (options.startWorkers === 'eager' || !startWorkers) await warmed;
-    }
+      if (options.startWorkers === 'eager' || !startWorkers || booted) await warmed;
+    } else if (booted) await ready;
     return executor;
   } catch (error) {
     await device.release();

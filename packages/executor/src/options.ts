@@ -31,9 +31,11 @@ export interface LoadModelOptions {
    */
   readonly kernelModules?: readonly (string | URL)[];
   /**
-   * 'lazy' (default): `loadModel` returns without waiting for worker start-up, and runs use the
-   * calling thread until the workers are ready. 'eager': wait for them, and fail the load with
-   * TSGE-E6009 if one cannot start.
+   * 'lazy': `loadModel` returns without waiting for worker start-up, and runs use the calling
+   * thread until the workers are ready. 'eager': wait for them, and fail the load with TSGE-E6009 if
+   * one cannot start. Default: lazy when threads must boot; when the process already has them
+   * (`initialize({ workers })`, or kept from a released model) the load waits for their setup and
+   * the warm-up, which cost about one run, so the first run is a warm one.
    */
   readonly startWorkers?: 'lazy' | 'eager';
   /**

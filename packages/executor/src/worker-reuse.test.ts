@@ -83,6 +83,12 @@ describe('worker threads across models', () => {
     expect(await prestartWorkers(2)).toBe(2);
     const a = await load(3, true);
     expect(spareThreadCount()).toBe(2 - a.threads);
+    // the load waited for their setup and the warm-up: nothing is left to wait for
+    const state = await Promise.race([
+      a.whenReady().then(() => 'ready'),
+      new Promise<string>((resolve) => setImmediate(() => resolve('pending'))),
+    ]);
+    expect(state).toBe('ready');
     await check(a, 3);
     const threads = a
       .profile()

@@ -14,11 +14,25 @@ const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
  * memory. `exportsOf(memory)` is undefined without WebAssembly SIMD; `name` keys its compiled module
  * (unique per module: another thread adopts modules by name, see compiled-modules.ts).
  */
+/** Every extra module's key and emitter, in the order their kernels' files were imported. */
+const extraModules = new Map<string, () => readonly FunctionDef[]>();
+
+/**
+ * Emits and compiles every extra module on this thread (shared or unshared memory), so a model's
+ * first run compiles nothing and the device's workers adopt them (compiledCode) instead of each
+ * emitting its own in the middle of a run.
+ */
+export function compileExtraModules(shared: boolean): void {
+  if (!wasm || !hasWasmSimd()) return;
+  for (const [name, functions] of extraModules) { sharedCompiledModule(`${name}:${shared ? 's' : 'u'}`, () => assembleModule(functions(), { shared })); }
+}
+
 export function extraModule(
   name: string,
   functions: () => readonly FunctionDef[],
 ): (memory: LinearMemory) => Record<string, unknown> | undefined {
   const instances = new WeakMap<LinearMemory, Record<string, unknown>>();
+  extraModules.set(name, functions);
   return (memory) => {
     if (!wasm || !hasWasmSimd()) return undefined;
     const cached = instances.get(memory);
