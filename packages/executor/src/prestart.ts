@@ -1,7 +1,7 @@
 // GE initialises its runtime once per process before any model loads; here that is starting the
 // worker threads: a Node worker boots, compiles Node's own modules and imports the kernel code
 // (~150 ms of CPU each), which a first model would otherwise pay during its load and first run.
-import { TsgeError } from '@tsge/metadef';
+import { type KernelLibraryV1, TsgeError } from '@tsge/metadef';
 import { defaultThreadCount, prestartWorkers as prestartThreads } from '@tsge/runtime';
 import { loadDefaultLibraries } from './model/kernel-set.js';
 import { sinkHandlerUrl } from './sink/sink-handler.js';
@@ -18,7 +18,7 @@ export async function prestartWorkers(threads?: number): Promise<number> {
   if (!Number.isSafeInteger(count) || count < 1)
     throw TsgeError.of('TSGE-E7002', { option: 'threads', value: String(threads), reason: 'expected a positive integer' });
   const [, waiting] = await Promise.all([
-    loadDefaultLibraries(),
+    loadDefaultLibraries().then(warmLibraries),
     prestartThreads({ size: count, handler: sinkHandlerUrl() }).catch((error: unknown) => {
       throw TsgeError.of(
         'TSGE-E6009',
@@ -29,6 +29,17 @@ export async function prestartWorkers(threads?: number): Promise<number> {
     }),
   ]);
   return waiting;
+}
+
+/**
+ * Compiles the default libraries' code on this thread, for both memory kinds (models with workers
+ * get shared memory, others not); the workers adopt it at each model's setup.
+ */
+function warmLibraries(libraries: readonly KernelLibraryV1[]): void {
+  for (const library of libraries) {
+    library.compiledCode?.warm?.(true);
+    library.compiledCode?.warm?.(false);
+  }
 }
 
 export { releaseSpareThreads as releaseWorkers } from '@tsge/runtime';

@@ -24,7 +24,8 @@ const extraModules = new Map<string, () => readonly FunctionDef[]>();
  */
 export function compileExtraModules(shared: boolean): void {
   if (!wasm || !hasWasmSimd()) return;
-  for (const [name, functions] of extraModules) { sharedCompiledModule(`${name}:${shared ? 's' : 'u'}`, () => assembleModule(functions(), { shared })); }
+  for (const [name, functions] of extraModules)
+    sharedCompiledModule(`${name}:${shared ? 's' : 'u'}`, () => assembleModule(functions(), { shared }));
 }
 
 export function extraModule(

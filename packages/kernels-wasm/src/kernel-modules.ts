@@ -141,7 +141,15 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
   const cached = instances.get(memory);
   if (cached) return cached;
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-  const module = sharedCompiledModule(`simd:${shared ? 's' : 'u'}`, () =>
+  const instance = new wasm.Instance(simdModule(shared), { env: { memory } });
+  const exports = instance.exports as unknown as SimdKernelExports;
+  instances.set(memory, exports);
+  return exports;
+}
+
+/** The main kernel module for shared or unshared memory, compiled once per thread (or adopted). */
+export function simdModule(shared: boolean): object {
+  return sharedCompiledModule(`simd:${shared ? 's' : 'u'}`, () =>
     assembleModule(
       [
         gemmFunction(hasRelaxedSimd()),
@@ -166,8 +174,4 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
       },
     ),
   );
-  const instance = new wasm.Instance(module, { env: { memory } });
-  const exports = instance.exports as unknown as SimdKernelExports;
-  instances.set(memory, exports);
-  return exports;
 }

@@ -17,6 +17,7 @@ import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
 import { generatedElementwiseTile } from './generated-elementwise.js';
 import { resizeSeparableTile } from './resize-separable.js';
+import { warmCompiledCode } from './warm-code.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { applyRotaryTile } from './simd-apply-rotary.js';
 import { lrnTile } from './simd-lrn.js';
@@ -72,5 +73,5 @@ export const wasmKernelLibrary: KernelLibraryV1 = {
   kernels: kernels(),
   tiles: WASM_TILE_FUNCTIONS,
   workspace: { bytesPerThread: THREAD_WORKSPACE_BYTES, bind: bindThreadWorkspace },
-  compiledCode: { share: compiledModuleEntries, adopt: adoptCompiledModules },
+  compiledCode: { share: compiledModuleEntries, adopt: adoptCompiledModules, warm: warmCompiledCode },
 };

@@ -123,6 +123,12 @@ export interface CompiledCodeV1 {
   share(): unknown;
   /** Takes another thread's `share()` before the library's first use on this thread; throws on malformed input. */
   adopt(code: unknown): void;
+  /**
+   * Compiles, on this thread, the code the library's kernels may need over shared or unshared
+   * memory, ahead of any model (a process's initialisation), so loads and first runs compile none
+   * of it. Optional; a library without it compiles on first use.
+   */
+  warm?(shared: boolean): void;
 }
 
 /**
