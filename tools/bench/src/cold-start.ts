@@ -1,16 +1,17 @@
-// `node --conditions=@tsge/source --import tsx tools/bench/src/cold-start.ts <model id> [threads] [loads]`:
+// `node --conditions=@tsge/source --import tsx tools/bench/src/cold-start.ts <model id> [threads] [loads] [init]`:
 // loads out/bench/<id>.om (written by `pnpm bench`) in a fresh process and times loadModel, the
 // run made at once after it, when the workers are up, and the runs after that; with `loads` > 1
 // it does so that many times in the process, releasing each model before the next load (a later
 // load may take the worker threads an earlier one left). Each phase also gets
 // its CPU time, all threads (workers booting compete with the run on the same cores) and the calling
 // thread's (Linux, 10 ms ticks): unlike wall time, these hold on a loaded machine. The first run's
-// minor page faults (whole process) count the fresh memory it touched.
+// minor page faults (whole process) count the fresh memory it touched. With `init`, the process first
+// calls `initialize({ workers: threads })` (GE's initialisation: threads started, kernel code compiled).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadModel } from '@tsge/ge';
+import { initialize, loadModel } from '@tsge/ge';
 import { benchFeeds } from './feeds.js';
 import { benchModels } from './models.js';
 
@@ -21,6 +22,11 @@ const loads = Number(process.argv[4] ?? 1);
 const model = benchModels(repoRoot).find((m) => m.id === id);
 if (!model) throw new Error(`unknown model ${id}`);
 const om = new Uint8Array(await readFile(path.join(repoRoot, 'out', 'bench', `${id}.om`)));
+if (process.argv[5] === 'init') {
+  const i0 = performance.now();
+  await initialize({ workers: threads });
+  console.log(`initialize({ workers: ${threads} }): ${(performance.now() - i0).toFixed(1)} ms`);
+}
 
 /** CPU milliseconds of the whole process, and of this thread where the system tells (else NaN). */
 function cpu(): { all: number; here: number } {
