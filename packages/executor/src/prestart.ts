@@ -2,7 +2,7 @@
 // worker threads: a Node worker boots, compiles Node's own modules and imports the kernel code
 // (~150 ms of CPU each), which a first model would otherwise pay during its load and first run.
 import { type KernelLibraryV1, TsgeError } from '@tsge/metadef';
-import { defaultThreadCount, enableEagerWasmTierUp, prestartWorkers as prestartThreads } from '@tsge/runtime';
+import { compileEagerly, defaultThreadCount, enableEagerWasmTierUp, prestartWorkers as prestartThreads } from '@tsge/runtime';
 import { loadDefaultLibraries } from './model/kernel-set.js';
 import { sinkHandlerUrl } from './sink/sink-handler.js';
 
@@ -39,10 +39,13 @@ function warmLibraries(libraries: readonly KernelLibraryV1[]): void {
   // as the CPU device does before it compiles anything: modules compiled before the flag would
   // run their first several runs on baseline code
   enableEagerWasmTierUp();
-  for (const library of libraries) {
-    library.compiledCode?.warm?.(true);
-    library.compiledCode?.warm?.(false);
-  }
+  // every function now, not at its first call inside a run
+  compileEagerly(() => {
+    for (const library of libraries) {
+      library.compiledCode?.warm?.(true);
+      library.compiledCode?.warm?.(false);
+    }
+  });
 }
 
 export { releaseSpareThreads as releaseWorkers } from '@tsge/runtime';

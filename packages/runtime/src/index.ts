@@ -36,7 +36,7 @@ export type { WorkerContext, WorkerHandlerModule } from './worker/protocol.js';
 export { workerModuleUrl } from './worker/worker-bundle.js';
 export { releaseSpareThreads, spareThreadCount } from './worker/spare-threads.js';
 export { type WasmMemory, type WasmModule, type WasmInstance, wasm, atomicsWaitAsync } from './wasm.js';
-export { enableEagerWasmTierUp } from './wasm-tier-up.js';
+export { compileEagerly, enableEagerWasmTierUp } from './wasm-tier-up.js';
 export type { WasmApi, WaitAsyncResult } from './wasm.js';
 // Types this API names, so users can spell every signature by importing @tsge/runtime alone.
 export type {

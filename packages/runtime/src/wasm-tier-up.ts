@@ -18,3 +18,24 @@ export function enableEagerWasmTierUp(): boolean {
   }
   return applied;
 }
+
+/**
+ * Runs `compile` with V8 compiling every function of each WebAssembly module it compiles at once
+ * (`--no-wasm-lazy-compilation`), then restores lazy compilation. By default a function compiles on
+ * its first call, inside the first run that calls it; compiled ahead (a process's initialisation),
+ * with eager tier-up its optimised code is ready before any model runs. Process-wide while it runs.
+ */
+export function compileEagerly<T>(compile: () => T): T {
+  let eager = false;
+  try {
+    setFlagsFromString('--no-wasm-lazy-compilation');
+    eager = true;
+  } catch {
+    // flags refused: compile lazily as usual
+  }
+  try {
+    return compile();
+  } finally {
+    if (eager) setFlagsFromString('--wasm-lazy-compilation');
+  }
+}
