@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { GraphBuilder, TsgeError, createTensor } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
-import { Session, buildModel, defaultRegistries, listParsers, loadModel, parseModel } from './index.js';
+import { Session, buildModel, defaultRegistries, finalize, initialize, listParsers, loadModel, parseModel } from './index.js';
 
 const testdata = path.resolve(process.cwd(), '../shared/testdata');
 
@@ -15,6 +15,18 @@ function smallGraph() {
 }
 
 describe('@tsge/ge', () => {
+  it('initialize starts worker threads a model then runs on, and refuses a bad count', async () => {
+    await expect(initialize({ workers: -1 })).rejects.toThrow(/TSGE-E7002.*GeOptions\.workers/);
+    await expect(initialize({ workers: 1.5 })).rejects.toThrow(/TSGE-E7002/);
+    await initialize({ workers: 2 });
+    const session = new Session({ load: { threads: 2, smallModelBytes: 0 } });
+    session.addGraph(1, smallGraph());
+    const out = await session.runGraph(1, { x: createTensor('float32', [2, 3], Float32Array.from([1, 0, -1, 0, 1, 0])) });
+    expect([...(out.y as unknown as { data: Float32Array }).data]).toEqual([0, 0, 3, 4]);
+    await session.release();
+    await finalize();
+  });
+
   it('discovers the installed ONNX parser', async () => {
     expect((await listParsers()).map((p) => p.name)).toContain('onnx');
   });

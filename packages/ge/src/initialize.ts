@@ -1,4 +1,5 @@
 import { prestartWorkers, releaseWorkers } from '@tsge/executor';
+import { TsgeError } from '@tsge/metadef';
 import { discoverParsers } from './parsers.js';
 
 export interface GeOptions {
@@ -19,7 +20,10 @@ let initialized = false;
  * except that a later call may start more workers; calling it is optional.
  */
 export async function initialize(options: GeOptions = {}): Promise<void> {
-  if (options.workers !== undefined && options.workers !== 0) await prestartWorkers(options.workers);
+  const workers = options.workers;
+  if (workers !== undefined && (!Number.isSafeInteger(workers) || workers < 0))
+    throw TsgeError.of('TSGE-E7002', { option: 'GeOptions.workers', value: String(workers), reason: 'expected a non-negative integer' });
+  if (workers) await prestartWorkers(workers);
   if (initialized) return;
   initialized = true;
   if (options.discoverParsers !== false) await discoverParsers();
