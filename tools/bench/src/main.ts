@@ -7,7 +7,7 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileModel, loadModel, parseModel, defaultRegistries } from '@tsge/ge';
+import { compileModel, defaultRegistries, initialize, loadModel, parseModel } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
 import { latencyStats } from '@tsge/run';
 import { maxErrors } from './accuracy.js';
@@ -305,6 +305,12 @@ async function main(): Promise<void> {
   await mkdir(outDir, { recursive: true });
   const all = benchModels(repoRoot);
   const selected = options.models ? all.filter((m) => options.models?.includes(m.id)) : all;
+  // with --rounds each runtime's child initialises its own process (child-runner.ts); here tsge
+  // shares this one: initialised once, as a GE application does before loading models
+  if (options.rounds === 0 && options.threads > 1) {
+    const [, ms] = await timeIt(() => initialize({ workers: options.threads }));
+    process.stderr.write(`tsge initialize({ workers: ${options.threads} }): ${ms.toFixed(0)} ms\n`);
+  }
   const results: ModelResult[] = [];
   for (const [i, m] of selected.entries()) {
     process.stderr.write(`(${i + 1}/${selected.length}) ${m.id}\n`);
