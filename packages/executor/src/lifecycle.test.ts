@@ -23,12 +23,16 @@ function model() {
 }
 
 async function cycle(threads: number): Promise<void> {
-  const executor = await openModel(model(), { kernelModules, threads });
+  // a model this small would run on the calling thread: smallModelBytes 0 makes it start its workers
+  const workers = threads > 1;
+  const executor = await openModel(model(), { kernelModules, threads, ...(workers ? { smallModelBytes: 0, profile: true } : {}) });
   const x = new Float32Array(64 * 64).fill(-1);
   x[7] = 2;
+  await executor.whenReady();
   const { y } = await executor.run({ x: { type: 'float32', dims: [64, 64], data: x } });
   const data = (y as HostTensor).data as Float32Array;
   if (data[7] !== 2.5 || data[0] !== 0) throw new Error('wrong result');
+  if (workers && !executor.profile().traceEvents.some((e) => e.ph === 'X' && e.tid > 0)) throw new Error('the run did not go to a worker');
   await executor.release();
 }
 
