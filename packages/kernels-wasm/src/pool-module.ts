@@ -260,10 +260,8 @@ export interface PoolExports {
   readonly poolMaxS2: PoolExport;
   readonly poolAvgS1: PoolExport;
   readonly poolAvgS2: PoolExport;
-  readonly poolPaddedMaxS1: PoolExport;
-  readonly poolPaddedMaxS2: PoolExport;
-  readonly poolPaddedAvgS1: PoolExport;
-  readonly poolPaddedAvgS2: PoolExport;
+  /** The padded-band functions (see pool-padded-module.ts). */
+  readonly [padded: `poolPadded${string}`]: PoolExport;
   globalPoolMax(x: number, y: number, planes: number, size: number): void;
   globalPoolAvg(x: number, y: number, planes: number, size: number): void;
 }

@@ -27,8 +27,34 @@ const P = {
 } as const;
 const PARAM_COUNT = 21;
 
-/** The name of the padded-band pooling function of a kind and column stride. */
-export const paddedPoolName = (kind: PoolKind, stride: 1 | 2): string => `poolPadded${kind === 'max' ? 'Max' : 'Avg'}S${stride}`;
+/** A padded-band pooling function: kind, column stride, and square window size with dilation 1 (0: any window). */
+export interface PaddedPool {
+  readonly kind: PoolKind;
+  readonly stride: 1 | 2;
+  readonly size: number;
+}
+
+/** The generated functions: any window, then unrolled 2×2 and 3×3 (most CNN pools) for each kind and stride. */
+export const PADDED_POOLS: readonly PaddedPool[] = [0, 2, 3].flatMap((size) =>
+  (['max', 'avg'] as const).flatMap((kind) => ([1, 2] as const).map((stride) => ({ kind, stride, size }))),
+);
+
+/** The name of a padded-band pooling function. */
+export const paddedPoolName = ({ kind, stride, size }: PaddedPool): `poolPadded${string}` =>
+  `poolPadded${kind === 'max' ? 'Max' : 'Avg'}${size || ''}S${stride}`;
+
+/** The index in PADDED_POOLS of the function for a window: an unrolled one when there is one. */
+export function paddedPoolIndex(
+  kind: PoolKind,
+  stride: 1 | 2,
+  kernel: readonly [number, number],
+  dilations: readonly [number, number],
+): number {
+  const [KH, KW] = kernel;
+  const size = KH === KW && dilations[0] === 1 && dilations[1] === 1 ? KH : 0;
+  const exact = PADDED_POOLS.findIndex((f) => f.kind === kind && f.stride === stride && f.size === size);
+  return exact >= 0 ? exact : PADDED_POOLS.findIndex((f) => f.kind === kind && f.stride === stride && f.size === 0);
+}
 
 /**
  * Generates `poolPadded<Max|Avg><S1|S2>(x, y, planes, H, W, OH, OW, KH, KW, sh, pt, pl, dh, dw,
@@ -43,7 +69,8 @@ export const paddedPoolName = (kind: PoolKind, stride: 1 | 2): string => `poolPa
  * Avg pads with zeros and divides by (taps of the window's rows inside [rowLo, rowHi)) × counts[ow],
  * the caller's per-column count of taps inside its column bounds.
  */
-export function paddedPoolFunction(kind: PoolKind, stride: 1 | 2): FunctionDef {
+export function paddedPoolFunction(f: PaddedPool): FunctionDef {
+  const { kind, stride, size } = f;
   const isMax = kind === 'max';
   const code = new Code(PARAM_COUNT);
   const plane = code.local(I32);
@@ -65,9 +92,23 @@ export function paddedPoolFunction(kind: PoolKind, stride: 1 | 2): FunctionDef {
   const acc = code.local(V128);
 
   /** Pushes the 4 output columns' values of the tap at byte address `from`. */
-  const loadColumns = (from: number): void => {
-    if (stride === 1) code.get(from).v128Load();
-    else code.get(from).v128Load().get(from).v128Load(16).i8x16Shuffle(EVEN_F32_LANES);
+  const loadColumns = (from: number, offset = 0): void => {
+    if (stride === 1) code.get(from).v128Load(offset);
+    else
+      code
+        .get(from)
+        .v128Load(offset)
+        .get(from)
+        .v128Load(offset + 16)
+        .i8x16Shuffle(EVEN_F32_LANES);
+  };
+  /** acc = max or sum of acc and the tap at `from` + offset. */
+  const take = (from: number, offset = 0): void => {
+    code.get(acc);
+    loadColumns(from, offset);
+    if (isMax) code.f32x4Pmax();
+    else code.f32x4Add();
+    code.set(acc);
   };
 
   code.get(P.dh).get(P.Wp).i32Mul().i32(2).i32Shl().set(rowStep);
@@ -115,24 +156,28 @@ export function paddedPoolFunction(kind: PoolKind, stride: 1 | 2): FunctionDef {
     loadColumns(tapRow);
     code.set(acc);
   } else code.f32x4Const(0).set(acc);
-  code.i32(0).set(kh);
-  code.block().loop();
-  code.get(kh).get(P.KH).i32GeS().brIf(1);
-  code.get(tapRow).set(at);
-  code.i32(0).set(kw);
-  code.block().loop();
-  code.get(kw).get(P.KW).i32GeS().brIf(1);
-  code.get(acc);
-  loadColumns(at);
-  if (isMax) code.f32x4Pmax();
-  else code.f32x4Add();
-  code.set(acc);
-  code.get(at).get(P.dw).i32(2).i32Shl().i32Add().set(at);
-  code.get(kw).i32(1).i32Add().set(kw);
-  code.br(0).end().end();
-  code.get(tapRow).get(rowStep).i32Add().set(tapRow);
-  code.get(kh).i32(1).i32Add().set(kh);
-  code.br(0).end().end();
+  if (size) {
+    // size×size taps unrolled, at constant offsets within each padded row (dilation 1)
+    for (let kh = 0; kh < size; kh++) {
+      if (kh > 0) code.get(tapRow).get(rowStep).i32Add().set(tapRow);
+      for (let kw = isMax && kh === 0 ? 1 : 0; kw < size; kw++) take(tapRow, kw * 4);
+    }
+  } else {
+    code.i32(0).set(kh);
+    code.block().loop();
+    code.get(kh).get(P.KH).i32GeS().brIf(1);
+    code.get(tapRow).set(at);
+    code.i32(0).set(kw);
+    code.block().loop();
+    code.get(kw).get(P.KW).i32GeS().brIf(1);
+    take(at);
+    code.get(at).get(P.dw).i32(2).i32Shl().i32Add().set(at);
+    code.get(kw).i32(1).i32Add().set(kw);
+    code.br(0).end().end();
+    code.get(tapRow).get(rowStep).i32Add().set(tapRow);
+    code.get(kh).i32(1).i32Add().set(kh);
+    code.br(0).end().end();
+  }
   if (!isMax) {
     code.get(acc).get(rows).f32ConvertI32S().f32x4Splat();
     code.get(P.counts).get(ow).i32(2).i32Shl().i32Add().v128Load().f32x4Mul().f32x4Div().set(acc);
@@ -163,10 +208,10 @@ export function paddedPoolFunction(kind: PoolKind, stride: 1 | 2): FunctionDef {
   code.get(plane).i32(1).i32Add().set(plane);
   code.br(0).end().end(); // planes
   const params: ValType[] = new Array<ValType>(PARAM_COUNT).fill(I32);
-  return { name: paddedPoolName(kind, stride), params, results: [], code };
+  return { name: paddedPoolName(f), params, results: [], code };
 }
 
-/** The four padded-band pooling functions. */
+/** The padded-band pooling functions of PADDED_POOLS. */
 export function paddedPoolFunctions(): FunctionDef[] {
-  return [paddedPoolFunction('max', 1), paddedPoolFunction('max', 2), paddedPoolFunction('avg', 1), paddedPoolFunction('avg', 2)];
+  return PADDED_POOLS.map(paddedPoolFunction);
 }

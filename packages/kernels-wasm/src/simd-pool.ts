@@ -14,6 +14,7 @@ import {
   poolTask,
   recordedPoolPlan,
 } from './pool-plan.js';
+import { PADDED_POOLS, paddedPoolIndex, paddedPoolName } from './pool-padded-module.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { type NumberTuple, tileFunction, runTiles } from './tiles.js';
 
@@ -84,7 +85,7 @@ function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): Ke
         // every output a vector step over a padded copy of the rows (the border columns took a
         // scalar path with bounds checks per tap: half the outputs of a 7×7 plane)
         const [rowLo, rowHi, colLo, colHi] = bounds as [number, number, number, number];
-        const variant = PADDED + (kind === 'max' ? 0 : 2) + (sw === 2 ? 1 : 0);
+        const variant = PADDED + paddedPoolIndex(kind, sw as 1 | 2, task.kernel, [dh, dw]);
         const { Hb, Wp, bandOut, bandOffset } = padded;
         const rest = [OH, OW, KH, KW, sh, pt, pl, dh, dw, rowLo, rowHi, Hb, Wp, bandOut, bandOffset, colLo, colHi, sw];
         const tiles = runs((p0, p1) => [variant, X + p0 * H * W * 4, Y + p0 * OH * OW * 4, p1 - p0, H, W, ...rest]);
@@ -109,7 +110,7 @@ const PADDED = 4;
 
 /**
  * Tile: a run of whole planes of MaxPool/AveragePool; argument 0 picks max/avg × stride 1/2, of
- * the window kernels (0–3) or of the padded-band kernels (PADDED + 0–3) with their buffers in this
+ * the window kernels (0–3) or a padded-band kernel (PADDED + its index in PADDED_POOLS) with its buffers in this
  * thread's workspace.
  */
 export const poolPlanesTile = tileFunction(POOL_PLANES, (memory, t) => {
@@ -122,15 +123,14 @@ export const poolPlanesTile = tileFunction(POOL_PLANES, (memory, t) => {
     run(...args);
     return;
   }
-  const run = [kernels.poolPaddedMaxS1, kernels.poolPaddedMaxS2, kernels.poolPaddedAvgS1, kernels.poolPaddedAvgS2][
-    (variant as number) - PADDED
-  ];
-  if (!run) throw new Error(`${POOL_PLANES}: unknown variant ${variant}`);
+  const pool = PADDED_POOLS[(variant as number) - PADDED];
+  const run = pool && kernels[paddedPoolName(pool)];
+  if (!pool || !run) throw new Error(`${POOL_PLANES}: unknown variant ${variant}`);
   const [x, y, planes, H, W, OH, OW, KH, KW, sh, pt, pl, dh, dw, rowLo, rowHi, Hb, Wp, bandOut, bandOffset, colLo, colHi, sw] =
     args as number[] as NumberTuple<23>;
   const workspace = threadWorkspace(memory);
   if (!workspace || workspace.bytes < bandOffset + Hb * Wp * 4) throw new Error(`${POOL_PLANES}: the thread workspace is too small`);
-  if ((variant as number) >= PADDED + 2) {
+  if (pool.kind === 'avg') {
     // AveragePool's divisor per output column: its taps inside [colLo, colHi) (lanes past OW too)
     const counts = new Float32Array(memory.buffer, workspace.offset, Math.ceil(OW / 4) * 4);
     for (let ow = 0; ow < counts.length; ow++) {
