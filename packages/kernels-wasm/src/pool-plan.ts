@@ -100,7 +100,7 @@ function everyWindowTouches(out: number, size: number, stride: number, pad: numb
 
 /**
  * The layout of the padded-band kernels for a 'planes' pooling, or undefined when they do not take
- * it: column stride 1 or 2, every window touching the input (the reference gives windows past the
+ * it: column stride 1 or 2, two or more output columns, every window touching the input (the reference gives windows past the
  * input −∞ or 0/0), dilation 1 for MaxPool (its edge padding repeats a window's own values only
  * when its taps are contiguous), and one band of output rows fitting in `workspaceBytes`.
  */
@@ -111,7 +111,8 @@ export function paddedPoolLayout(t: PoolTask, kind: 'max' | 'avg', workspaceByte
   const [sh, sw] = g.strides as [number, number];
   const [dh, dw] = g.dilations as [number, number];
   const [pt, pl] = g.padsBegin as [number, number];
-  if (sw !== 1 && sw !== 2) return undefined;
+  // one output a row leaves 3 of 4 lanes idle: the window kernels' scalar path is as fast there
+  if ((sw !== 1 && sw !== 2) || OW < 2) return undefined;
   if (kind === 'max' && (dh !== 1 || dw !== 1)) return undefined;
   if (!everyWindowTouches(OH, H, sh, pt, KH, dh) || !everyWindowTouches(OW, W, sw, pl, KW, dw)) return undefined;
   const steps = Math.ceil(OW / 4) * 4;
