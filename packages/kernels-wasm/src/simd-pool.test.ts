@@ -98,8 +98,51 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD pooling kernels', () => {
         expect(paddedPoolLayout(poolTaskOf(attrs, [1, 3, 64, 61]), 'max', 4096)?.bandOut).toBeLessThan(32);
         compare('MaxPool', operand([1, 3, 64, 61], 9), attrs, false, 0, undefined, memory);
         for (const includePad of [0, 1])
-          compare('AveragePool', operand([1, 3, 64, 61], 10), { ...attrs, count_include_pad: int(includePad) }, false, 1e-6, undefined, memory);
+          compare(
+            'AveragePool',
+            operand([1, 3, 64, 61], 10),
+            { ...attrs, count_include_pad: int(includePad) },
+            false,
+            1e-6,
+            undefined,
+            memory,
+          );
       }
+    }
+  });
+
+  it('seeded random windows, pads, strides and dilations with NaN and −0 inputs match the reference (MaxPool exactly)', () => {
+    let seed = 2027;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed;
+    };
+    const pick = (lo: number, hi: number): number => lo + (next() % (hi - lo + 1));
+    for (let iter = 0; iter < 300; iter++) {
+      const [KH, KW] = [pick(1, 5), pick(1, 5)];
+      const attrs: Record<string, AttrValue> = {
+        kernel_shape: ints([KH, KW]),
+        strides: ints([pick(1, 3), pick(1, 2)]),
+        dilations: ints([pick(1, 4) === 4 ? 2 : 1, pick(1, 4) === 4 ? 2 : 1]),
+        pads: ints([pick(0, KH - 1), pick(0, KW - 1), pick(0, KH - 1), pick(0, KW - 1)]),
+        ceil_mode: int(pick(0, 2) === 2 ? 1 : 0),
+      };
+      const dims = [1, pick(1, 3), pick(1, 48), pick(1, 40)];
+      const values = Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, () => {
+        const r = next() % 40;
+        return r === 0 ? Number.NaN : r === 1 ? -0 : Math.sin(next());
+      });
+      // a small workspace now and then: the padded kernels then run taller planes in bands of output rows
+      const memory = wasmMemory(false);
+      const workspace = threadWorkspace(memory);
+      if (workspace && pick(0, 2) === 0) bindThreadWorkspace(memory, workspace.offset, 4096);
+      try {
+        runKernel(referenceOf('MaxPool'), { opType: 'MaxPool', inputs: [{ dims, values }], attrs });
+      } catch {
+        continue; // attributes the reference refuses (a window larger than the padded input)
+      }
+      compare('MaxPool', { dims, values }, attrs, false, 0, undefined, memory);
+      compare('AveragePool', { dims, values }, { ...attrs, count_include_pad: int(pick(0, 1)) }, false, 1e-6, undefined, memory);
     }
   });
 
