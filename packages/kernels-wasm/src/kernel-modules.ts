@@ -2,7 +2,8 @@ import type { LinearMemory } from '@tsge/metadef';
 import { sharedCompiledModule } from './compiled-modules.js';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
-import { DEPTHWISE_FAST, depthwiseFastFunction, padPlaneFunction, padSplitFunction } from './depthwise-fast-module.js';
+import { DEPTHWISE_FAST, depthwiseFastFunction, padSplitFunction } from './depthwise-fast-module.js';
+import { padPlaneFunction } from './pad-plane-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
 import { gemmTileFunction } from './gemm-tile-module.js';
@@ -11,6 +12,7 @@ import { type GemvColumnsExports, gemvColumnsFunction } from './gemv-columns-mod
 import { type GemvPanelsExports, gemvPanelsFunction } from './gemv-panels-module.js';
 import { type GemvExports, dotRowsFunction } from './gemv-module.js';
 import { type PoolExports, poolFunctions } from './pool-module.js';
+import { paddedPoolFunctions } from './pool-padded-module.js';
 import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
 import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 
@@ -163,6 +165,7 @@ export function simdModule(shared: boolean): object {
         padSplitFunction(),
         ...elementwiseFunctions(),
         ...poolFunctions(),
+        ...paddedPoolFunctions(),
         dotRowsFunction(),
         gemvColumnsFunction(),
         gemvPanelsFunction(hasRelaxedSimd()),

@@ -260,6 +260,8 @@ export interface PoolExports {
   readonly poolMaxS2: PoolExport;
   readonly poolAvgS1: PoolExport;
   readonly poolAvgS2: PoolExport;
+  /** The padded-band functions (see pool-padded-module.ts). */
+  readonly [padded: `poolPadded${string}`]: PoolExport;
   globalPoolMax(x: number, y: number, planes: number, size: number): void;
   globalPoolAvg(x: number, y: number, planes: number, size: number): void;
 }

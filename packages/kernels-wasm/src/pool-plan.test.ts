@@ -2,7 +2,7 @@ import { type AttrValue, type KernelV1, TsgeError, createAttrReader } from '@tsg
 import { nnKernels } from '@tsge/kernels-js/kernel-support';
 import { describe, expect, it } from 'vitest';
 import { hasWasmSimd } from './kernel-modules.js';
-import { POOL_PLAN, PoolPath } from './pool-plan.js';
+import { POOL_PLAN, PoolPath, paddedPoolLayout, poolTask } from './pool-plan.js';
 import { simdPoolKernels } from './simd-pool.js';
 import { maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
 
@@ -101,4 +101,38 @@ describe.skipIf(!hasWasmSimd())('pooling plans recorded at compile time', () => 
       expect((error as TsgeError).code).toBe('TSGE-E7106');
       expect((error as TsgeError).message).toMatch(reason);
     });
+
+  describe('padded-band layout', () => {
+    const layout = (kind: 'max' | 'avg', dims: number[], attrs: Record<string, AttrValue>, bytes = 1 << 20) => {
+      const task = poolTask(createAttrReader(new Map(Object.entries(attrs))), dims);
+      if (!task) throw new Error('not a 2-D pooling');
+      return paddedPoolLayout(task, kind, bytes);
+    };
+    const p1 = { kernel_shape: ints([3, 3]), pads: ints([1, 1, 1, 1]) };
+
+    it('covers whole 4-output steps and the input row, one band a plane when it fits', () => {
+      // 27 outputs: 7 steps, reads up to column 27 + 2 of 30 padded; stride 2 over 55 columns: 2·28 + 2
+      expect(layout('max', [1, 8, 27, 27], p1)).toEqual({ Wp: 32, bandOut: 27, Hb: 29, bandOffset: 128 });
+      expect(layout('max', [1, 8, 55, 55], { kernel_shape: ints([3, 3]), strides: ints([2, 2]) })).toEqual({
+        Wp: 60,
+        bandOut: 27,
+        Hb: 55,
+        bandOffset: 128,
+      });
+    });
+
+    it('splits the output rows into bands that fit the workspace', () => {
+      // 4096 − 128 bytes hold 31 rows of 32 floats: 29 output rows need 31, so bands of 29 then 3
+      expect(layout('avg', [1, 1, 40, 27], p1, 4096)).toMatchObject({ bandOut: 29, Hb: 31 });
+      expect(layout('avg', [1, 1, 40, 27], p1, 256)).toBeUndefined();
+    });
+
+    it('leaves dilated MaxPool, one-column outputs, stride 3 and windows past the input to the window kernels', () => {
+      expect(layout('max', [1, 1, 9, 9], { ...p1, dilations: ints([2, 2]) })).toBeUndefined();
+      expect(layout('avg', [1, 1, 9, 9], { ...p1, dilations: ints([2, 2]) })).toBeDefined();
+      expect(layout('avg', [1, 1, 6, 6], { kernel_shape: ints([7, 7]), pads: ints([0, 0, 1, 1]) })).toBeUndefined();
+      expect(layout('max', [1, 1, 9, 9], { ...p1, strides: ints([3, 3]) })).toBeUndefined();
+      expect(layout('max', [1, 1, 8, 8], { kernel_shape: ints([2, 2]), strides: ints([3, 3]), pads: ints([0, 0, 4, 4]) })).toBeUndefined();
+    });
+  });
 });

@@ -76,6 +76,55 @@ function tilesOf(path: number, t: PoolTask | undefined, threads: number): number
   return splitRange(t.planes, threads, 1, OH * OW * t.kernel[0] * t.kernel[1], 1 << 17);
 }
 
+/** The buffers of the padded-band pooling kernels (see pool-padded-module.ts) in a thread's workspace. */
+export interface PaddedPoolLayout {
+  /** Floats a padded row holds: every tap of whole 4-output steps, and the whole input row. */
+  readonly Wp: number;
+  /** Output rows a band covers, and the padded rows it reads. */
+  readonly bandOut: number;
+  readonly Hb: number;
+  /** Byte offset of the band buffer after the per-column tap counts (AveragePool). */
+  readonly bandOffset: number;
+}
+
+/** Whether every window of a dimension has a tap inside [0, size). */
+function everyWindowTouches(out: number, size: number, stride: number, pad: number, k: number, dilation: number): boolean {
+  for (let o = 0; o < out; o++) {
+    const start = o * stride - pad;
+    let touches = false;
+    for (let t = 0; t < k && !touches; t++) touches = start + t * dilation >= 0 && start + t * dilation < size;
+    if (!touches) return false;
+  }
+  return true;
+}
+
+/**
+ * The layout of the padded-band kernels for a 'planes' pooling, or undefined when they do not take
+ * it: column stride 1 or 2, two or more output columns, every window touching the input (the reference gives windows past the
+ * input −∞ or 0/0), dilation 1 for MaxPool (its edge padding repeats a window's own values only
+ * when its taps are contiguous), and one band of output rows fitting in `workspaceBytes`.
+ */
+export function paddedPoolLayout(t: PoolTask, kind: 'max' | 'avg', workspaceBytes: number): PaddedPoolLayout | undefined {
+  const { g, H, W } = t;
+  const [KH, KW] = t.kernel;
+  const [OH, OW] = g.outDims as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [pt, pl] = g.padsBegin as [number, number];
+  // one output a row leaves 3 of 4 lanes idle: the window kernels' scalar path is as fast there
+  if ((sw !== 1 && sw !== 2) || OW < 2) return undefined;
+  if (kind === 'max' && (dh !== 1 || dw !== 1)) return undefined;
+  if (!everyWindowTouches(OH, H, sh, pt, KH, dh) || !everyWindowTouches(OW, W, sw, pl, KW, dw)) return undefined;
+  const steps = Math.ceil(OW / 4) * 4;
+  const Wp = Math.ceil(Math.max(pl + W, steps * sw + (KW - 1) * dw) / 4) * 4;
+  const bandOffset = Math.ceil((steps * 4) / 64) * 64;
+  const rowsFor = (out: number): number => (out - 1) * sh + (KH - 1) * dh + 1;
+  const fitRows = Math.floor((workspaceBytes - bandOffset) / (Wp * 4));
+  const bandOut = Math.min(OH, Math.floor((fitRows - rowsFor(1)) / sh) + 1);
+  if (!(bandOut >= 1)) return undefined;
+  return { Wp, bandOut, Hb: rowsFor(bandOut), bandOffset };
+}
+
 /** Chooses the implementation and plane split of a pooling. */
 export function choosePool(t: PoolTask | undefined, threads: number): PoolPlan {
   const path = pathOf(t);

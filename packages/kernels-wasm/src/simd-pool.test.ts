@@ -1,8 +1,10 @@
-import type { AttrValue, KernelV1 } from '@tsge/metadef';
+import { type AttrValue, type KernelV1, type LinearMemory, createAttrReader } from '@tsge/metadef';
 import { describe, expect, it } from 'vitest';
 import { nnKernels } from '@tsge/kernels-js/kernel-support';
 import { hasWasmSimd } from './kernel-modules.js';
+import { type PoolTask, paddedPoolLayout, poolTask } from './pool-plan.js';
 import { simdPoolKernels } from './simd-pool.js';
+import { bindThreadWorkspace, threadWorkspace } from './thread-workspace.js';
 import { type Operand, maxRelativeError, operand, runKernel, wasmMemory } from './simd-test-support.fixture.js';
 
 const referenceOf = (opType: string): KernelV1 => {
@@ -15,6 +17,11 @@ const simdOf = (opType: string): KernelV1 => simd.find((k) => k.opType === opTyp
 const ints = (value: readonly number[]): AttrValue => ({ kind: 'ints', value });
 const int = (value: number): AttrValue => ({ kind: 'int', value });
 const str = (value: string): AttrValue => ({ kind: 'string', value });
+const poolTaskOf = (attrs: Record<string, AttrValue>, dims: readonly number[]): PoolTask => {
+  const task = poolTask(createAttrReader(new Map(Object.entries(attrs))), dims);
+  if (!task) throw new Error('not a 2-D pooling');
+  return task;
+};
 
 function compare(
   opType: string,
@@ -23,9 +30,10 @@ function compare(
   shared: boolean,
   tolerance: number,
   threads?: number,
+  memory: LinearMemory = wasmMemory(shared),
 ): void {
   const expected = runKernel(referenceOf(opType), { opType, inputs: [input], attrs });
-  const actual = runKernel(simdOf(opType), { opType, inputs: [input], attrs, memory: wasmMemory(shared), ...(threads ? { threads } : {}) });
+  const actual = runKernel(simdOf(opType), { opType, inputs: [input], attrs, memory, ...(threads ? { threads } : {}) });
   expect(actual.dims).toEqual(expected.dims);
   // averages: float32 sums against the reference's float64 ones, so errors are measured against max(|y|, 1)
   expect(maxRelativeError(actual.values, expected.values, 1)).toBeLessThanOrEqual(tolerance);
@@ -73,6 +81,69 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD pooling kernels', () => {
     const attrs = { kernel_shape: ints([3, 3]), pads: ints([1, 1, 1, 1]) };
     compare('MaxPool', operand([2, 48, 64, 64], 5), attrs, true, 0, 4);
     compare('AveragePool', operand([2, 48, 64, 64], 6), attrs, true, 1e-6, 4);
+  });
+
+  it('pads planes larger than the thread workspace in bands of output rows', () => {
+    // a 4 KiB workspace holds 14 padded rows of 61 columns: bands of 12 (stride 1) or 6 (stride 2) output rows
+    const memory = wasmMemory(false);
+    const workspace = threadWorkspace(memory);
+    if (!workspace) throw new Error('no workspace');
+    bindThreadWorkspace(memory, workspace.offset, 4096);
+    for (const strides of [
+      [1, 1],
+      [2, 2],
+    ]) {
+      for (const k of [2, 3, 4]) {
+        const attrs = { kernel_shape: ints([k, k]), strides: ints(strides), pads: ints([1, 1, k - 1, k - 1]) };
+        expect(paddedPoolLayout(poolTaskOf(attrs, [1, 3, 64, 61]), 'max', 4096)?.bandOut).toBeLessThan(32);
+        compare('MaxPool', operand([1, 3, 64, 61], 9), attrs, false, 0, undefined, memory);
+        for (const includePad of [0, 1])
+          compare(
+            'AveragePool',
+            operand([1, 3, 64, 61], 10),
+            { ...attrs, count_include_pad: int(includePad) },
+            false,
+            1e-6,
+            undefined,
+            memory,
+          );
+      }
+    }
+  });
+
+  it('seeded random windows, pads, strides and dilations with NaN and −0 inputs match the reference (MaxPool exactly)', () => {
+    let seed = 2027;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed;
+    };
+    const pick = (lo: number, hi: number): number => lo + (next() % (hi - lo + 1));
+    for (let iter = 0; iter < 300; iter++) {
+      const [KH, KW] = [pick(1, 5), pick(1, 5)];
+      const attrs: Record<string, AttrValue> = {
+        kernel_shape: ints([KH, KW]),
+        strides: ints([pick(1, 3), pick(1, 2)]),
+        dilations: ints([pick(1, 4) === 4 ? 2 : 1, pick(1, 4) === 4 ? 2 : 1]),
+        pads: ints([pick(0, KH - 1), pick(0, KW - 1), pick(0, KH - 1), pick(0, KW - 1)]),
+        ceil_mode: int(pick(0, 2) === 2 ? 1 : 0),
+      };
+      const dims = [1, pick(1, 3), pick(1, 48), pick(1, 40)];
+      const values = Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, () => {
+        const r = next() % 40;
+        return r === 0 ? Number.NaN : r === 1 ? -0 : Math.sin(next());
+      });
+      // a small workspace now and then: the padded kernels then run taller planes in bands of output rows
+      const memory = wasmMemory(false);
+      const workspace = threadWorkspace(memory);
+      if (workspace && pick(0, 2) === 0) bindThreadWorkspace(memory, workspace.offset, 4096);
+      try {
+        runKernel(referenceOf('MaxPool'), { opType: 'MaxPool', inputs: [{ dims, values }], attrs });
+      } catch {
+        continue; // attributes the reference refuses (a window larger than the padded input)
+      }
+      compare('MaxPool', { dims, values }, attrs, false, 0, undefined, memory);
+      compare('AveragePool', { dims, values }, { ...attrs, count_include_pad: int(pick(0, 1)) }, false, 1e-6, undefined, memory);
+    }
   });
 
   it('a window over the whole unpadded plane (global pooling written as MaxPool/AveragePool) matches the reference', () => {

@@ -3,8 +3,20 @@ import { defineKernel } from '@tsge/kernels-js/kernel-support';
 import type { PoolKind } from './pool-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { inMemory } from './simd-matmul.js';
-import { POOL_PLAN, PoolPath, type PoolPlan, type PoolTask, choosePool, planPoolNode, poolTask, recordedPoolPlan } from './pool-plan.js';
-import { tileFunction, runTiles } from './tiles.js';
+import {
+  POOL_PLAN,
+  PoolPath,
+  type PoolPlan,
+  type PoolTask,
+  choosePool,
+  paddedPoolLayout,
+  planPoolNode,
+  poolTask,
+  recordedPoolPlan,
+} from './pool-plan.js';
+import { PADDED_POOLS, paddedPoolIndex, paddedPoolName } from './pool-padded-module.js';
+import { threadWorkspace } from './thread-workspace.js';
+import { type NumberTuple, tileFunction, runTiles } from './tiles.js';
 
 const plans = new WeakMap<KernelContextV1, { ints: readonly number[] | undefined; key: string; plan: PoolPlan }>();
 
@@ -60,43 +72,99 @@ function simdPoolKernel(opType: string, kind: PoolKind, reference: KernelV1): Ke
       const [dh, dw] = g.dilations as [number, number];
       const [pt, pl] = g.padsBegin as [number, number];
       const [pb, pr] = g.padsEnd as [number, number];
+      const includePad = kind === 'avg' && ctx.attrs.int('count_include_pad', 0) !== 0;
+      const X = (x.data as Float32Array).byteOffset;
+      const Y = (y.data as Float32Array).byteOffset;
+      const bounds = [includePad ? -pt : 0, includePad ? H + pb : H, includePad ? -pl : 0, includePad ? W + pr : W];
+      const workspace = threadWorkspace(memory);
+      const padded = workspace && paddedPoolLayout(task, kind, workspace.bytes);
+      // the plan's runs of whole planes [p0, p1)
+      const runs = (args: (p0: number, p1: number) => number[]): number[][] =>
+        plan.tiles.map(([p0, p1]) => args(p0 as number, p1 as number));
+      if (padded) {
+        // every output a vector step over a padded copy of the rows (the border columns took a
+        // scalar path with bounds checks per tap: half the outputs of a 7×7 plane)
+        const [rowLo, rowHi, colLo, colHi] = bounds as [number, number, number, number];
+        const variant = PADDED + paddedPoolIndex(kind, sw as 1 | 2, task.kernel, [dh, dw]);
+        const { Hb, Wp, bandOut, bandOffset } = padded;
+        const rest = [OH, OW, KH, KW, sh, pt, pl, dh, dw, rowLo, rowHi, Hb, Wp, bandOut, bandOffset, colLo, colHi, sw];
+        const tiles = runs((p0, p1) => [variant, X + p0 * H * W * 4, Y + p0 * OH * OW * 4, p1 - p0, H, W, ...rest]);
+        runTiles(memory, ctx.parallel, poolPlanesTile, tiles);
+        return;
+      }
       // vector columns: every tap of ow..ow+3 (and, for stride 2, the odd float after the last) inside the row
       const vectorStride = sw === 2 ? 2 : 1;
       const owLo = Math.ceil(pl / sw);
       const owHi = Math.floor((W - sw + pl - (KW - 1) * dw) / sw);
-      const includePad = kind === 'avg' && ctx.attrs.int('count_include_pad', 0) !== 0;
       const variant = (kind === 'max' ? 0 : 2) + (vectorStride === 2 ? 1 : 0);
-      const X = (x.data as Float32Array).byteOffset;
-      const Y = (y.data as Float32Array).byteOffset;
       const rest = [OW, KH, KW, sh, sw, pt, pl, dh, dw, owLo, owHi];
-      const bounds = [includePad ? -pt : 0, includePad ? H + pb : H, includePad ? -pl : 0, includePad ? W + pr : W];
-      // the plan's runs of whole planes [p0, p1)
-      const tiles = plan.tiles.map(([p0, p1]) => [
-        variant,
-        X + (p0 as number) * H * W * 4,
-        Y + (p0 as number) * OH * OW * 4,
-        (p1 as number) - (p0 as number),
-        H,
-        W,
-        OH,
-        ...rest,
-        ...bounds,
-      ]);
+      const tiles = runs((p0, p1) => [variant, X + p0 * H * W * 4, Y + p0 * OH * OW * 4, p1 - p0, H, W, OH, ...rest, ...bounds]);
       runTiles(memory, ctx.parallel, poolPlanesTile, tiles);
     },
   });
 }
 
 const POOL_PLANES = 'simd.poolPlanes';
+/** Tile variants from PADDED on run the padded-band kernels. */
+const PADDED = 4;
 
-/** Tile: a run of whole planes of MaxPool/AveragePool; argument 0 picks max/avg × stride 1/2. */
+/**
+ * Tile: a run of whole planes of MaxPool/AveragePool; argument 0 picks max/avg × stride 1/2, of
+ * the window kernels (0–3) or a padded-band kernel (PADDED + its index in PADDED_POOLS) with its buffers in this
+ * thread's workspace.
+ */
 export const poolPlanesTile = tileFunction(POOL_PLANES, (memory, t) => {
   const kernels = simdKernels(memory);
   if (!kernels) throw new Error(`${POOL_PLANES} needs WebAssembly SIMD`);
   const [variant, ...args] = t as number[];
-  const run = [kernels.poolMaxS1, kernels.poolMaxS2, kernels.poolAvgS1, kernels.poolAvgS2][variant as number];
-  if (!run) throw new Error(`${POOL_PLANES}: unknown variant ${variant}`);
-  (run as (...a: number[]) => void)(...args);
+  if ((variant as number) < PADDED) {
+    const run = [kernels.poolMaxS1, kernels.poolMaxS2, kernels.poolAvgS1, kernels.poolAvgS2][variant as number];
+    if (!run) throw new Error(`${POOL_PLANES}: unknown variant ${variant}`);
+    run(...args);
+    return;
+  }
+  const pool = PADDED_POOLS[(variant as number) - PADDED];
+  const run = pool && kernels[paddedPoolName(pool)];
+  if (!pool || !run) throw new Error(`${POOL_PLANES}: unknown variant ${variant}`);
+  const [x, y, planes, H, W, OH, OW, KH, KW, sh, pt, pl, dh, dw, rowLo, rowHi, Hb, Wp, bandOut, bandOffset, colLo, colHi, sw] =
+    args as number[] as NumberTuple<23>;
+  const workspace = threadWorkspace(memory);
+  if (!workspace || workspace.bytes < bandOffset + Hb * Wp * 4) throw new Error(`${POOL_PLANES}: the thread workspace is too small`);
+  if (pool.kind === 'avg') {
+    // AveragePool's divisor per output column: its taps inside [colLo, colHi) (lanes past OW too)
+    const counts = new Float32Array(memory.buffer, workspace.offset, Math.ceil(OW / 4) * 4);
+    for (let ow = 0; ow < counts.length; ow++) {
+      let n = 0;
+      for (let kw = 0; kw < KW; kw++) {
+        const iw = ow * sw - pl + kw * dw;
+        if (iw >= colLo && iw < colHi) n++;
+      }
+      counts[ow] = n || 1;
+    }
+  }
+  run(
+    x,
+    y,
+    planes,
+    H,
+    W,
+    OH,
+    OW,
+    KH,
+    KW,
+    sh,
+    pt,
+    pl,
+    dh,
+    dw,
+    rowLo,
+    rowHi,
+    workspace.offset + bandOffset,
+    Hb,
+    Wp,
+    bandOut,
+    workspace.offset,
+  );
 });
 
 /** GlobalMaxPool / GlobalAveragePool over float32 [N, C, ...spatial] in device memory. */

@@ -10,6 +10,7 @@ export type Attr =
   | { name: string; int: number }
   | { name: string; float: number }
   | { name: string; ints: readonly number[] }
+  | { name: string; string: string }
   /** A float32 or byte tensor (a Constant's `value`). */
   | { name: string; tensor: { readonly dims: readonly number[]; readonly data: Float32Array | Uint8Array | Int8Array } };
 
@@ -55,7 +56,8 @@ const attribute = (a: Attr): Uint8Array =>
     } else if ('ints' in a) {
       for (const v of a.ints) w.uint32(64).int64(v);
       w.uint32(160).int32(7);
-    } else w.uint32(21).float(a.float).uint32(160).int32(1);
+    } else if ('string' in a) w.uint32(34).string(a.string).uint32(160).int32(3);
+    else w.uint32(21).float(a.float).uint32(160).int32(1);
   });
 
 /** One node of a model built by `onnxModel`; an empty input name skips an optional operand. */
