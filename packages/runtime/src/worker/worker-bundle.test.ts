@@ -77,8 +77,12 @@ describe('worker module bundles', () => {
       '-C',
       'x',
       '--cpu-prof-dir=/tmp',
+      '--cpu-prof-interval',
+      '200',
+      '--max-semi-space-size',
+      '16',
     ]);
-    expect(execArgv).toEqual(['-C', 'x', '--cpu-prof-dir=/tmp']);
+    expect(execArgv).toEqual(['-C', 'x', '--cpu-prof-dir=/tmp', '--cpu-prof-interval', '200']);
     const worker = new Worker('require("node:worker_threads").parentPort.postMessage("up")', {
       eval: true,
       execArgv: bundledWorkerExecArgv(['--no-wasm-dynamic-tiering', '--expose-gc', '--max-old-space-size=512', '--no-warnings']),

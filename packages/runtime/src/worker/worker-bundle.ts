@@ -91,7 +91,22 @@ const WORKER_FLAGS = [
   '-C',
   '--inspect',
 ];
-const TAKES_VALUE = new Set(['--import', '--loader', '--experimental-loader', '--require', '-r', '--conditions', '-C']);
+/** Options whose value may be the next argument (`--cpu-prof-interval 200`): kept or dropped with it. */
+const TAKES_VALUE = new Set([
+  '--import',
+  '--loader',
+  '--experimental-loader',
+  '--require',
+  '-r',
+  '--conditions',
+  '-C',
+  '--cpu-prof-dir',
+  '--cpu-prof-name',
+  '--cpu-prof-interval',
+  '--heap-prof-dir',
+  '--heap-prof-name',
+  '--heap-prof-interval',
+]);
 
 export function bundledWorkerExecArgv(execArgv: readonly string[]): string[] {
   const kept: string[] = [];
