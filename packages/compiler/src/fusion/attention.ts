@@ -16,20 +16,15 @@ interface Variant {
   readonly pattern: FusionPattern;
   readonly scale: ScaleForm;
   readonly mask: boolean;
-  /**
-   * paddle2onnx's softmax for old opsets, Reshape(Softmax(Flatten(s, axis 3)), Shape(s)): with the
-   * Shape folded to a constant (static shapes), or the Shape itself (dynamic ones).
-   */
-  readonly flattened: false | 'const' | 'shape';
 }
 
 const SCALE_OPS = { ScaleScores: ['Mul', 'Div'], ScaleQ: ['Mul', 'Div'] };
 
 // inputs: 0 Q, 1 K (before its transpose), 2 V, then the scale constants, then the mask
-function variant(scale: ScaleForm, mask: boolean, flattened: Variant['flattened']): Variant {
+function variant(scale: ScaleForm, mask: boolean): Variant {
   const scales = scale === 'none' ? 0 : scale === 'both' ? 2 : 1;
-  const name = `attention-${scale}${mask ? '-mask' : ''}${flattened ? `-flattened-${flattened}` : ''}`;
-  const inputs = 3 + scales + (mask ? 1 : 0) + (flattened === 'const' ? 1 : 0);
+  const name = `attention-${scale}${mask ? '-mask' : ''}`;
+  const inputs = 3 + scales + (mask ? 1 : 0);
   const body = (op: Op, x: readonly Value[]) => {
     const [q0, k, v] = x as [Value, Value, Value];
     let kt = op('Transpose', [k], 'kt');
@@ -38,17 +33,13 @@ function variant(scale: ScaleForm, mask: boolean, flattened: Variant['flattened'
     let scores = op('MatMul', [q, kt], 'qk');
     if (scale === 'scores') scores = op('ScaleScores', [scores, x[3] as Value], 'scale_scores');
     if (mask) scores = op('Add', [scores, x[3 + scales] as Value], 'mask');
-    const restore = flattened === 'const' ? (x[inputs - 1] as Value) : flattened ? op('Shape', [scores], 'shape') : undefined;
-    const probs = restore
-      ? op('Reshape', [op('Softmax', [op('Flatten', [scores], 'flatten')], 'softmax'), restore], 'restore')
-      : op('Softmax', [scores], 'softmax');
-    return [op('MatMul', [probs, v], 'pv')];
+    return [op('MatMul', [op('Softmax', [scores], 'softmax'), v], 'pv')];
   };
-  return { pattern: pattern(name, inputs, body, SCALE_OPS), scale, mask, flattened };
+  return { pattern: pattern(name, inputs, body, SCALE_OPS), scale, mask };
 }
 
 const VARIANTS: readonly Variant[] = (['scores', 'query', 'both', 'none'] as const).flatMap((s) =>
-  [true, false].flatMap((mask) => [variant(s, mask, false), variant(s, mask, 'const'), variant(s, mask, 'shape')]),
+  [true, false].map((mask) => variant(s, mask)),
 );
 
 const known = (d: Dim | undefined): d is Dim => d !== undefined && d !== -1 && d !== -2;
@@ -80,28 +71,15 @@ const intAttr = (node: Node, name: string, fallback: number): number => {
   return a?.kind === 'int' ? a.value : fallback;
 };
 
-/** The softmax normalises the last axis of the scores (opset < 13 flattens at `axis`, the same for the last one). */
-function softmaxOverLastAxis(m: FusionMatch, v: Variant): boolean {
+/**
+ * The softmax normalises the last axis of the scores (opset < 13 flattens at `axis`, the same for
+ * the last one); paddle2onnx's Reshape(Softmax(Flatten(s, 3)), Shape(s)) is one such Softmax by
+ * now (`softmax-unflatten.ts`).
+ */
+function softmaxOverLastAxis(m: FusionMatch): boolean {
   const softmax = m.nodes.get('softmax') as Node;
   const axis = intAttr(softmax, 'axis', opsetOf(softmax) > 0 && opsetOf(softmax) < 13 ? 1 : -1);
-  if (!v.flattened) return axis === -1 || axis === 3;
-  // Flatten at the last axis makes [B·H·S, L]; the Reshape restores all four dims
-  const flatten = intAttr(m.nodes.get('flatten') as Node, 'axis', 1);
-  const scores = descOf((m.nodes.get('flatten') as Node).inData[0]?.peer)?.shape;
-  return (flatten === 3 || flatten === -1) && (axis === 1 || axis === -1) && scores?.length === 4 && restoresScores(m, v, scores);
-}
-
-/**
- * The Reshape's target is the scores' whole shape: the constant of their static shape (no 0 or −1
- * for Reshape to reinterpret), or Shape(scores) over all axes.
- */
-function restoresScores(m: FusionMatch, v: Variant, scores: readonly Dim[]): boolean {
-  if (v.flattened === 'shape') {
-    const shape = m.nodes.get('shape') as Node;
-    return !shape.opDesc.attrs.has('end') && intAttr(shape, 'start', 0) === 0;
-  }
-  const dims = constNumbers(m.inputs[m.inputs.length - 1]);
-  return !!dims && dims.length === 4 && dims.every((d, i) => d > 0 && d === scores[i]);
+  return axis === -1 || axis === 3;
 }
 
 /**
@@ -115,7 +93,7 @@ function attentionScale(m: FusionMatch, v: Variant): number | undefined {
   const ka = node('kt').outData[0];
   const [q, kt, val] = [descOf(qa), descOf(ka), descOf(va)];
   if (!q || !kt || !val || [q, kt, val].some((d) => d.dtype !== 'float32' || d.shape.length !== 4)) return undefined;
-  if (!keyLayout(m) || !softmaxOverLastAxis(m, v)) return undefined;
+  if (!keyLayout(m) || !softmaxOverLastAxis(m)) return undefined;
   const [b, h, s] = q.shape;
   const [, kh, , l] = kt.shape;
   // MatMul broadcasts kv heads only from 1; batch must agree exactly
