@@ -68,7 +68,11 @@ function replace(m: FusionMatch, graph: Graph): Node[] {
     }),
     { inputs: 1, outputs: 1 },
   );
+  const [flatten, target] = [m.inputs[0]?.node, m.inputs[1]?.node];
   replaceMatchWith(graph, m, node, [input]);
+  // the Flatten and Shape left without users go now: they would keep x an escaping intermediate
+  // of the patterns that follow (attention's Q·Kᵀ)
+  for (const n of [flatten, target]) if (n?.graph === graph && n.outData.every((o) => o.peers.length === 0)) graph.removeNode(n);
   return [node];
 }
 
