@@ -1,7 +1,7 @@
 import type { Dim, FusionMatch, FusionPassV1, FusionPattern, Graph, Node, OutDataAnchor, PassContext, Value } from '@tsge/metadef';
 import { attr, constValueOf, createOpDesc, createTensorDesc, opsetOf } from '@tsge/metadef';
 import { uniqueName } from '../graph-utils.js';
-import { sameDim } from './dim-origin.js';
+import { sameDim } from '../passes/dim-origin.js';
 import { replaceMatchWith } from './matcher.js';
 import { constNumbers, descOf, pattern } from './patterns.js';
 
@@ -84,7 +84,7 @@ function softmaxOverLastAxis(m: FusionMatch): boolean {
 
 /**
  * The scale Attention gets, when the match is a float32 4-D attention whose every condition holds.
- * Dims are compared by value or, when unknown (dynamic), by where they come from (`dim-origin.ts`):
+ * Dims are compared by value or, when unknown (dynamic), by where they come from (`passes/dim-origin.ts`):
  * the batch and sequence lengths may then be any, the kernel reads them at run time.
  */
 function attentionScale(m: FusionMatch, v: Variant): number | undefined {

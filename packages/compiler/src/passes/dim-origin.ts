@@ -1,14 +1,19 @@
 import type { Dim, Node, OutDataAnchor } from '@tsge/metadef';
-import { constValueOf, isStaticDim, isUnknownRank, toNumberArray } from '@tsge/metadef';
+import { TSGE_DOMAIN, constValueOf, isStaticDim, isUnknownRank, toNumberArray } from '@tsge/metadef';
 
 /**
  * Where a dim of a tensor comes from, for proving two unknown (-1) dims equal: followed back
  * through ops whose output dim at an axis is by definition their input's dim at a known axis
  * (Transpose, Squeeze, Unsqueeze, Slice off that axis, unary ops, broadcasts from a constant that
- * is 1 there, MatMul's row and column axes). Two dims are the same when they are the same number or
- * symbol, or when both lead back to the same axis of the same tensor.
+ * is 1 there, MatMul's row and column axes, Attention's batch, heads and query rows, a Reshape's
+ * constant 0 entries). Two dims are the same when they are the same number or symbol, or when both
+ * lead back to the same axis of the same tensor.
  */
-type Origin = { readonly anchor: OutDataAnchor; readonly axis: number } | { readonly dim: Dim };
+export interface DimRef {
+  readonly anchor: OutDataAnchor;
+  readonly axis: number;
+}
+type Origin = DimRef | { readonly dim: Dim };
 
 const MAX_STEPS = 64;
 
@@ -56,8 +61,10 @@ function step(node: Node, axis: number, rank: number): { anchor: OutDataAnchor; 
   const input = (i: number) => node.inData[i]?.peer;
   const x = input(0);
   const inRank = shapeOf(x)?.length;
-  if (!x || inRank === undefined || !isOnnx(node)) return undefined;
+  if (!x || inRank === undefined) return undefined;
   const type = node.type;
+  if (node.opDesc.domain === TSGE_DOMAIN && type === 'FusedMatMul') return matmulStep(node, axis, rank, inRank);
+  if (!isOnnx(node)) return undefined;
   if (SAME_SHAPE.has(type)) return inRank === rank ? { anchor: x, axis } : undefined;
   if (type === 'Transpose') {
     const perm = intsAttr(node, 'perm') ?? Array.from({ length: rank }, (_, i) => rank - 1 - i);
@@ -92,13 +99,27 @@ function step(node: Node, axis: number, rank: number): { anchor: OutDataAnchor; 
     const at = axis - (rank - c.length);
     return at < 0 || c[at] === 1 ? { anchor: v, axis } : undefined;
   }
-  if (type === 'MatMul') {
-    const b = input(1);
-    const bRank = shapeOf(b)?.length;
-    if (!b || bRank === undefined || inRank < 2 || bRank < 2) return undefined;
-    if (axis === rank - 2) return { anchor: x, axis: inRank - 2 };
-    if (axis === rank - 1) return { anchor: b, axis: bRank - 1 };
+  if (type === 'MatMul') return matmulStep(node, axis, rank, inRank);
+  // 4-D Attention: [batch, heads, query rows] of Q, then V's head size
+  if (type === 'Attention') return inRank === 4 && rank === 4 && axis < 3 ? { anchor: x, axis } : undefined;
+  if (type === 'Reshape') {
+    const target = input(1);
+    const t = target ? constValueOf(target.node) : undefined;
+    const allowZero = node.opDesc.attrs.get('allowzero');
+    // a 0 entry copies the input's dim at that index (unless allowzero)
+    const copies = t && toNumberArray(t)[axis] === 0 && !(allowZero?.kind === 'int' && allowZero.value !== 0);
+    return copies && axis < inRank ? { anchor: x, axis } : undefined;
   }
+  return undefined;
+}
+
+/** MatMul's (and FusedMatMul's) rows come from A, its columns from B. */
+function matmulStep(node: Node, axis: number, rank: number, inRank: number): DimRef | undefined {
+  const [a, b] = [node.inData[0]?.peer, node.inData[1]?.peer];
+  const bRank = shapeOf(b)?.length;
+  if (!a || !b || bRank === undefined || inRank < 2 || bRank < 2) return undefined;
+  if (axis === rank - 2) return { anchor: a, axis: inRank - 2 };
+  if (axis === rank - 1) return { anchor: b, axis: bRank - 1 };
   return undefined;
 }
 
