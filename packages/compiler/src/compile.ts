@@ -38,6 +38,7 @@ import { packMatMulWeightsPass } from './passes/pack-matmul-weights.js';
 import { recordKernelPlans } from './build/kernel-plans.js';
 import { precisionPasses } from './passes/precision-modes.js';
 import { removeNoopsPass } from './passes/remove-noops.js';
+import { reshapeTargetsPass } from './passes/reshape-targets.js';
 import { placeKernels } from './place.js';
 import { applyInputShapes, selectOutputs } from './prepare/normalize.js';
 
@@ -46,7 +47,7 @@ export function builtinPassNames(): string[] {
   const symbols = symbolSource();
   const kernels = createKernelRegistryOf([jsKernelLibrary]);
   const ops = createDefaultOpRegistry();
-  return [...optimizePasses(kernels, symbols), ...builtinFusionPasses(ops, kernels), autoFusionPass]
+  return [...optimizePasses(kernels, symbols), ...builtinFusionPasses(ops, kernels), reshapeTargetsPass, autoFusionPass]
     .map((p) => p.name)
     .concat('infer-shapes', 'dead-code-elimination');
 }
@@ -173,7 +174,8 @@ function compileStages(input: Graph, options: CompileOptions, onStage: (stage: s
   manager.run(graph, customPassesAt(options.customPasses, 'after-builtin-fusion'), 'optimize');
   // after fusion, so Conv+BatchNorm folds in float32 first
   manager.run(graph, precision.afterFusion, 'optimize');
-  manager.run(graph, [constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
+  // after fusion: dims are traced through the fused LayerNormalization, MatMul and Attention nodes
+  manager.run(graph, [reshapeTargetsPass, constantFoldingPass(kernels, symbols), deadCodePass], 'optimize');
   // projections joined while their biases are still inputs (auto-fusion would make them epilogues)
   manager.run(graph, [concatProjectionsPass], 'optimize');
   // last of the rewrites: what the pattern fusions and fp16 left elementwise becomes generated kernels

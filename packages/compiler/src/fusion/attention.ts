@@ -1,6 +1,7 @@
 import type { Dim, FusionMatch, FusionPassV1, FusionPattern, Graph, Node, OutDataAnchor, PassContext, Value } from '@tsge/metadef';
 import { attr, constValueOf, createOpDesc, createTensorDesc, opsetOf } from '@tsge/metadef';
 import { uniqueName } from '../graph-utils.js';
+import { sameDim } from '../passes/dim-origin.js';
 import { replaceMatchWith } from './matcher.js';
 import { constNumbers, descOf, pattern } from './patterns.js';
 
@@ -15,20 +16,15 @@ interface Variant {
   readonly pattern: FusionPattern;
   readonly scale: ScaleForm;
   readonly mask: boolean;
-  /**
-   * paddle2onnx's softmax for old opsets, Reshape(Softmax(Flatten(s, axis 3)), Shape(s)), once
-   * static shapes have folded the Shape to a constant.
-   */
-  readonly flattened: boolean;
 }
 
 const SCALE_OPS = { ScaleScores: ['Mul', 'Div'], ScaleQ: ['Mul', 'Div'] };
 
 // inputs: 0 Q, 1 K (before its transpose), 2 V, then the scale constants, then the mask
-function variant(scale: ScaleForm, mask: boolean, flattened: boolean): Variant {
+function variant(scale: ScaleForm, mask: boolean): Variant {
   const scales = scale === 'none' ? 0 : scale === 'both' ? 2 : 1;
-  const name = `attention-${scale}${mask ? '-mask' : ''}${flattened ? '-flattened' : ''}`;
-  const inputs = 3 + scales + (mask ? 1 : 0) + (flattened ? 1 : 0);
+  const name = `attention-${scale}${mask ? '-mask' : ''}`;
+  const inputs = 3 + scales + (mask ? 1 : 0);
   const body = (op: Op, x: readonly Value[]) => {
     const [q0, k, v] = x as [Value, Value, Value];
     let kt = op('Transpose', [k], 'kt');
@@ -37,16 +33,13 @@ function variant(scale: ScaleForm, mask: boolean, flattened: boolean): Variant {
     let scores = op('MatMul', [q, kt], 'qk');
     if (scale === 'scores') scores = op('ScaleScores', [scores, x[3] as Value], 'scale_scores');
     if (mask) scores = op('Add', [scores, x[3 + scales] as Value], 'mask');
-    const probs = flattened
-      ? op('Reshape', [op('Softmax', [op('Flatten', [scores], 'flatten')], 'softmax'), x[inputs - 1] as Value], 'restore')
-      : op('Softmax', [scores], 'softmax');
-    return [op('MatMul', [probs, v], 'pv')];
+    return [op('MatMul', [op('Softmax', [scores], 'softmax'), v], 'pv')];
   };
-  return { pattern: pattern(name, inputs, body, SCALE_OPS), scale, mask, flattened };
+  return { pattern: pattern(name, inputs, body, SCALE_OPS), scale, mask };
 }
 
 const VARIANTS: readonly Variant[] = (['scores', 'query', 'both', 'none'] as const).flatMap((s) =>
-  [true, false].flatMap((mask) => [variant(s, mask, false), variant(s, mask, true)]),
+  [true, false].map((mask) => variant(s, mask)),
 );
 
 const known = (d: Dim | undefined): d is Dim => d !== undefined && d !== -1 && d !== -2;
@@ -78,35 +71,35 @@ const intAttr = (node: Node, name: string, fallback: number): number => {
   return a?.kind === 'int' ? a.value : fallback;
 };
 
-/** The softmax normalises the last axis of the scores (opset < 13 flattens at `axis`, the same for the last one). */
-function softmaxOverLastAxis(m: FusionMatch, v: Variant): boolean {
+/**
+ * The softmax normalises the last axis of the scores (opset < 13 flattens at `axis`, the same for
+ * the last one); paddle2onnx's Reshape(Softmax(Flatten(s, 3)), Shape(s)) is one such Softmax by
+ * now (`softmax-unflatten.ts`).
+ */
+function softmaxOverLastAxis(m: FusionMatch): boolean {
   const softmax = m.nodes.get('softmax') as Node;
   const axis = intAttr(softmax, 'axis', opsetOf(softmax) > 0 && opsetOf(softmax) < 13 ? 1 : -1);
-  if (!v.flattened) return axis === -1 || axis === 3;
-  // Flatten at the last axis makes [B·H·S, L]; the Reshape restores all four dims
-  const flatten = intAttr(m.nodes.get('flatten') as Node, 'axis', 1);
-  // the constant is the scores' own static shape (no 0 or −1 for Reshape to reinterpret)
-  const dims = constNumbers(m.inputs[m.inputs.length - 1]);
-  const scores = descOf((m.nodes.get('flatten') as Node).inData[0]?.peer)?.shape;
-  const whole = !!dims && !!scores && dims.length === 4 && dims.every((d, i) => d > 0 && d === scores[i]);
-  return (flatten === 3 || flatten === -1) && (axis === 1 || axis === -1) && whole;
+  return axis === -1 || axis === 3;
 }
 
-/** The scale Attention gets, when the match is a float32 4-D attention whose every condition holds. */
+/**
+ * The scale Attention gets, when the match is a float32 4-D attention whose every condition holds.
+ * Dims are compared by value or, when unknown (dynamic), by where they come from (`passes/dim-origin.ts`):
+ * the batch and sequence lengths may then be any, the kernel reads them at run time.
+ */
 function attentionScale(m: FusionMatch, v: Variant): number | undefined {
   const node = (n: string) => m.nodes.get(n) as Node;
-  const q = descOf(m.inputs[0]);
-  const kt = descOf(node('kt').outData[0]);
-  const val = descOf(m.inputs[2]);
+  const [qa, va] = [m.inputs[0], m.inputs[2]];
+  const ka = node('kt').outData[0];
+  const [q, kt, val] = [descOf(qa), descOf(ka), descOf(va)];
   if (!q || !kt || !val || [q, kt, val].some((d) => d.dtype !== 'float32' || d.shape.length !== 4)) return undefined;
-  if (!keyLayout(m) || !softmaxOverLastAxis(m, v)) return undefined;
-  const [b, h, s, d] = q.shape;
-  const [kb, kh, kd, l] = kt.shape;
-  const [vb, vh, vl] = val.shape;
+  if (!keyLayout(m) || !softmaxOverLastAxis(m)) return undefined;
+  const [b, h, s] = q.shape;
+  const [, kh, , l] = kt.shape;
   // MatMul broadcasts kv heads only from 1; batch must agree exactly
-  const heads = same(kh, h) || (kh === 1 && known(h));
-  if (!same(kb, b) || !same(vb, b) || !heads || !same(vh, kh) || !same(kd, d) || !same(vl, l) || !known(s) || !known(val.shape[3]))
-    return undefined;
+  const heads = sameDim(ka, 1, qa, 1) || (kh === 1 && known(h));
+  const batch = sameDim(ka, 0, qa, 0) && sameDim(va, 0, qa, 0);
+  if (!batch || !heads || !sameDim(va, 1, ka, 1) || !sameDim(ka, 2, qa, 3) || !sameDim(va, 2, ka, 3)) return undefined;
   if (v.mask && !maskFits(m.inputs[v.scale === 'none' ? 3 : v.scale === 'both' ? 5 : 4], [b, h, s, l] as Dim[])) return undefined;
   if (v.scale === 'none') return 1;
   const divides = (n: string) => node(n).type === 'Div';

@@ -1,5 +1,6 @@
 import type { FusionPassV1, GraphPassV1, KernelRegistry, OpRegistry } from '@tsge/metadef';
 import { attentionFusion } from './attention.js';
+import { softmaxUnflattenFusion } from './softmax-unflatten.js';
 import { swigluFusion } from './swiglu.js';
 import { rotaryFusion } from './rotary.js';
 import { affineBatchNormFusion } from './affine-batchnorm.js';
@@ -30,6 +31,8 @@ export function builtinFusions(ops: OpRegistry, kernels: KernelRegistry): Fusion
     geluFusion(supported),
     layerNormFusion(supported),
     rmsNormFusion(supported),
+    // before attention, which then matches one Softmax over the scores
+    softmaxUnflattenFusion,
     attentionFusion(supported),
     swigluFusion(supported),
     rotaryFusion(supported),

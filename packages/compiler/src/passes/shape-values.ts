@@ -13,14 +13,16 @@ import {
 } from '@tsge/metadef';
 import { jsKernelLibrary, runNodeOnHost } from '@tsge/kernels-js';
 import { shapeRange } from '@tsge/ops';
+import type { DimRef } from './dim-origin.js';
 
 /**
  * Shape values on dynamic dims (ONNX's data propagation): what a small integer tensor computed
- * from `Shape` holds, entry by entry — a number, a dim's symbol, or null where unknown — so that a
+ * from `Shape` holds, entry by entry — a number, a dim's symbol, the tensor and axis an unknown
+ * dim was read from (`DimRef`), or null where unknown — so that a
  * Reshape to `Concat(Slice(Shape(x), 0, 2), [-1])` keeps x's static and symbolic dims instead of
  * inferring every dim as -1 (a LayerNorm behind such a Reshape then has a static row length).
  */
-export type ShapeValue = (number | string | null)[];
+export type ShapeValue = (number | string | DimRef | null)[];
 
 /** Larger integer tensors are not shapes: they are not traced. */
 const MAX_ENTRIES = 64;
@@ -103,7 +105,7 @@ function traced(a: OutDataAnchor, depth: number, memo: Map<OutDataAnchor, ShapeV
     if (!shape || isUnknownRank(shape)) return undefined;
     const attrs = createAttrReader(node.opDesc.attrs);
     const [from, to] = shapeRange(shape.length, attrs.int('start', 0), attrs.has('end') ? attrs.int('end') : undefined);
-    return shape.slice(from, to).map((d: Dim) => (isStaticDim(d) ? d : typeof d === 'string' ? d : null));
+    return shape.slice(from, to).map((d: Dim, i) => (isStaticDim(d) || typeof d === 'string' ? d : { anchor: x, axis: from + i }));
   }
   const values = node.inData.map((i) => (i.peer ? shapeValue(i.peer, depth + 1, memo) : undefined));
   // every input known: the node itself computes the value (an int Mul, Add, Gather, ...)
@@ -185,14 +187,14 @@ export function reshapeDims(node: Node): Dim[] | undefined {
   if (!input || isUnknownRank(input) || !value) return undefined;
   const allowZero = createAttrReader(node.opDesc.attrs).int('allowzero', 0) !== 0;
   const out: Dim[] = value.map((e, i): Dim => {
-    if (e === null) return -1;
+    if (e === null || typeof e === 'object') return -1;
     if (typeof e === 'string') return allowZero || input[i] === e ? e : -1;
     if (e === 0 && !allowZero) return i < input.length ? (input[i] as Dim) : -1;
     return e >= 0 ? e : -1;
   });
   const inferAt = value.indexOf(-1);
   // an unknown entry might be the -1 at run time: nothing is inferred then
-  if (inferAt >= 0 && value.lastIndexOf(-1) === inferAt && !value.includes(null))
+  if (inferAt >= 0 && value.lastIndexOf(-1) === inferAt && !value.some((e) => e === null || typeof e === 'object'))
     out[inferAt] = inferredDim(
       input,
       out.filter((_, i) => i !== inferAt),

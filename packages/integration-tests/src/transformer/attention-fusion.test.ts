@@ -211,10 +211,48 @@ describe('attention fusion', () => {
     expect(await fusedCount('flattened', bytes, qkv())).toBe(1);
   });
 
+  describe('on dynamic dims (paddle2onnx: q, k, v sliced from one packed tensor, the Shape not folded)', () => {
+    // packed [3, B, H, L, D] whose L (a Concat of two symbolic halves) is unknown: the sequence
+    // lengths are equal only as the same axis of the same tensor; the opset-11 Softmax is parsed
+    // as Reshape(Softmax(Flatten(s, 3)), Shape(s))
+    const packed = (q: string): NodeSpec[] => [
+      node('Concat', ['half', 'half'], ['qkv'], [{ name: 'axis', int: 3 }]),
+      ...['q', 'k', 'v'].flatMap((p, i) => [
+        ints(`${p}_from`, [i]),
+        ints(`${p}_to`, [i + 1]),
+        node('Slice', ['qkv', `${p}_from`, `${p}_to`, 'axis0'], [`${p}_1`]),
+        node('Squeeze', [`${p}_1`], [p === 'q' ? q : p], [{ name: 'axes', ints: [0] }]),
+      ]),
+      ints('axis0', [0]),
+    ];
+    const sym = f32('y', ['B', H, 'L', D]);
+    const feedsOf = (batch: number, half: number) => ({ half: randomFloats('float32', [3, batch, H, half, D], random) });
+
+    it('fuses, its batch and sequence length read at run time', async () => {
+      const nodes = [...packed('q'), ...core({ scale: 'query' })];
+      const bytes = onnxModel(nodes, [f32('half', [3, 'B', H, 'S', D])], [sym], 11);
+      for (const [batch, half] of [
+        [1, 8],
+        [2, 5],
+        [3, 1],
+      ] as const)
+        expect(await fusedCount(`dynamic ${batch}×${half}`, bytes, feedsOf(batch, half))).toBe(1);
+    });
+
+    it('a query whose batch is another symbol (MatMul may broadcast it) is left alone', async () => {
+      const nodes = [...packed('q_packed'), ...core({ scale: 'query' })];
+      const inputs = [f32('half', [3, 'B', H, 'S', D]), f32('q', ['B2', H, 'S2', D])];
+      const bytes = onnxModel(nodes, inputs, [f32('y', ['YB', H, 'S2', D])], 11);
+      const feeds = { ...feedsOf(2, 4), q: randomFloats('float32', [1, H, 6, D], random) };
+      expect(await fusedCount('dynamic-broadcast', bytes, feeds)).toBe(0);
+    });
+  });
+
   it("PP-OCR's recognizer (SVTR): both attention blocks fuse", async () => {
     const graph = await parseModel(models.recognitionPath, { inputShapes: { x: [1, 3, 48, 320] } });
     const compiled = await compileModel(graph, { inputShapes: { x: [1, 3, 48, 320] } });
-    // its outputs against onnxruntime-node: models/auto-fusion.test.ts
+    // its outputs against onnxruntime-node: models/auto-fusion.test.ts; compiled on dynamic dims:
+    // executor/dynamic-shape-values.test.ts
     expect(compiled.summary.counters.attention).toBe(2);
   });
 
