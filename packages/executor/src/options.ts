@@ -39,8 +39,9 @@ export interface LoadModelOptions {
    */
   readonly startWorkers?: 'lazy' | 'eager';
   /**
-   * Run a static model once on zero inputs as part of loading (default true), so the first real
-   * run finds the kernel code of every thread optimised and each node's tile plan made. With lazy
+   * Run a static model on zero inputs as part of loading (default true: twice, a cheap model
+   * three times), so the first real run finds the kernel code of every thread optimised and each
+   * node's tile plan made. With lazy
    * worker start it runs once the workers are up and `whenReady` waits for it; with 'eager' the
    * load does. Models with dynamic shapes or non-numeric inputs are not warmed.
    */

@@ -28,7 +28,7 @@ async function load(shape: (number | string)[], options: LoadModelOptions): Prom
 const feeds = { x: { type: 'float32', dims: [2, 2], data: [1, 2, 3, 4] } };
 
 describe('warm-up at load', () => {
-  it('runs a static model on zeros before the load returns (a cheap one up to three times), and keeps it out of the profile', async () => {
+  it('runs a static model on zeros before the load returns (twice, a cheap one three times), and keeps it out of the profile', async () => {
     const executor = await load([2, 2], { profile: true });
     expect(recorded).toEqual([0, 0, 0]);
     await executor.run(feeds);
