@@ -11,16 +11,9 @@ let gc: (() => void) | undefined;
  */
 export function collectGarbage(): void {
   if (!gc) {
-    // exposes `gc` to contexts created from now on (a vm context here), not to existing ones; the
-    // flag is put back at once unless the process was started with it, so no later context of the
-    // user's sees a `gc` it did not ask for
-    const had = typeof (globalThis as { gc?: unknown }).gc === 'function';
+    // exposes `gc` to contexts created from now on (a vm context here), not to existing ones
     setFlagsFromString('--expose-gc');
-    try {
-      gc = runInNewContext('gc') as () => void;
-    } finally {
-      if (!had) setFlagsFromString('--no-expose-gc');
-    }
+    gc = runInNewContext('gc') as () => void;
   }
   gc();
 }
