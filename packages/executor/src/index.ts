@@ -13,6 +13,7 @@ export type {
   TensorMetadata,
   ChromeTrace,
   TraceEvent,
+  WarmUpOptions,
 } from './options.js';
 export type { TraceMetadata } from './options.js';
 export type { DeviceTensor } from './run/device-tensor.js';

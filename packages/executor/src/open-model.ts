@@ -342,7 +342,7 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
     // the first run of a fresh load paid for cold JavaScript on every thread (tile code runs
     // interpreted until V8 optimises it) and for each node's tile plan: one run on zeros pays it
     // here, once the workers are up; `whenReady` (and an eager or worker-less load) waits for it
-    const feeds = options.warmUp === false ? undefined : warmUpFeeds(plans, model.ioInfo);
+    const feeds = warmUpFeeds(plans, model.ioInfo, options.warmUp, memoryLimit);
     // threads already running (prestarted by initialize({ workers }), or kept from an earlier model)
     // boot nothing: their setup and the warm-up cost about one run, so by default the load waits
     // for both and the first run finds warm code on every thread instead of paying for it

@@ -39,13 +39,15 @@ export interface LoadModelOptions {
    */
   readonly startWorkers?: 'lazy' | 'eager';
   /**
-   * Run a static model on zero inputs as part of loading (default true: twice, a cheap model
-   * three times), so the first real run finds the kernel code of every thread optimised and each
-   * node's tile plan made. With lazy
-   * worker start it runs once the workers are up and `whenReady` waits for it; with 'eager' the
-   * load does. Models with dynamic shapes or non-numeric inputs are not warmed.
+   * Run the model on zero inputs as part of loading (default true: twice, a cheap model three
+   * times), so the first real run finds the kernel code of every thread optimised and each node's
+   * tile plan made. With lazy worker start it runs once the workers are up and `whenReady` waits
+   * for it; with 'eager' the load does. By default only a static model is warmed (a model with
+   * run-time dims has no shape to warm with, nor one with non-numeric inputs); `{ shapes }` gives
+   * the shapes to warm with (a dynamic model, or the `--dynamic_dims` gear those shapes select);
+   * inputs with fixed dims may be left out. Shapes that do not fit the model are TSGE-E7002.
    */
-  readonly warmUp?: boolean;
+  readonly warmUp?: boolean | WarmUpOptions;
   /** Upper bound of device memory in bytes (default: what a static model needs; 1 GiB for dynamic ones). */
   readonly maxMemoryBytes?: number;
   /**
@@ -67,6 +69,12 @@ export interface LoadModelOptions {
    * has them fails to load with TSGE-E6081 unless you trust the file and opt in here.
    */
   readonly allowModelWasm?: boolean;
+}
+
+/** `LoadModelOptions.warmUp` with the shapes the warm-up runs use. */
+export interface WarmUpOptions {
+  /** Dims by input name (every dim of the input, run-time ones filled in). */
+  readonly shapes: Readonly<Record<string, readonly number[]>>;
 }
 
 /** A tensor in onnxruntime-common's shape (`{ type, dims, data }`), accepted as a feed. */

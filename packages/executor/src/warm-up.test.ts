@@ -42,4 +42,39 @@ describe('warm-up at load', () => {
     await load(['n', 2], {});
     expect(recorded).toEqual([]);
   });
+
+  it('warms a model with run-time dims on the shapes given, and only then', async () => {
+    const executor = await load(['n', 2], { warmUp: { shapes: { x: [3, 2] } }, profile: true });
+    expect(recorded).toEqual([0, 0, 0]);
+    await executor.run(feeds);
+    expect(recorded).toEqual([0, 0, 0, 10]);
+    expect(
+      executor
+        .profile()
+        .traceEvents.filter((e): e is TraceEvent => e.ph === 'X')
+        .map((e) => e.args.run),
+    ).toEqual([1]);
+  });
+
+  it('takes an input with fixed dims at its own shape and checks the given ones', async () => {
+    await load([2, 2], { warmUp: { shapes: {} } });
+    await load([2, 2], { warmUp: { shapes: { x: [2, 2] } } });
+    expect(recorded).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it.each([
+    [{ shapes: { y: [1, 2] } }, 'LoadModelOptions.warmUp.shapes', /no such input \(inputs: x\)/],
+    [{ shapes: {} }, 'LoadModelOptions.warmUp.shapes.x', /run-time dims \[n,2\]: give its shape/],
+    [{ shapes: { x: [3] } }, 'LoadModelOptions.warmUp.shapes.x', /has rank 2/],
+    [{ shapes: { x: [3, 5] } }, 'LoadModelOptions.warmUp.shapes.x', /dim 1 of input x is fixed at 2/],
+    [{ shapes: { x: [3, -1] } }, 'LoadModelOptions.warmUp.shapes.x', /non-negative integers/],
+    [{ shapes: { x: [2 ** 40, 2] } }, 'LoadModelOptions.warmUp.shapes.x', /exceed the device memory limit/],
+    [{ shapes: null }, 'LoadModelOptions.warmUp', /expected a boolean or/],
+    ['yes', 'LoadModelOptions.warmUp', /expected a boolean or/],
+  ])('refuses warmUp %j with TSGE-E7002 naming the option', async (warmUp, option, reason) => {
+    const error = await load(['n', 2], { warmUp: warmUp as LoadModelOptions['warmUp'] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'TSGE-E7002', message: expect.stringContaining(option) });
+    expect((error as Error).message).toMatch(reason);
+    expect(recorded).toEqual([]);
+  });
 });

@@ -53,6 +53,7 @@ export type {
   TensorMetadata,
   TraceEvent,
   TraceMetadata,
+  WarmUpOptions,
 } from '@tsge/executor';
 export type {
   AttrKind,

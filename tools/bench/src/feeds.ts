@@ -23,3 +23,12 @@ export function benchFeeds(model: BenchModel, inputs: readonly InputMeta[]): Rec
   }
   return feeds;
 }
+
+/**
+ * tsge's `LoadModelOptions.warmUp` for these feeds: a model with run-time dims is warmed at load
+ * only on shapes its caller names (as TF Serving's warm-up requests or TensorRT's optimisation
+ * profile), so the bench names the shapes it runs; a static model warms on its own.
+ */
+export function warmUpShapes(feeds: Record<string, HostTensor>): { shapes: Record<string, readonly number[]> } {
+  return { shapes: Object.fromEntries(Object.entries(feeds).map(([name, t]) => [name, t.dims])) };
+}

@@ -13,7 +13,7 @@ import { latencyStats } from '@tsge/run';
 import { maxErrors } from './accuracy.js';
 import { integerFlag, parseFlags } from './bench-options.js';
 import { probeEventLoop } from './event-loop-probe.js';
-import { benchFeeds } from './feeds.js';
+import { benchFeeds, warmUpShapes } from './feeds.js';
 import { type RatioSpread, benchIsolated, ratioSpread } from './isolated.js';
 import { type BenchModel, benchModels, materializeModel, tfliteBenchModels } from './models.js';
 import { type OutputSpread, outputSpread } from './output-stats.js';
@@ -140,7 +140,7 @@ async function benchOne(model: BenchModel, options: Options, outDir: string): Pr
   await untilQuiet();
   const tsgeLoads: number[] = [];
   for (let i = 0; i < 3; i++) {
-    const [ex, ms] = await timeIt(() => loadModel(compiled.om, { threads: options.threads }));
+    const [ex, ms] = await timeIt(() => loadModel(compiled.om, { threads: options.threads, warmUp: warmUpShapes(feeds) }));
     tsgeLoads.push(ms);
     if (process.env.BENCH_DEBUG) process.stderr.write(`tsge load ${ms.toFixed(1)}\n`);
     if (i < 2) await ex.release();

@@ -113,6 +113,16 @@ describe('compile → run', () => {
     expect((error as TsgeError).code).toBe('TSGE-E6008');
   });
 
+  it('warms the gear that LoadModelOptions.warmUp shapes select, and refuses shapes no gear takes', async () => {
+    const { om } = await compile(mlp('N'), { dynamicBatchSizes: [1, 3] });
+    const executor = await load(om, { threads: 1, warmUp: { shapes: { x: [3, 4] } } });
+    const x3 = new Float32Array([1, 2, 3, 4, -1, 0, 1, 2, 0.5, 0.5, -2, 1]);
+    close((await executor.run({ x: { type: 'float32', dims: [3, 4], data: x3 } })).y, reference(x3).y);
+    const error = await load(om, { threads: 1, warmUp: { shapes: { x: [2, 4] } } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'TSGE-E7002', message: expect.stringContaining('LoadModelOptions.warmUp.shapes') });
+    expect((error as Error).message).toContain('no plan of the model takes these shapes');
+  });
+
   it('runs a model with a symbolic batch in host mode with run-time shapes', async () => {
     const { om, summary } = await compile(mlp('N'));
     expect(summary.dynamic).toBe(true);
