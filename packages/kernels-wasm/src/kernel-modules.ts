@@ -2,7 +2,7 @@ import type { LinearMemory } from '@tsge/metadef';
 import { sharedCompiledModule } from './compiled-modules.js';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
-import { DEPTHWISE_FAST, depthwiseFastFunction, padSplitFunction } from './depthwise-fast-module.js';
+import { depthwiseFastFunctions, padSplitFunction } from './depthwise-fast-module.js';
 import { padPlaneFunction } from './pad-plane-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
@@ -17,7 +17,10 @@ import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
 import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-/** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)` (see depthwise-fast-module.ts). */
+/**
+ * `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)` and its split and
+ * fewer-rows variants (see depthwise-fast-module.ts).
+ */
 type DepthwiseFast = (...args: number[]) => void;
 
 export interface SimdKernelExports
@@ -28,7 +31,13 @@ export interface SimdKernelExports
     GemvPanelsExports,
     ResizeExports,
     SoftmaxExports {
-  readonly [specialised: `depthwise${number}s${number}` | `depthwise${number}s2x`]: DepthwiseFast;
+  readonly [
+    specialised:
+      | `depthwise${number}s${number}`
+      | `depthwise${number}s2x`
+      | `depthwise${number}r${number}s${number}`
+      | `depthwise${number}r${number}s2x`
+  ]: DepthwiseFast;
   /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
   padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
   /** Zero-pads a plane and splits it into even and odd columns (see depthwise-fast-module.ts). */
@@ -159,8 +168,7 @@ export function simdModule(shared: boolean): object {
         gemmTileFunction(hasRelaxedSimd(), true),
         im2colFunction(),
         depthwiseFunction(hasRelaxedSimd()),
-        ...DEPTHWISE_FAST.map(([size, stride]) => depthwiseFastFunction(size, stride, hasRelaxedSimd())),
-        ...DEPTHWISE_FAST.filter(([, stride]) => stride === 2).map(([size]) => depthwiseFastFunction(size, 2, hasRelaxedSimd(), true)),
+        ...depthwiseFastFunctions(hasRelaxedSimd()),
         padPlaneFunction(),
         padSplitFunction(),
         ...elementwiseFunctions(),
