@@ -1,4 +1,6 @@
 import { Code, F32, type FunctionDef, I32, V128, type ValType, EVEN_F32_LANES, ODD_F32_LANES } from './emitter.js';
+import { depthwisePlanesFunction } from './depthwise-planes-module.js';
+import { padPlaneFunction } from './pad-plane-module.js';
 
 /**
  * The name of the specialised depthwise function for a K×K filter (or the first `rows` of its rows)
@@ -17,17 +19,26 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
 ];
 
 /**
- * The functions of the kernel module for DEPTHWISE_FAST: for each K and S the K×K function, the
- * split stride-2 one, and for column stride 1 and the split plane the (K−1) functions of 1..K−1
- * filter rows, which run the output rows whose window is partly in the vertical padding (on short
- * planes most of them) on the padded plane's data rows only.
+ * The depthwise functions of the kernel module, to be placed at function index `base`: `padPlane`,
+ * `padSplit`, then for each K and S of DEPTHWISE_FAST the K×K function, for S 2 the split one,
+ * the functions of 1..K−1 filter rows on the padded plane (column stride 1, or split for 2), and the
+ * tile driver that pads each plane and runs its bands of output rows on them
+ * (depthwise-planes-module.ts). On short planes most output rows have part of their window in the
+ * vertical padding: those rows run on the plane's rows only.
  */
-export function depthwiseFastFunctions(useFma: boolean): FunctionDef[] {
-  const functions: FunctionDef[] = [];
+export function depthwiseFastFunctions(useFma: boolean, base: number): FunctionDef[] {
+  const functions: FunctionDef[] = [padPlaneFunction(), padSplitFunction()];
   for (const [size, stride] of DEPTHWISE_FAST) {
+    const split = stride === 2;
+    const full = base + functions.length;
     functions.push(depthwiseFastFunction(size, stride, useFma));
-    if (stride === 2) functions.push(depthwiseFastFunction(size, 2, useFma, true));
-    for (let rows = 1; rows < size; rows++) functions.push(depthwiseFastFunction(size, stride, useFma, stride === 2, rows));
+    const byRows: number[] = [];
+    for (let rows = 1; rows <= size; rows++) {
+      // (column stride 1 runs the K×K function itself on full bands)
+      byRows.push(rows === size && !split ? full : base + functions.length);
+      if (rows < size || split) functions.push(depthwiseFastFunction(size, stride, useFma, split, rows));
+    }
+    functions.push(depthwisePlanesFunction(size, stride, byRows, base + (split ? 1 : 0)));
   }
   return functions;
 }

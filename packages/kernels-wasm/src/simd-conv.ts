@@ -27,7 +27,6 @@ import { inMemory } from './simd-matmul.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { tileFunction, runTiles, type NumberTuple } from './tiles.js';
 import { float32Of } from './memory-views.js';
-import { filterRowBands } from './depthwise-row-bands.js';
 
 /** Output columns per staged panel of the other-rank path: keeps an im2col panel around 1 MiB. */
 const PANEL_BYTES = 1 << 20;
@@ -399,75 +398,45 @@ export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
   const fastLo = Math.ceil(pl / sw);
   const fastHi = Math.floor((W - 1 + pl - (KW - 1)) / sw);
   // with a workspace, each plane is first copied there with its columns zero-padded, so every step
-  // is a vector step; bands of output rows then run on the filter rows that reach the plane's rows
-  // (the vertical padding is neither stored nor multiplied)
+  // is a vector step, and bands of output rows run on the filter rows that reach the plane's rows
+  // (the vertical padding is neither stored nor multiplied): one call for the tile
   const workspace = fast ? threadWorkspace(memory) : undefined;
   const Wp = Math.max(W + pl, (OW - 1) * sw + KW) + 8;
-  const padded = workspace && sw === 1 && H * Wp * 4 + 64 <= workspace.bytes ? workspace.offset : -1;
   // column stride 2: the padded plane split into even and odd columns (rows of Wh, a multiple
   // of 4), which the `s2x` kernels read with one plain load a tap
-  const Wh = (((Wp + 1) >> 1) + 3) & ~3;
-  const half = H * Wh * 4;
-  const split = workspace && sw === 2 && 2 * half + 64 <= workspace.bytes ? workspace.offset : -1;
-  const bands = padded >= 0 || split >= 0 ? filterRowBands(H, OH, KH, sh, pt) : undefined;
-  for (let c = 0; c < count; c++) {
-    const bv = all ? (all[bias / 4 + c] as number) : 0;
-    if (fast && bands) {
-      const xc = x + c * H * W * 4;
-      const wc = w + c * KH * KW * 4;
-      const yc = y + c * OH * OW * 4;
-      if (split >= 0) kernels.padSplit(xc, split, half, H, W, 0, pl, H, Wh);
-      else kernels.padPlane(xc, padded, H, W, 0, pl, H, Wp);
-      for (let b = 0; b < bands.length; b += 4) {
-        const oh0 = bands[b] as number;
-        const oh1 = bands[b + 1] as number;
-        const k0 = bands[b + 2] as number;
-        const k1 = bands[b + 3] as number;
-        const yb = yc + oh0 * OW * 4;
-        if (k1 <= k0) {
-          // windows wholly in the padding
-          float32Of(memory).fill(bv, yb / 4, yb / 4 + (oh1 - oh0) * OW);
-          continue;
-        }
-        // the band's first window row, as a row of the padded plane
-        const first = oh0 * sh + k0 - pt;
-        const rows = k1 - k0;
-        const wb = wc + k0 * KW * 4;
-        if (split >= 0) {
-          const fn = rows === KH ? kernels[`depthwise${KH}s2x`] : kernels[`depthwise${KH}r${rows}s2x`];
-          fn(split + first * Wh * 4, wb, yb, bv, H - first, Wh, oh1 - oh0, OW, 0, 0, 0, OW - 1, sh, 1, half);
-        } else {
-          const fn = rows === KH ? fast : kernels[`depthwise${KH}r${rows}s1`];
-          fn(padded + first * Wp * 4, wb, yb, bv, H - first, Wp, oh1 - oh0, OW, 0, 0, 0, Wp - 8 - KW, sh, 1);
-        }
+  const Wr = sw === 2 ? (((Wp + 1) >> 1) + 3) & ~3 : Wp;
+  const half = sw === 2 ? H * Wr * 4 : 0;
+  if (workspace && (sw === 2 ? 2 * half : H * Wr * 4) + 64 <= workspace.bytes) {
+    const planes = kernels[`depthwise${KH}s${sw}planes` as `depthwise${number}s${number}planes`];
+    planes(x, w, y, bias, count, H, W, OH, OW, sh, pt, pl, workspace.offset, Wr, half);
+  } else
+    for (let c = 0; c < count; c++) {
+      const bv = all ? (all[bias / 4 + c] as number) : 0;
+      if (fast) {
+        fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh, 0);
+        continue;
       }
-      continue;
+      kernels.depthwise(
+        x + c * H * W * 4,
+        w + c * KH * KW * 4,
+        y + c * OH * OW * 4,
+        bv,
+        H,
+        W,
+        OH,
+        OW,
+        KH,
+        KW,
+        sh,
+        sw,
+        pt,
+        pl,
+        dh,
+        dw,
+        owLo,
+        owHi,
+      );
     }
-    if (fast) {
-      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh, 0);
-      continue;
-    }
-    kernels.depthwise(
-      x + c * H * W * 4,
-      w + c * KH * KW * 4,
-      y + c * OH * OW * 4,
-      bv,
-      H,
-      W,
-      OH,
-      OW,
-      KH,
-      KW,
-      sh,
-      sw,
-      pt,
-      pl,
-      dh,
-      dw,
-      owLo,
-      owHi,
-    );
-  }
   // the tile's planes (a few channels) are still in cache
   epilogue?.run(n, c0, c0 + count, 0, OH * OW);
 });
