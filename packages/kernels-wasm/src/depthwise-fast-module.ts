@@ -1,10 +1,14 @@
 import { Code, F32, type FunctionDef, I32, V128, type ValType, EVEN_F32_LANES, ODD_F32_LANES } from './emitter.js';
+import { depthwisePlanesFunction } from './depthwise-planes-module.js';
+import { padPlaneFunction } from './pad-plane-module.js';
 
 /**
- * The name of the specialised depthwise function for a square K×K filter and stride S; `split`:
- * the stride-2 variant over a plane split into even and odd columns (see `padSplitFunction`).
+ * The name of the specialised depthwise function for a K×K filter (or the first `rows` of its rows)
+ * and column stride S; `split`: the stride-2 variant over a plane split into even and odd columns
+ * (see `padSplitFunction`).
  */
-export const depthwiseFastName = (size: number, stride: number, split = false): string => `depthwise${size}s${stride}${split ? 'x' : ''}`;
+export const depthwiseFastName = (size: number, stride: number, split = false, rows = size): string =>
+  `depthwise${size}${rows < size ? `r${rows}` : ''}s${stride}${split ? 'x' : ''}`;
 
 /** Square filters and strides with a specialised function (dilation 1). */
 export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
@@ -13,6 +17,31 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
   [5, 1],
   [5, 2],
 ];
+
+/**
+ * The depthwise functions of the kernel module, to be placed at function index `base`: `padPlane`,
+ * `padSplit`, then for each K and S of DEPTHWISE_FAST the K×K function, for S 2 the split one,
+ * the functions of 1..K−1 filter rows on the padded plane (column stride 1, or split for 2), and the
+ * tile driver that pads each plane and runs its bands of output rows on them
+ * (depthwise-planes-module.ts). On short planes most output rows have part of their window in the
+ * vertical padding: those rows run on the plane's rows only.
+ */
+export function depthwiseFastFunctions(useFma: boolean, base: number): FunctionDef[] {
+  const functions: FunctionDef[] = [padPlaneFunction(), padSplitFunction()];
+  for (const [size, stride] of DEPTHWISE_FAST) {
+    const split = stride === 2;
+    const full = base + functions.length;
+    functions.push(depthwiseFastFunction(size, stride, useFma));
+    const byRows: number[] = [];
+    for (let rows = 1; rows <= size; rows++) {
+      // (column stride 1 runs the K×K function itself on full bands)
+      byRows.push(rows === size && !split ? full : base + functions.length);
+      if (rows < size || split) functions.push(depthwiseFastFunction(size, stride, useFma, split, rows));
+    }
+    functions.push(depthwisePlanesFunction(size, stride, byRows, base + (split ? 1 : 0)));
+  }
+  return functions;
+}
 
 /**
  * Generates `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)`: one
@@ -28,8 +57,13 @@ export const DEPTHWISE_FAST: readonly (readonly [number, number])[] = [
  * sh, 1, odd)` over a padded plane split by `padSplit`: x holds its even columns (W a row),
  * x + odd its odd ones, so tap column c of output ow is column ow + c/2 of one of them, one plain
  * load instead of two loads and a shuffle.
+ *
+ * `rows` < K generates `depthwise{K}r{R}s{S}` (`…s2x` when split), the same over an R×K filter
+ * (w: R rows of K taps, x: the plane from the window's first row) for padded planes only, where
+ * every output is a vector step: its scalar border path is left out.
  */
-export function depthwiseFastFunction(size: number, stride: number, useFma: boolean, split = false): FunctionDef {
+export function depthwiseFastFunction(size: number, stride: number, useFma: boolean, split = false, rows = size): FunctionDef {
+  const paddedOnly = split || rows < size;
   const P = { x: 0, w: 1, y: 2, bias: 3, H: 4, W: 5, OH: 6, OW: 7, pt: 8, pl: 9, owLo: 10, owHi: 11, sh: 12, slack: 13, odd: 14 } as const;
   const code = new Code(split ? 15 : 14);
   const srcOdd = code.local(I32);
@@ -45,9 +79,9 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   const inside = code.local(I32);
   const accs = [code.local(V128), code.local(V128)];
   const sacc = code.local(F32);
-  const taps = Array.from({ length: size * size }, () => code.local(V128));
+  const taps = Array.from({ length: rows * size }, () => code.local(V128));
 
-  for (let t = 0; t < size * size; t++)
+  for (let t = 0; t < rows * size; t++)
     code
       .get(P.w)
       .v128Load32Splat(t * 4)
@@ -64,7 +98,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
     code.get(P.bias).set(sacc);
     code.i32(0).set(kh);
     code.block().loop();
-    code.get(kh).i32(size).i32GeS().brIf(1);
+    code.get(kh).i32(rows).i32GeS().brIf(1);
     code.get(oh).get(P.sh).i32Mul().get(P.pt).i32Sub().get(kh).i32Add().set(srow);
     code.i32(0).set(kw);
     code.block().loop();
@@ -87,11 +121,11 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.block().loop(); // rows
   code.get(oh).get(P.OH).i32GeS().brIf(1);
   code.get(P.y).get(oh).get(P.OW).i32Mul().i32(2).i32Shl().i32Add().set(yrow);
-  // every window row inside: oh·S - pt ≥ 0 and oh·S - pt + K - 1 < H
+  // every window row inside: oh·S - pt ≥ 0 and oh·S - pt + rows - 1 < H
   code.get(oh).get(P.sh).i32Mul().get(P.pt).i32Sub().tee(ih).i32(0).i32GeS();
   code
     .get(ih)
-    .i32(size - 1)
+    .i32(rows - 1)
     .i32Add()
     .get(P.H)
     .i32LtS()
@@ -124,7 +158,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
       .i32Add()
       .set(src);
     if (split) code.get(src).get(P.odd).i32Add().set(srcOdd);
-    for (let r = 0; r < size; r++) {
+    for (let r = 0; r < rows; r++) {
       for (let c = 0; c < size; c++) {
         for (let g = 0; g < groups; g++) {
           const at = c * 4 + g * 16 * stride;
@@ -140,8 +174,8 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
           madd(taps[r * size + c] as number, accs[g] as number);
         }
       }
-      if (r + 1 < size) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
-      if (split && r + 1 < size) code.get(srcOdd).get(P.W).i32(2).i32Shl().i32Add().set(srcOdd);
+      if (r + 1 < rows) code.get(src).get(P.W).i32(2).i32Shl().i32Add().set(src);
+      if (split && r + 1 < rows) code.get(srcOdd).get(P.W).i32(2).i32Shl().i32Add().set(srcOdd);
     }
     if (partial) {
       // the row's last outputs: lane 0 always, lanes 1 and 2 while inside the row
@@ -189,8 +223,9 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.if();
   vectorStep(1, true);
   code.else();
-  // (the split plane has no unsplit layout to check bounds on: every output is a vector step)
-  if (split) code.unreachable();
+  // (on the padded plane every output is a vector step; the split one has no unsplit layout to
+  // check bounds on)
+  if (paddedOnly) code.unreachable();
   else scalarOutput();
   code.get(ow).i32(1).i32Add().set(ow);
   code.end();
@@ -200,7 +235,7 @@ export function depthwiseFastFunction(size: number, stride: number, useFma: bool
   code.get(oh).i32(1).i32Add().set(oh);
   code.br(0).end().end(); // rows
   const params: ValType[] = [I32, I32, I32, F32, ...new Array<ValType>(split ? 11 : 10).fill(I32)];
-  return { name: depthwiseFastName(size, stride, split), params, results: [], code };
+  return { name: depthwiseFastName(size, stride, split, rows), params, results: [], code };
 }
 
 /**

@@ -2,8 +2,7 @@ import type { LinearMemory } from '@tsge/metadef';
 import { sharedCompiledModule } from './compiled-modules.js';
 import { assembleModule, Code, type FunctionDef, V128 } from './emitter.js';
 import { depthwiseFunction } from './depthwise-module.js';
-import { DEPTHWISE_FAST, depthwiseFastFunction, padSplitFunction } from './depthwise-fast-module.js';
-import { padPlaneFunction } from './pad-plane-module.js';
+import { depthwiseFastFunctions } from './depthwise-fast-module.js';
 import { type ElementwiseExports, elementwiseFunctions } from './elementwise-module.js';
 import { gemmFunction } from './gemm-module.js';
 import { gemmTileFunction } from './gemm-tile-module.js';
@@ -17,7 +16,11 @@ import { type ResizeExports, doubleColumnsFunction } from './resize-module.js';
 import { type SoftmaxExports, softmaxRowsFunction } from './softmax-module.js';
 
 /** The exports of tsge's hand-written SIMD kernel module. */
-/** `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)` (see depthwise-fast-module.ts). */
+/**
+ * `depthwise{K}s{S}(x, w, y, bias, H, W, OH, OW, pt, pl, owLo, owHi, sh, slack)`, its split and
+ * fewer-rows variants (see depthwise-fast-module.ts) and their tile drivers `depthwise{K}s{S}planes`
+ * (depthwise-planes-module.ts).
+ */
 type DepthwiseFast = (...args: number[]) => void;
 
 export interface SimdKernelExports
@@ -28,7 +31,14 @@ export interface SimdKernelExports
     GemvPanelsExports,
     ResizeExports,
     SoftmaxExports {
-  readonly [specialised: `depthwise${number}s${number}` | `depthwise${number}s2x`]: DepthwiseFast;
+  readonly [
+    specialised:
+      | `depthwise${number}s${number}`
+      | `depthwise${number}s2x`
+      | `depthwise${number}r${number}s${number}`
+      | `depthwise${number}r${number}s2x`
+      | `depthwise${number}s${number}planes`
+  ]: DepthwiseFast;
   /** Copies a plane into a zero-padded one (see depthwise-fast-module.ts). */
   padPlane(x: number, dst: number, H: number, W: number, pt: number, pl: number, Hp: number, Wp: number): void;
   /** Zero-pads a plane and splits it into even and odd columns (see depthwise-fast-module.ts). */
@@ -151,18 +161,19 @@ export function simdKernels(memory: LinearMemory): SimdKernelExports | undefined
 
 /** The main kernel module for shared or unshared memory, compiled once per thread (or adopted). */
 export function simdModule(shared: boolean): object {
-  return sharedCompiledModule(`simd:${shared ? 's' : 'u'}`, () =>
-    assembleModule(
+  return sharedCompiledModule(`simd:${shared ? 's' : 'u'}`, () => {
+    const head = [
+      gemmFunction(hasRelaxedSimd()),
+      gemmTileFunction(hasRelaxedSimd()),
+      gemmTileFunction(hasRelaxedSimd(), true),
+      im2colFunction(),
+      depthwiseFunction(hasRelaxedSimd()),
+    ];
+    return assembleModule(
       [
-        gemmFunction(hasRelaxedSimd()),
-        gemmTileFunction(hasRelaxedSimd()),
-        gemmTileFunction(hasRelaxedSimd(), true),
-        im2colFunction(),
-        depthwiseFunction(hasRelaxedSimd()),
-        ...DEPTHWISE_FAST.map(([size, stride]) => depthwiseFastFunction(size, stride, hasRelaxedSimd())),
-        ...DEPTHWISE_FAST.filter(([, stride]) => stride === 2).map(([size]) => depthwiseFastFunction(size, 2, hasRelaxedSimd(), true)),
-        padPlaneFunction(),
-        padSplitFunction(),
+        ...head,
+        // (their tile drivers call them by function index)
+        ...depthwiseFastFunctions(hasRelaxedSimd(), head.length),
         ...elementwiseFunctions(),
         ...poolFunctions(),
         ...paddedPoolFunctions(),
@@ -175,6 +186,6 @@ export function simdModule(shared: boolean): object {
       {
         shared,
       },
-    ),
-  );
+    );
+  });
 }

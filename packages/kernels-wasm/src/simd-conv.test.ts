@@ -198,7 +198,89 @@ const cases: Case[] = [
     attrs: { group: attr.int(6), pads: attr.ints([1, 1, 1, 1]) },
     activation: ['Relu', []],
   },
+  ...rowBandCases(),
 ];
+
+/**
+ * Depthwise filters over short planes, where output rows run on the filter rows that reach the
+ * plane: 3×3 and 5×5, row and column strides 1 and 2, pads 0–2 (asymmetric, and beyond the filter
+ * so that whole windows lie in the padding), heights 1–6 and a tall one, widths with vector tails,
+ * some with a fused activation; then the depthwise shapes of ppocr_cls and ppocr_rec.
+ */
+function rowBandCases(): Case[] {
+  const pads = [
+    [0, 0, 0, 0],
+    [1, 1, 1, 1],
+    [2, 2, 2, 2],
+    [2, 1, 0, 2],
+    [0, 2, 1, 0],
+    [1, 0, 2, 1],
+  ];
+  const heights = [1, 2, 3, 4, 6, 29];
+  const widths = [9, 13, 22, 7, 17, 30, 11];
+  const activations: [string, number[]][] = [
+    ['Relu', []],
+    ['HardSwish', []],
+  ];
+  const out: Case[] = [];
+  let i = 0;
+  for (const k of [3, 5])
+    for (const [sh, sw] of [
+      [1, 1],
+      [2, 2],
+      [2, 1],
+      [1, 2],
+    ] as const)
+      for (const h of heights) {
+        // the next pads that leave at least one output row
+        let p = pads[i % pads.length] as number[];
+        for (let j = 1; h + (p[0] as number) + (p[2] as number) < k; j++) p = pads[(i + j) % pads.length] as number[];
+        const w = widths[i % widths.length] as number;
+        const activation = i % 3 === 2 ? activations[i % 2] : undefined;
+        out.push({
+          name: `depthwise ${k}×${k} strides ${sh}×${sw} pads ${p.join(',')} on ${h}×${w}${activation ? ` + ${activation[0]}` : ''}`,
+          x: [1, 3, h, w],
+          w: [3, 1, k, k],
+          bias: i % 2 === 0,
+          attrs: { group: attr.int(3), strides: attr.ints([sh, sw]), pads: attr.ints(p) },
+          ...(activation ? { activation } : {}),
+        });
+        i++;
+      }
+  // pads of a whole filter: the first and last output rows see only padding (bias, then the activation)
+  out.push({
+    name: 'depthwise 3×3 with whole windows in the padding',
+    x: [1, 2, 1, 10],
+    w: [2, 1, 3, 3],
+    bias: true,
+    attrs: { group: attr.int(2), pads: attr.ints([3, 1, 4, 1]) },
+    activation: ['Relu', []],
+  });
+  const shapes: [number, number, number, number, number, number][] = [
+    // channels, H, W, K, row stride, pad
+    [200, 2, 96, 5, 1, 2],
+    [104, 3, 96, 5, 2, 2],
+    [88, 3, 96, 5, 1, 2],
+    [48, 3, 96, 5, 1, 2],
+    [40, 3, 96, 5, 1, 2],
+    [32, 6, 96, 5, 2, 2],
+    [32, 6, 96, 3, 1, 1],
+    [24, 12, 96, 3, 2, 1],
+    [8, 24, 96, 3, 2, 1],
+    [480, 3, 80, 5, 1, 2],
+    [480, 6, 80, 5, 1, 2],
+    [480, 6, 80, 5, 2, 2],
+  ];
+  for (const [c, h, w, k, sh, pad] of shapes)
+    out.push({
+      name: `ppocr depthwise [1,${c},${h},${w}] * ${k}×${k} strides ${sh}×1`,
+      x: [1, c, h, w],
+      w: [c, 1, k, k],
+      bias: true,
+      attrs: { group: attr.int(c), strides: attr.ints([sh, 1]), pads: attr.ints([pad, pad, pad, pad]) },
+    });
+  return out;
+}
 
 const LABELS = {
   alone: '',

@@ -397,54 +397,46 @@ export const depthwiseTile = tileFunction(DEPTHWISE, (memory, t) => {
   const fast = KH === KW && dh === 1 && dw === 1 ? kernels[`depthwise${KH}s${sw}` as `depthwise${number}s${number}`] : undefined;
   const fastLo = Math.ceil(pl / sw);
   const fastHi = Math.floor((W - 1 + pl - (KW - 1)) / sw);
-  // with a workspace, each plane is first zero-padded there so every step is a vector step
+  // with a workspace, each plane is first copied there with its columns zero-padded, so every step
+  // is a vector step, and bands of output rows run on the filter rows that reach the plane's rows
+  // (the vertical padding is neither stored nor multiplied): one call for the tile
   const workspace = fast ? threadWorkspace(memory) : undefined;
-  const Hp = Math.max(H + pt, (OH - 1) * sh + KH);
   const Wp = Math.max(W + pl, (OW - 1) * sw + KW) + 8;
-  const padded = workspace && Hp * Wp * 4 + 64 <= workspace.bytes ? workspace.offset : -1;
   // column stride 2: the padded plane split into even and odd columns (rows of Wh, a multiple
-  // of 4), which the `s2x` kernel reads with one plain load a tap
-  const splitFast = sw === 2 && fast ? kernels[`depthwise${KH}s2x`] : undefined;
-  const Wh = (((Wp + 1) >> 1) + 3) & ~3;
-  const half = Hp * Wh * 4;
-  const split = splitFast && workspace && 2 * half + 64 <= workspace.bytes ? workspace.offset : -1;
-  for (let c = 0; c < count; c++) {
-    const bv = all ? (all[bias / 4 + c] as number) : 0;
-    if (splitFast && split >= 0) {
-      kernels.padSplit(x + c * H * W * 4, split, half, H, W, pt, pl, Hp, Wh);
-      splitFast(split, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wh, OH, OW, 0, 0, 0, OW - 1, sh, 1, half);
-      continue;
+  // of 4), which the `s2x` kernels read with one plain load a tap
+  const Wr = sw === 2 ? (((Wp + 1) >> 1) + 3) & ~3 : Wp;
+  const half = sw === 2 ? H * Wr * 4 : 0;
+  if (workspace && (sw === 2 ? 2 * half : H * Wr * 4) + 64 <= workspace.bytes) {
+    const planes = kernels[`depthwise${KH}s${sw}planes` as `depthwise${number}s${number}planes`];
+    planes(x, w, y, bias, count, H, W, OH, OW, sh, pt, pl, workspace.offset, Wr, half);
+  } else
+    for (let c = 0; c < count; c++) {
+      const bv = all ? (all[bias / 4 + c] as number) : 0;
+      if (fast) {
+        fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh, 0);
+        continue;
+      }
+      kernels.depthwise(
+        x + c * H * W * 4,
+        w + c * KH * KW * 4,
+        y + c * OH * OW * 4,
+        bv,
+        H,
+        W,
+        OH,
+        OW,
+        KH,
+        KW,
+        sh,
+        sw,
+        pt,
+        pl,
+        dh,
+        dw,
+        owLo,
+        owHi,
+      );
     }
-    if (fast && padded >= 0) {
-      kernels.padPlane(x + c * H * W * 4, padded, H, W, pt, pl, Hp, Wp);
-      fast(padded, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, Hp, Wp, OH, OW, 0, 0, 0, Math.floor((Wp - 8 - KW) / sw), sh, 1);
-      continue;
-    }
-    if (fast) {
-      fast(x + c * H * W * 4, w + c * KH * KW * 4, y + c * OH * OW * 4, bv, H, W, OH, OW, pt, pl, fastLo, fastHi, sh, 0);
-      continue;
-    }
-    kernels.depthwise(
-      x + c * H * W * 4,
-      w + c * KH * KW * 4,
-      y + c * OH * OW * 4,
-      bv,
-      H,
-      W,
-      OH,
-      OW,
-      KH,
-      KW,
-      sh,
-      sw,
-      pt,
-      pl,
-      dh,
-      dw,
-      owLo,
-      owHi,
-    );
-  }
   // the tile's planes (a few channels) are still in cache
   epilogue?.run(n, c0, c0 + count, 0, OH * OW);
 });
