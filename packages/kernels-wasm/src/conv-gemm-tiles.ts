@@ -22,8 +22,8 @@ const SMALL_B_BYTES = 48 * 1024;
 const MAX_NC = 512;
 /** Below this many multiply-adds a convolution is one tile (~25 µs of one thread: about what handing half over costs). */
 const MIN_SPLIT_WORK = 1 << 19;
-/** Multiply-adds a thread takes per tile before the split adds a round of tiles (~100 µs). */
-const TILE_WORK = 1 << 21;
+/** Multiply-adds a thread takes per tile before the split adds a round of tiles (~200 µs). */
+const TILE_WORK = 1 << 22;
 
 export const CONV_GEMM = 'simd.convGemm';
 

@@ -19,8 +19,8 @@ const PACK_A_MIN_COLS = 64;
 const A_BLOCK_BYTES = MC * KC * 4;
 /** Below this many multiply-adds a GEMM is one tile (~25 µs of one thread). */
 const MIN_SPLIT_WORK = 1 << 19;
-/** Multiply-adds a thread takes per tile before the split adds a round of tiles (~100 µs). */
-const TILE_WORK = 1 << 21;
+/** Multiply-adds a thread takes per tile before the split adds a round of tiles (~200 µs). */
+const TILE_WORK = 1 << 22;
 
 export const GEMM_PACKED = 'simd.gemmPacked';
 
