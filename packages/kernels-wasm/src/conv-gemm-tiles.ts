@@ -2,7 +2,7 @@ import { GEMM_BIAS, GEMM_CLAMP, GEMM_ROW_BLOCK, forEachGemmBlock } from './gemm-
 import { tileEpilogue } from './tile-epilogue.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
-import { type NumberTuple, tileFunction } from './tiles.js';
+import { type NumberTuple, threadPieces, tileFunction } from './tiles.js';
 
 /** Workspace bytes before the panels: 128 for gemmTile's edge tile, 64 for im2col's lane table. */
 export const WORKSPACE_HEADER = 256;
@@ -20,8 +20,10 @@ const MC = 128;
 const SMALL_B_BYTES = 48 * 1024;
 /** Columns per staged im2col block (also bounded by the workspace). */
 const MAX_NC = 512;
-/** A tile carries at least this many multiply-adds, so small convolutions do not pay for threads. */
-const MIN_TILE_WORK = 1 << 22; // about 0.1 ms of one thread: a tile job costs microseconds of signalling
+/** Below this many multiply-adds a convolution is one tile (~25 µs of one thread: about what handing half over costs). */
+const MIN_SPLIT_WORK = 1 << 19;
+/** Multiply-adds a thread takes per tile before the split adds a round of tiles (~200 µs). */
+const TILE_WORK = 1 << 22;
 
 export const CONV_GEMM = 'simd.convGemm';
 
@@ -40,8 +42,7 @@ export function convTiles(
   granule = 8,
   minUnits = 32,
 ): number[][] {
-  const wanted = threads > 1 ? threads * 4 : 1;
-  const pieces = Math.max(1, Math.min(wanted, Math.floor((group * mg * units * unitWork) / MIN_TILE_WORK)));
+  const pieces = threadPieces(group * mg * units * unitWork, threads, MIN_SPLIT_WORK, TILE_WORK);
   const tiles: number[][] = [];
   if (group > 1) {
     const size = Math.ceil(group / Math.min(pieces, group));

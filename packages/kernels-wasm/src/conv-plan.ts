@@ -6,7 +6,7 @@ import { pointwiseFits } from './conv-pointwise-tiles.js';
 import { THREAD_WORKSPACE_BYTES } from './thread-workspace.js';
 import { type PlanLayout, decodePlan, encodePlan } from './plan-ints.js';
 import { tileCoverage } from './tile-coverage.js';
-import { splitRange } from './tiles.js';
+import { evenRanges, threadPieces } from './tiles.js';
 
 /**
  * The node attribute holding a convolution's plan, made by the compiler for static shapes:
@@ -96,7 +96,9 @@ function tilesOf(p: ConvProblem, s: Shape, path: number, threads: number): numbe
   if (path === ConvPath.depthwise) {
     const [OH, OW] = g.outDims as [number, number];
     const kSize = s.kSize;
-    return splitRange(p.outChannels, threads, 1, OH * OW * kSize).map(([c0, c1]) => [0, 1, c0, c1, 0, OH * OW]);
+    // channels of a few output planes each; depthwise runs ~8 G multiply-adds/s, so 1 << 18 is ~30 µs
+    const pieces = Math.min(p.outChannels, threadPieces(p.outChannels * OH * OW * kSize, threads, 1 << 18, 1 << 20));
+    return evenRanges(p.outChannels, pieces, 1).map(([c0, c1]) => [0, 1, c0, c1, 0, OH * OW]);
   }
   if (path === ConvPath.pointwise || path === ConvPath.pointwisePanels || path === ConvPath.im2col)
     return convTiles(p.group, s.mg, s.outSize, s.kDim, threads);

@@ -4,7 +4,7 @@ import { GEMM_ACCUMULATE } from './gemm-tile-module.js';
 import { simdKernels } from './kernel-modules.js';
 import { threadWorkspace } from './thread-workspace.js';
 import { tileEpilogue } from './tile-epilogue.js';
-import { type NumberTuple, tileFunction } from './tiles.js';
+import { type NumberTuple, threadPieces, tileFunction } from './tiles.js';
 import { float32Of } from './memory-views.js';
 
 /** K rows per packed block: a KC×8 panel of B (8 KiB) stays in L1. */
@@ -17,8 +17,10 @@ const NC = 512;
 const PACK_A_MIN_COLS = 64;
 /** Workspace bytes for one contiguous MC×KC block of A. */
 const A_BLOCK_BYTES = MC * KC * 4;
-/** A tile carries at least this many multiply-adds (about 0.1 ms of one thread). */
-const MIN_TILE_WORK = 1 << 22;
+/** Below this many multiply-adds a GEMM is one tile (~25 µs of one thread). */
+const MIN_SPLIT_WORK = 1 << 19;
+/** Multiply-adds a thread takes per tile before the split adds a round of tiles (~200 µs). */
+const TILE_WORK = 1 << 22;
 
 export const GEMM_PACKED = 'simd.gemmPacked';
 
@@ -42,7 +44,7 @@ export function packedGemmFits(m: number, n: number, k: number, workspaceBytes: 
 export function packedGemmRanges(m: number, n: number, k: number, threads: number): number[][] {
   // rows split once per thread (each streams its own part of A), columns split for the rest (each
   // tile packs only its columns of B): the traffic of both stays close to one pass
-  const pieces = Math.max(1, Math.min(threads > 1 ? threads * 4 : 1, Math.floor((m * n * k) / MIN_TILE_WORK)));
+  const pieces = threadPieces(m * n * k, threads, MIN_SPLIT_WORK, TILE_WORK);
   const mPieces = Math.max(1, Math.min(threads, pieces, Math.floor(m / 64)));
   const nPieces = Math.max(1, Math.min(Math.ceil(pieces / mPieces), Math.ceil(n / 64)));
   const mSize = Math.ceil(m / mPieces / 4) * 4;

@@ -1,6 +1,7 @@
 import { type AttrValue, type KernelPlanInputV1, TsgeError, attr } from '@tsge/metadef';
 import { type ConvProblem, convProblem } from '@tsge/kernels-js/kernel-support';
 import { PACKED_WEIGHT, packedWeightShape } from '@tsge/ops/kernel-support';
+import { evenRanges, threadPieces } from './tiles.js';
 
 /**
  * The node attribute holding an integer convolution's plan (ConvInteger, tsge::RequantizedConv),
@@ -45,16 +46,10 @@ const TILE_WORK = 1 << 20;
 export function intSplit(total: number, threads: number, granule: number, workPerItem: number): [number, number][] {
   const work = total * workPerItem;
   const units = Math.ceil(total / granule);
-  let pieces = threads <= 1 || work < MIN_SPLIT_WORK ? 1 : threads * Math.min(4, Math.max(1, Math.floor(work / (threads * TILE_WORK))));
+  let pieces = threadPieces(work, threads, MIN_SPLIT_WORK, TILE_WORK);
   // no more tiles than granules, still a multiple of the threads when there are that many
   pieces = Math.max(1, Math.min(pieces, units >= threads ? units - (units % threads) : units));
-  const ranges: [number, number][] = [];
-  for (let i = 0; i < pieces; i++) {
-    const start = Math.min(total, Math.round((i * units) / pieces) * granule);
-    const end = Math.min(total, Math.round(((i + 1) * units) / pieces) * granule);
-    if (end > start) ranges.push([start, end]);
-  }
-  return ranges;
+  return evenRanges(total, pieces, granule);
 }
 
 interface Shape {
