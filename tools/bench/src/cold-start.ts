@@ -48,7 +48,8 @@ const spent = (from: ReturnType<typeof cpu>, to: ReturnType<typeof cpu>): string
 for (let n = 0; n < loads; n++) {
   const c0 = cpu();
   const t0 = performance.now();
-  const executor = await loadModel(om, { threads });
+  // a model with run-time dims is warmed on the shapes it will run, as the bench does
+  const executor = await loadModel(om, { threads, ...(model.dynamic ? { warmUp: { shapes: model.inputShapes } } : {}) });
   const loaded = performance.now();
   const c1 = cpu();
   let readyAt = Number.NaN;
