@@ -17,6 +17,7 @@ import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
 import { generatedElementwiseTile } from './generated-elementwise.js';
 import { resizeSeparableTile } from './resize-separable.js';
+import { resizeNearestTile } from './simd-resize.js';
 import { warmCompiledCode } from './warm-code.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { applyRotaryTile } from './simd-apply-rotary.js';
@@ -51,6 +52,7 @@ export const WASM_TILE_FUNCTIONS = [
   gqaRowsTile,
   rmsNormTile,
   resizeSeparableTile,
+  resizeNearestTile,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {
