@@ -18,6 +18,7 @@ import { wasmSimdKernels } from './simd-kernels.js';
 import { generatedElementwiseTile } from './generated-elementwise.js';
 import { resizeSeparableTile } from './resize-separable.js';
 import { resizeNearestTile } from './simd-resize.js';
+import { unaryRangeTile } from './simd-elementwise.js';
 import { warmCompiledCode } from './warm-code.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { applyRotaryTile } from './simd-apply-rotary.js';
@@ -53,6 +54,7 @@ export const WASM_TILE_FUNCTIONS = [
   rmsNormTile,
   resizeSeparableTile,
   resizeNearestTile,
+  unaryRangeTile,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {
