@@ -94,7 +94,8 @@ export function emitExpNonPositive(code: Code, env: { temp(): number }, source: 
   const fx = env.temp();
   const r = env.temp();
   const m = env.temp();
-  code.get(source).f32x4Const(-87.3).f32x4Max().set(v);
+  // pmax is one instruction (max adds NaN and ±0 handling); a NaN source stays NaN
+  code.get(source).f32x4Const(-87.3).f32x4Pmax().set(v);
   code.get(v).f32x4Const(Math.LOG2E).f32x4Mul().f32x4Const(ROUND_MAGIC).f32x4Add().set(m);
   code.get(m).f32x4Const(ROUND_MAGIC).f32x4Sub().set(fx);
   code.get(v).get(fx).f32x4Const(0.693359375).f32x4Mul().f32x4Sub().get(fx).f32x4Const(-2.1219444e-4).f32x4Mul().f32x4Sub().set(r);
