@@ -79,24 +79,34 @@ export function streamFunction(name: string, inputs: readonly ('vector' | 'scala
   return { name, params, results: [], code };
 }
 
+/** 1.5·2^23: adding it rounds a float of magnitude below 2^22 to an integer held in the low mantissa bits. */
+const ROUND_MAGIC = 12582912;
+
 /**
  * e^v for v ≤ 0 (larger v is not needed by the callers): Cody–Waite reduction by ln 2, a
  * degree-6 polynomial on |r| ≤ ln2/2 (relative error about 1 ulp), and 2^n built in the exponent
- * bits. Results under 2^-126 (v < -87.3) flush to 0.
+ * bits. Results under 2^-126 (v < -87.3) flush to 0. n = round(v·log2 e) comes from adding
+ * ROUND_MAGIC, whose low bits then are n itself: no floor or float-to-int conversion (V8 lowers the
+ * saturating i32x4.trunc_sat to a long sequence on x64).
  */
 export function emitExpNonPositive(code: Code, env: { temp(): number }, source: number, target: number): void {
   const v = env.temp();
   const fx = env.temp();
   const r = env.temp();
-  code.get(source).f32x4Const(-87.3).f32x4Max().set(v);
-  code.get(v).f32x4Const(Math.LOG2E).f32x4Mul().f32x4Const(0.5).f32x4Add().f32x4Floor().set(fx);
+  const m = env.temp();
+  // pmax is one instruction (max adds NaN and ±0 handling); a NaN source stays NaN
+  code.get(source).f32x4Const(-87.3).f32x4Pmax().set(v);
+  code.get(v).f32x4Const(Math.LOG2E).f32x4Mul().f32x4Const(ROUND_MAGIC).f32x4Add().set(m);
+  code.get(m).f32x4Const(ROUND_MAGIC).f32x4Sub().set(fx);
   code.get(v).get(fx).f32x4Const(0.693359375).f32x4Mul().f32x4Sub().get(fx).f32x4Const(-2.1219444e-4).f32x4Mul().f32x4Sub().set(r);
   code.f32x4Const(1.98756915e-4);
   for (const c of [1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1]) {
     code.get(r).f32x4Mul().f32x4Const(c).f32x4Add();
   }
   code.get(r).get(r).f32x4Mul().f32x4Mul().get(r).f32x4Add().f32x4Const(1).f32x4Add();
-  code.get(fx).i32x4TruncSatF32x4S().i32x4Const(127).i32x4Add().i32(23).i32x4Shl();
+  // 2^n: the bits of m are those of ROUND_MAGIC plus n (n ≥ -126); n + 127 shifted into the
+  // exponent field pushes ROUND_MAGIC's bits (all above bit 8) out of the word
+  code.get(m).i32x4Const(127).i32x4Add().i32(23).i32x4Shl();
   code.f32x4Mul().set(r);
   // zero where v < -87.3; NaN compares false and stays NaN
   code.f32x4Const(0).get(r).get(source).f32x4Const(-87.3).f32x4Lt().v128Bitselect().set(target);

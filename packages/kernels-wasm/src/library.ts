@@ -17,6 +17,8 @@ import { INT_TILES } from './simd-int-conv.js';
 import { wasmSimdKernels } from './simd-kernels.js';
 import { generatedElementwiseTile } from './generated-elementwise.js';
 import { resizeSeparableTile } from './resize-separable.js';
+import { resizeNearestTile } from './simd-resize.js';
+import { unaryRangeTile } from './simd-elementwise.js';
 import { warmCompiledCode } from './warm-code.js';
 import { layerNormTile } from './simd-layer-norm.js';
 import { applyRotaryTile } from './simd-apply-rotary.js';
@@ -51,6 +53,8 @@ export const WASM_TILE_FUNCTIONS = [
   gqaRowsTile,
   rmsNormTile,
   resizeSeparableTile,
+  resizeNearestTile,
+  unaryRangeTile,
 ] as const;
 
 function kernels(): KernelLibraryV1['kernels'] {

@@ -26,6 +26,13 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD ConvTranspose', () => {
     ['2×2 stride 2 to one channel', [1, 6, 9, 9], [6, 1, 2, 2], { strides: ints([2, 2]) }, true],
     ['2×2 stride 2, large enough for row tiles', [1, 16, 64, 64], [16, 8, 2, 2], { strides: ints([2, 2]) }, true],
     ['3×2 stride = kernel, 2 groups, batch 2, no bias', [2, 4, 11, 13], [4, 3, 3, 2], { strides: ints([3, 2]), group: int(2) }, false],
+    // stride = kernel spread: odd widths leave a vector tail (W mod 4 = 1, 3), channels 1 and 24
+    ['2×2 stride 2, 24 channels, odd width', [1, 24, 6, 13], [24, 24, 2, 2], { strides: ints([2, 2]) }, true],
+    ['2×2 stride 2, 2 groups, batch 2, no bias', [2, 6, 5, 7], [6, 3, 2, 2], { strides: ints([2, 2]), group: int(2) }, false],
+    ['2×2 stride 2, 2 groups, batch 2, to 1 channel each', [2, 4, 7, 9], [4, 1, 2, 2], { strides: ints([2, 2]), group: int(2) }, true],
+    ['2×2 stride 2, from 1 channel', [1, 1, 5, 11], [1, 24, 2, 2], { strides: ints([2, 2]) }, false],
+    ['3×3 stride 3, batch 2', [2, 5, 4, 7], [5, 3, 3, 3], { strides: ints([3, 3]) }, true],
+    ['3×3 stride 3, 2 groups, no bias', [1, 4, 6, 5], [4, 2, 3, 3], { strides: ints([3, 3]), group: int(2) }, false],
     [
       '3×3 stride 2 pads 1 output_padding 1',
       [2, 5, 7, 6],

@@ -24,13 +24,17 @@ function compare(
     tolerance?: number;
     /** Below this magnitude errors are absolute (ops whose float32 formula cancels near zero). */
     floor?: number;
+    /** Offer a pool of this many threads (tiles run here, last first) and this many memory pages. */
+    threads?: number;
+    pages?: number;
   } = {},
 ): void {
   const expected = runKernel(referenceOf(opType), { opType, inputs, ...(options.attrs ? { attrs: options.attrs } : {}) });
   const actual = runKernel(simdOf(opType), {
     opType,
     inputs,
-    memory: wasmMemory(options.shared ?? false),
+    memory: wasmMemory(options.shared ?? false, options.pages ?? 64),
+    ...(options.threads ? { threads: options.threads } : {}),
     ...(options.attrs ? { attrs: options.attrs } : {}),
     ...(options.inPlace ? { inPlace: true } : {}),
     ...(options.skew ? { skew: options.skew } : {}),
@@ -130,6 +134,29 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD elementwise kernels', () => {
         tolerance: tolerance ?? 0,
         floor: floor ?? 1e-30,
       }));
+  }
+
+  // split into ranges over threads: Sigmoid and Tanh from 2^17 values, the cheap ops from 2^21;
+  // odd lengths leave a scalar tail in the last range
+  const split: readonly (readonly [string, number, Record<string, AttrValue>?, number?, number?])[] = [
+    ['Sigmoid', 140_193, undefined, 1e-6],
+    ['Tanh', 140_193, undefined, 1e-6],
+    ['LeakyRelu', 2_200_001, { alpha: f(0.1) }, 2.5e-7],
+    ['Clip', 2_200_001, { min: f(-0.5), max: f(1.5) }],
+  ];
+  for (const [opType, length, attrs, tolerance] of split) {
+    for (const inPlace of [false, true]) {
+      it(`${opType} on ${length} values in ranges over 4 threads${inPlace ? ', in place' : ''}`, () => {
+        compare(opType, [operand([length], 11, 4)], {
+          shared: true,
+          threads: 4,
+          pages: 320,
+          inPlace,
+          ...(attrs ? { attrs } : {}),
+          tolerance: tolerance ?? 0,
+        });
+      });
+    }
   }
 
   it('Sigmoid and Tanh stay accurate over the whole float range and keep NaN', () => {

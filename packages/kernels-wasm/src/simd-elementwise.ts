@@ -3,6 +3,7 @@ import { legacyAlignedSecond, broadcastStaticDims, planBroadcastRows, defineKern
 import type { BinaryKind, BinaryMode } from './elementwise-module.js';
 import { type SimdKernelExports, simdKernels } from './kernel-modules.js';
 import { inMemory } from './simd-matmul.js';
+import { runTiles, splitRange, tileFunction } from './tiles.js';
 
 /** Broadcast rows shorter than this cost more in calls than they save; the reference kernel takes them. */
 const MIN_ROW = 16;
@@ -134,44 +135,74 @@ function simdSumKernel(reference: KernelV1): KernelV1 {
   });
 }
 
-/** Runs the wasm function; returns false when the reference kernel must take the node instead. */
-type UnaryRun = (kernels: SimdKernelExports, ctx: KernelContextV1, x: number, y: number, n: number) => unknown;
+/** The floats a unary wasm function takes after (x, y, n), read from the node; undefined: the reference kernel must take it. */
+type UnaryParams = (ctx: KernelContextV1) => readonly number[] | undefined;
+/** Calls the wasm function on n floats at byte addresses x, y. */
+type UnaryCall = (kernels: SimdKernelExports, x: number, y: number, n: number, p: readonly number[]) => void;
 
-/** Reads Clip's bounds as the reference does; false (fall back) when lo > hi fills the output with hi. */
-const clipRun: UnaryRun = (kernels, ctx, x, y, n) => {
+/** Reads Clip's bounds as the reference does; undefined (fall back) when lo > hi fills the output with hi. */
+const clipParams: UnaryParams = (ctx) => {
   const minT = ctx.tensor(1);
   const maxT = ctx.tensor(2);
   const lo = minT && minT.data.length > 0 ? readNumber(minT, 0) : ctx.attrs.float('min', Number.NEGATIVE_INFINITY);
   const hi = maxT && maxT.data.length > 0 ? readNumber(maxT, 0) : ctx.attrs.float('max', Number.POSITIVE_INFINITY);
-  if (!(lo <= hi)) return false;
-  kernels.clip(x, y, n, lo, hi);
-  return true;
+  return lo <= hi ? [lo, hi] : undefined;
 };
+const none: UnaryParams = () => [];
 
-const UNARY_OPS: readonly (readonly [string, UnaryRun])[] = [
-  ['Relu', (k, _ctx, x, y, n) => k.relu(x, y, n)],
-  ['LeakyRelu', (k, ctx, x, y, n) => k.leakyRelu(x, y, n, ctx.attrs.float('alpha', 0.01))],
-  ['Clip', clipRun],
-  ['Sigmoid', (k, _ctx, x, y, n) => k.sigmoid(x, y, n)],
-  ['HardSigmoid', (k, ctx, x, y, n) => k.hardSigmoid(x, y, n, ctx.attrs.float('alpha', 0.2), ctx.attrs.float('beta', 0.5))],
-  ['HardSwish', (k, _ctx, x, y, n) => k.hardSwish(x, y, n)],
-  ['Tanh', (k, _ctx, x, y, n) => k.tanh(x, y, n)],
+/**
+ * opType, parameters, call and work per element: the exp-based ops cost about ten times a clamp,
+ * so they split over the threads from far fewer elements (tiles.ts splitRange).
+ */
+const UNARY_OPS: readonly (readonly [string, UnaryParams, UnaryCall, number])[] = [
+  ['Relu', none, (k, x, y, n) => k.relu(x, y, n), 1],
+  ['LeakyRelu', (ctx) => [ctx.attrs.float('alpha', 0.01)], (k, x, y, n, p) => k.leakyRelu(x, y, n, p[0] as number), 1],
+  ['Clip', clipParams, (k, x, y, n, p) => k.clip(x, y, n, p[0] as number, p[1] as number), 1],
+  ['Sigmoid', none, (k, x, y, n) => k.sigmoid(x, y, n), 16],
+  [
+    'HardSigmoid',
+    (ctx) => [ctx.attrs.float('alpha', 0.2), ctx.attrs.float('beta', 0.5)],
+    (k, x, y, n, p) => k.hardSigmoid(x, y, n, p[0] as number, p[1] as number),
+    1,
+  ],
+  ['HardSwish', none, (k, x, y, n) => k.hardSwish(x, y, n), 1],
+  ['Tanh', none, (k, x, y, n) => k.tanh(x, y, n), 16],
 ];
 
-function simdUnaryKernel(opType: string, run: UnaryRun, reference: KernelV1): KernelV1 {
+export const UNARY_RANGE_TILE = 'simd.unaryRange';
+
+/** A range of a unary op. Arguments: index in UNARY_OPS, x, y (byte addresses of the range), n, then the op's floats. */
+export const unaryRangeTile = tileFunction(UNARY_RANGE_TILE, (memory, t) => {
+  const kernels = simdKernels(memory);
+  const op = UNARY_OPS[t[0] as number];
+  if (!kernels || !op) throw new Error(`${UNARY_RANGE_TILE} needs WebAssembly SIMD and a unary op index, got ${t[0]}`);
+  op[2](kernels, t[1] as number, t[2] as number, t[3] as number, t.slice(4));
+});
+
+function simdUnaryKernel(index: number, reference: KernelV1): KernelV1 {
+  const [opType, params, , work] = UNARY_OPS[index] as (typeof UNARY_OPS)[number];
   return defineKernel({
     opType,
     name: 'wasm-simd',
     dtypes: ['float32'],
     inPlace: [[0, 0]],
+    parallel: true,
     compute: (ctx: KernelContextV1) => {
       const memory = ctx.memory;
       const x = ctx.tensor(0);
-      if (!memory || !x || x.type !== 'float32' || !inMemory(memory, x)) return reference.compute(ctx);
-      const kernels = simdKernels(memory);
-      if (!kernels) return reference.compute(ctx);
+      if (!memory || !x || x.type !== 'float32' || !inMemory(memory, x) || !simdKernels(memory)) return reference.compute(ctx);
+      const p = params(ctx);
+      if (!p) return reference.compute(ctx);
       const y = ctx.output(0, x.dims, 'float32');
-      if (!inMemory(memory, y) || run(kernels, ctx, address(x, 0), address(y, 0), x.data.length) === false) return reference.compute(ctx);
+      if (!inMemory(memory, y)) return reference.compute(ctx);
+      // ranges of whole 64-byte lines, so only the last one has a scalar tail
+      const parts = splitRange(x.data.length, ctx.parallel?.threads ?? 1, 16, work);
+      runTiles(
+        memory,
+        ctx.parallel,
+        unaryRangeTile,
+        parts.map(([a, b]) => [index, address(x, a), address(y, a), b - a, ...p]),
+      );
     },
   });
 }
@@ -181,6 +212,6 @@ export function simdElementwiseKernels(referenceOf: (opType: string) => KernelV1
   return [
     ...BINARY_OPS.map(([opType, kind]) => simdBinaryKernel(opType, kind, referenceOf(opType))),
     simdSumKernel(referenceOf('Sum')),
-    ...UNARY_OPS.map(([opType, run]) => simdUnaryKernel(opType, run, referenceOf(opType))),
+    ...UNARY_OPS.map(([opType], i) => simdUnaryKernel(i, referenceOf(opType))),
   ];
 }

@@ -14,9 +14,9 @@ const scales = (values: readonly number[]): Operand => ({ dims: [values.length],
 
 function compare(inputs: readonly (Operand | undefined)[], attrs: Record<string, AttrValue>, shared: boolean): void {
   const expected = runKernel(reference, { opType: 'Resize', inputs, attrs });
-  const actual = runKernel(kernel, { opType: 'Resize', inputs, attrs, memory: wasmMemory(shared) });
+  const actual = runKernel(kernel, { opType: 'Resize', inputs, attrs, memory: wasmMemory(shared, 256), threads: shared ? 4 : 1 });
   expect(actual.dims).toEqual(expected.dims);
-  expect([...actual.values]).toEqual([...expected.values]);
+  expect(actual.values).toEqual(expected.values);
 }
 
 describe.skipIf(!hasWasmSimd())('wasm SIMD Resize (nearest)', () => {
@@ -28,6 +28,43 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Resize (nearest)', () => {
       { coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') },
     ],
     ['×2 half_pixel round_prefer_floor', [2, 2, 4, 8], [empty, scales([1, 1, 2, 2])], {}],
+    // integer factors (upsampleRows): fw 1, 2, 4, 8 and 3 (scalar), odd widths leave a vector tail
+    [
+      '×4 asymmetric floor',
+      [1, 5, 6, 7],
+      [empty, scales([1, 1, 4, 4])],
+      { coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') },
+    ],
+    [
+      '×8 asymmetric floor',
+      [1, 3, 5, 9],
+      [empty, scales([1, 1, 8, 8])],
+      { coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') },
+    ],
+    [
+      '×3 asymmetric floor',
+      [2, 2, 4, 5],
+      [empty, scales([1, 1, 3, 3])],
+      { coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') },
+    ],
+    [
+      'rows ×2, columns ×1',
+      [1, 2, 5, 11],
+      [empty, scales([1, 1, 2, 1])],
+      { coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') },
+    ],
+    [
+      'rows ×2, columns ×4',
+      [2, 3, 4, 6],
+      [empty, scales([1, 1, 2, 4])],
+      { coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') },
+    ],
+    [
+      '×2 of a det head plane',
+      [1, 96, 20, 20],
+      [empty, scales([1, 1, 2, 2])],
+      { coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') },
+    ],
     ['×3 by 1.5 align_corners', [1, 2, 4, 6], [empty, scales([1, 1, 3, 1.5])], { coordinate_transformation_mode: str('align_corners') }],
     ['down 0.5 round_prefer_ceil', [1, 2, 8, 9], [empty, scales([1, 1, 0.5, 0.5])], { nearest_mode: str('round_prefer_ceil') }],
     [
@@ -44,6 +81,25 @@ describe.skipIf(!hasWasmSimd())('wasm SIMD Resize (nearest)', () => {
         compare([operand(dims, 3), ...rest], { mode: str('nearest'), ...attrs }, shared));
     }
   }
+  it('×4 upsampling big enough for several row tiles matches y[oh][ow] = x[⌊oh/4⌋][⌊ow/4⌋]', () => {
+    const [C, H, W] = [8, 128, 129];
+    const x = operand([1, C, H, W], 5);
+    const attrs = { mode: str('nearest'), coordinate_transformation_mode: str('asymmetric'), nearest_mode: str('floor') };
+    const y = runKernel(kernel, {
+      opType: 'Resize',
+      inputs: [x, empty, scales([1, 1, 4, 4])],
+      attrs,
+      memory: wasmMemory(true, 256),
+      threads: 4,
+    });
+    expect(y.dims).toEqual([1, C, 4 * H, 4 * W]);
+    // count mismatches (a deep equal of 2 M floats is slow)
+    let wrong = 0;
+    for (let c = 0, o = 0; c < C; c++)
+      for (let oh = 0; oh < 4 * H; oh++)
+        for (let ow = 0; ow < 4 * W; ow++, o++) if (y.values[o] !== x.values[(c * H + (oh >> 2)) * W + (ow >> 2)]) wrong++;
+    expect(wrong).toBe(0);
+  });
   it('falls back to the reference kernel for channel scaling', () => {
     compare([operand([1, 2, 4, 4], 1), empty, scales([1, 2, 2, 2])], { mode: str('nearest') }, false);
   });

@@ -3,6 +3,8 @@ import { defineKernel } from '@tsge/kernels-js/kernel-support';
 import { simdKernels } from './kernel-modules.js';
 import { resizeSeparable } from './resize-separable.js';
 import { inMemory } from './simd-matmul.js';
+import { upsampleRows } from './resize-nearest-module.js';
+import { type NumberTuple, runTiles, splitRange, tileFunction } from './tiles.js';
 
 /** Where each output row and column of a nearest-neighbour Resize reads from. */
 interface NearestMaps {
@@ -10,7 +12,27 @@ interface NearestMaps {
   readonly columns: Int32Array;
   /** Whether columns[o] = ⌊o/2⌋ (the ×2 upsampling the SIMD row doubler handles). */
   readonly doubled: boolean;
+  /** Integer factors [fh, fw] when rows[o] = ⌊o/fh⌋ and columns[o] = ⌊o/fw⌋ (upsampleRows), else undefined. */
+  readonly factors: readonly [number, number] | undefined;
 }
+
+/** f when map[o] = ⌊o/f⌋ for every o of a map n·f long, else 0. */
+function repeatFactor(map: Int32Array, n: number): number {
+  const f = map.length / n;
+  if (!Number.isInteger(f) || f < 1) return 0;
+  for (let o = 0; o < map.length; o++) if (map[o] !== Math.floor(o / f)) return 0;
+  return f;
+}
+
+export const RESIZE_NEAREST_TILE = 'simd.resizeNearestRows';
+
+/** Rows [r0, r1) (of all planes) of an integer-factor nearest upsampling. Arguments: x, y, W, fh, fw, r0, r1. */
+export const resizeNearestTile = tileFunction(RESIZE_NEAREST_TILE, (memory, t) => {
+  const run = upsampleRows(memory);
+  if (!run) throw new Error(`${RESIZE_NEAREST_TILE} needs WebAssembly SIMD`);
+  const [x, y, W, fh, fw, r0, r1] = t as number[] as NumberTuple<7>;
+  run(x, y, W, fh, fw, r0, r1);
+});
 
 const cache = new Map<string, NearestMaps | null>();
 
@@ -66,13 +88,16 @@ function probeMaps(
     }
   }
   for (let ow = 0; ow < OW && doubled; ow++) doubled = columns[ow] === ow >> 1;
-  return { rows, columns, doubled };
+  const fh = repeatFactor(rows, H);
+  const fw = repeatFactor(columns, W);
+  return { rows, columns, doubled, factors: fh > 0 && fw > 0 ? [fh, fw] : undefined };
 }
 
 /**
- * Resize, mode nearest, of float32 [N, C, H, W] in device memory when only H and W change: each
- * output row is a gather of one input row (a SIMD row doubler for ×2 columns), and an output row
- * that repeats the previous one is copied. Linear and cubic modes run the reference's taps as
+ * Resize, mode nearest, of float32 [N, C, H, W] in device memory when only H and W change: integer
+ * upsampling factors run as SIMD row tiles over the threads (upsampleRows); otherwise each output
+ * row is a gather of one input row (a SIMD row doubler for ×2 columns), and an output row that
+ * repeats the previous one is copied. Linear and cubic modes run the reference's taps as
  * separable row tiles when only the last two axes change (resize-separable.ts). Other modes,
  * ranks and policies go to the reference.
  */
@@ -138,7 +163,20 @@ export function simdResizeKernel(reference: KernelV1): KernelV1 {
       if (!inMemory(memory, y)) return reference.compute(ctx);
       const X = x.data as Float32Array;
       const Y = y.data as Float32Array;
-      const { rows, columns, doubled } = maps;
+      const { rows, columns, doubled, factors } = maps;
+      if (factors && upsampleRows(memory)) {
+        // input rows of all planes back to back, each to fh output rows: split over the threads
+        const [fh, fw] = factors;
+        const head = [X.byteOffset, Y.byteOffset, W, fh, fw];
+        const parts = splitRange(N * C * H, ctx.parallel?.threads ?? 1, 1, W * fh * fw);
+        runTiles(
+          memory,
+          ctx.parallel,
+          resizeNearestTile,
+          parts.map((part) => [...head, ...part]),
+        );
+        return;
+      }
       for (let p = 0; p < N * C; p++) {
         const xBase = p * H * W;
         const yBase = p * OH * OW;
