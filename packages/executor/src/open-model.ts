@@ -361,10 +361,10 @@ export async function openModel(model: OmModel, options: LoadModelOptions = {}):
   }
 }
 
-/** Warm-up runs: at least MIN_WARM_UP_RUNS, at most WARM_UP_RUNS while they took under CHEAP_WARM_UP_MS together. */
+/** Warm-up runs: at least MIN_WARM_UP_RUNS, at most WARM_UP_RUNS while they took under WARM_UP_BUDGET_MS together. */
 const MIN_WARM_UP_RUNS = 2;
-const WARM_UP_RUNS = 3;
-const CHEAP_WARM_UP_MS = 20;
+const WARM_UP_RUNS = 8;
+const WARM_UP_BUDGET_MS = 100;
 
 /** A worker pool and, once its workers are ready, the dispatcher that signals them. */
 interface WorkerSet {
@@ -686,10 +686,11 @@ function createExecutor(parts: ExecutorParts): { executor: Executor; warmUp: (fe
     const before = runCount;
     const warmRuns = new Set<number>();
     try {
-      // V8 optimises a function after several calls: after one warm-up run the next was still
-      // 1.2–1.8× a steady one (ppocr_det/rec, super_resolution, squeezenet at 2 threads), after two
-      // 0.9–1.3×; a cheap model gets a third
-      for (let i = 0, spent = 0; i < WARM_UP_RUNS && (i < MIN_WARM_UP_RUNS || spent < CHEAP_WARM_UP_MS); i++) {
+      // V8 optimises a function after several calls, and a function called once a run needs several
+      // runs: after two warm-up runs the next was still 2.3× a steady one (squeezenet, 12 ms) and
+      // 1.5× (ppocr_rec, 29 ms), after five to ten 1.1–1.2×; so a model warms for two runs, and
+      // for up to eight while they take under 100 ms together (det, resnet50: two)
+      for (let i = 0, spent = 0; i < WARM_UP_RUNS && (i < MIN_WARM_UP_RUNS || spent < WARM_UP_BUDGET_MS); i++) {
         warmRuns.add(runCount + 1);
         const start = performance.now();
         await executor.run(feeds);

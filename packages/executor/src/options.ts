@@ -39,8 +39,8 @@ export interface LoadModelOptions {
    */
   readonly startWorkers?: 'lazy' | 'eager';
   /**
-   * Run the model on zero inputs as part of loading (default true: twice, a cheap model three
-   * times), so the first real run finds the kernel code of every thread optimised and each node's
+   * Run the model on zero inputs as part of loading (default true: twice, and up to eight times
+   * while the runs take under 100 ms together), so the first real run finds the kernel code of every thread optimised and each node's
    * tile plan made. With lazy worker start it runs once the workers are up and `whenReady` waits
    * for it; with 'eager' the load does. By default only a static model is warmed (a model with
    * run-time dims has no shape to warm with, nor one with non-numeric inputs); `{ shapes }` gives
